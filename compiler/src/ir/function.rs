@@ -1,0 +1,693 @@
+//! A function in SSA form: value, instruction and block arenas, the layout, and use lists.
+//!
+//! Layout: blocks are kept in a `Vec` (their order is the code layout, the first is the entry);
+//! the instructions of a block form a doubly-linked list threaded through the instruction
+//! arena, so inserting and removing anywhere is O(1) and iteration with a "next" pointer taken
+//! before a mutation is safe.
+//!
+//! Use lists: for every value defined by an instruction or a parameter, the instructions that
+//! use it, once per operand slot (an instruction using `v` twice appears twice). Constants,
+//! global addresses and `undef` are interned per function and have no use lists (they are used
+//! everywhere and never replaced). All operand mutation goes through methods of [`Function`]
+//! so the lists stay exact; the verifier checks them.
+//!
+//! CFG epoch: every mutation that can change the control-flow graph (terminator targets,
+//! block insertion/removal) bumps [`Function::cfg_epoch`]; cached CFG analyses compare it to
+//! the epoch they were computed at.
+
+use cranelift_entity::packed_option::PackedOption;
+use cranelift_entity::{PrimaryMap, SecondaryMap};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::entities::{Block, GlobalRef, Inst, Value};
+use super::instr::{InstData, Opcode};
+use super::types::Type;
+
+/// A constant. Floats are kept as bit patterns so that constants hash and compare exactly
+/// (`-0.0` ≠ `0.0`, every NaN payload distinct).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Const {
+    Bool(bool),
+    Int(i32),
+    Float(u32),
+}
+
+impl Const {
+    pub fn float(f: f32) -> Const {
+        Const::Float(f.to_bits())
+    }
+
+    pub fn ty(self) -> Type {
+        match self {
+            Const::Bool(_) => Type::I1,
+            Const::Int(_) => Type::I32,
+            Const::Float(_) => Type::F32,
+        }
+    }
+
+    pub fn as_int(self) -> Option<i32> {
+        match self {
+            Const::Int(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_float(self) -> Option<f32> {
+        match self {
+            Const::Float(bits) => Some(f32::from_bits(bits)),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(self) -> Option<bool> {
+        match self {
+            Const::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueDef {
+    /// The result of an instruction.
+    Inst(Inst),
+    /// The n-th parameter of the function.
+    Param(u32),
+    Const(Const),
+    /// The address of a global variable.
+    Global(GlobalRef),
+    /// An unspecified value of the given type (reading an uninitialised variable).
+    Undef,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueData {
+    pub def: ValueDef,
+    pub ty: Type,
+}
+
+#[derive(Clone, Debug)]
+struct InstNode {
+    data: InstData,
+    result: PackedOption<Value>,
+    block: PackedOption<Block>,
+    prev: PackedOption<Inst>,
+    next: PackedOption<Inst>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct BlockNode {
+    first: PackedOption<Inst>,
+    last: PackedOption<Inst>,
+    /// In the layout (not removed).
+    live: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    /// The parameter values (`ValueDef::Param(i)`), in order.
+    pub params: Vec<Value>,
+    pub ret: Type,
+    values: PrimaryMap<Value, ValueData>,
+    insts: PrimaryMap<Inst, InstNode>,
+    blocks: PrimaryMap<Block, BlockNode>,
+    layout: Vec<Block>,
+    interned: FxHashMap<ValueDef, Value>,
+    undefs: FxHashMap<Type, Value>,
+    users: SecondaryMap<Value, SmallVec<[Inst; 4]>>,
+    cfg_epoch: u64,
+}
+
+impl Function {
+    /// A function with the given signature and no blocks.
+    pub fn new(name: impl Into<String>, param_types: &[Type], ret: Type) -> Function {
+        let mut f = Function {
+            name: name.into(),
+            params: Vec::new(),
+            ret,
+            values: PrimaryMap::new(),
+            insts: PrimaryMap::new(),
+            blocks: PrimaryMap::new(),
+            layout: Vec::new(),
+            interned: FxHashMap::default(),
+            undefs: FxHashMap::default(),
+            users: SecondaryMap::new(),
+            cfg_epoch: 0,
+        };
+        for (i, &ty) in param_types.iter().enumerate() {
+            let v = f.values.push(ValueData { def: ValueDef::Param(i as u32), ty });
+            f.params.push(v);
+        }
+        f
+    }
+
+    // ----- values -------------------------------------------------------------------------
+
+    pub fn value(&self, v: Value) -> ValueData {
+        self.values[v]
+    }
+
+    pub fn value_type(&self, v: Value) -> Type {
+        self.values[v].ty
+    }
+
+    pub fn value_def(&self, v: Value) -> ValueDef {
+        self.values[v].def
+    }
+
+    /// The instruction defining `v`, if it is an instruction result.
+    pub fn def_inst(&self, v: Value) -> Option<Inst> {
+        match self.values[v].def {
+            ValueDef::Inst(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    pub fn as_const(&self, v: Value) -> Option<Const> {
+        match self.values[v].def {
+            ValueDef::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    pub fn as_int_const(&self, v: Value) -> Option<i32> {
+        self.as_const(v).and_then(Const::as_int)
+    }
+
+    /// Number of value slots ever allocated (for sizing side tables).
+    pub fn num_values(&self) -> usize {
+        self.values.len()
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = Value> + '_ {
+        self.values.keys()
+    }
+
+    fn intern(&mut self, def: ValueDef, ty: Type) -> Value {
+        if let Some(&v) = self.interned.get(&def) {
+            debug_assert_eq!(self.values[v].ty, ty);
+            return v;
+        }
+        let v = self.values.push(ValueData { def, ty });
+        self.interned.insert(def, v);
+        v
+    }
+
+    pub fn const_value(&mut self, c: Const) -> Value {
+        self.intern(ValueDef::Const(c), c.ty())
+    }
+
+    pub fn iconst(&mut self, v: i32) -> Value {
+        self.const_value(Const::Int(v))
+    }
+
+    pub fn fconst(&mut self, v: f32) -> Value {
+        self.const_value(Const::float(v))
+    }
+
+    pub fn bconst(&mut self, v: bool) -> Value {
+        self.const_value(Const::Bool(v))
+    }
+
+    pub fn global_addr(&mut self, g: GlobalRef) -> Value {
+        self.intern(ValueDef::Global(g), Type::Ptr)
+    }
+
+    /// The `undef` of a type. (Each type has its own value.)
+    pub fn undef(&mut self, ty: Type) -> Value {
+        if let Some(&v) = self.undefs.get(&ty) {
+            return v;
+        }
+        let v = self.values.push(ValueData { def: ValueDef::Undef, ty });
+        self.undefs.insert(ty, v);
+        v
+    }
+
+    /// Instructions using `v`, once per operand slot. Empty for constants, globals and undef.
+    pub fn users(&self, v: Value) -> &[Inst] {
+        &self.users[v]
+    }
+
+    pub fn has_uses(&self, v: Value) -> bool {
+        !self.users[v].is_empty()
+    }
+
+    fn tracks_uses(&self, v: Value) -> bool {
+        matches!(self.values[v].def, ValueDef::Inst(_) | ValueDef::Param(_))
+    }
+
+    fn add_user(&mut self, v: Value, inst: Inst) {
+        if self.tracks_uses(v) {
+            self.users[v].push(inst);
+        }
+    }
+
+    fn remove_user(&mut self, v: Value, inst: Inst) {
+        if self.tracks_uses(v) {
+            let list = &mut self.users[v];
+            if let Some(pos) = list.iter().position(|&u| u == inst) {
+                list.swap_remove(pos);
+            }
+        }
+    }
+
+    /// Replaces every use of `old` by `new` (in instructions in or out of the layout).
+    pub fn replace_all_uses(&mut self, old: Value, new: Value) {
+        if old == new {
+            return;
+        }
+        debug_assert!(self.tracks_uses(old), "replace_all_uses of an untracked value {old}");
+        let users = std::mem::take(&mut self.users[old]);
+        let mut seen: SmallVec<[Inst; 8]> = SmallVec::new();
+        for inst in users {
+            if seen.contains(&inst) {
+                continue;
+            }
+            seen.push(inst);
+            for a in self.insts[inst].data.args.iter_mut() {
+                if *a == old {
+                    *a = new;
+                    if matches!(self.values[new].def, ValueDef::Inst(_) | ValueDef::Param(_)) {
+                        self.users[new].push(inst);
+                    }
+                }
+            }
+        }
+    }
+
+    // ----- instructions ---------------------------------------------------------------------
+
+    /// Creates an instruction (not yet in the layout) and its result value if its type is not
+    /// void. Its operands' use lists include it from now on.
+    pub fn create_inst(&mut self, data: InstData) -> Inst {
+        let ty = data.ty;
+        let inst = self.insts.push(InstNode {
+            data,
+            result: None.into(),
+            block: None.into(),
+            prev: None.into(),
+            next: None.into(),
+        });
+        if !ty.is_void() {
+            let v = self.values.push(ValueData { def: ValueDef::Inst(inst), ty });
+            self.insts[inst].result = v.into();
+        }
+        for i in 0..self.insts[inst].data.args.len() {
+            let a = self.insts[inst].data.args[i];
+            self.add_user(a, inst);
+        }
+        if self.insts[inst].data.op.is_terminator() {
+            self.cfg_epoch += 1;
+        }
+        inst
+    }
+
+    pub fn inst(&self, inst: Inst) -> &InstData {
+        &self.insts[inst].data
+    }
+
+    pub fn opcode(&self, inst: Inst) -> Opcode {
+        self.insts[inst].data.op
+    }
+
+    pub fn args(&self, inst: Inst) -> &[Value] {
+        &self.insts[inst].data.args
+    }
+
+    pub fn targets(&self, inst: Inst) -> &[Block] {
+        &self.insts[inst].data.targets
+    }
+
+    /// The value an instruction defines.
+    pub fn result(&self, inst: Inst) -> Option<Value> {
+        self.insts[inst].result.expand()
+    }
+
+    /// Number of instruction slots ever allocated (for sizing side tables).
+    pub fn num_insts(&self) -> usize {
+        self.insts.len()
+    }
+
+    /// The block containing `inst`, or `None` when it is not in the layout.
+    pub fn inst_block(&self, inst: Inst) -> Option<Block> {
+        self.insts[inst].block.expand()
+    }
+
+    pub fn next_inst(&self, inst: Inst) -> Option<Inst> {
+        self.insts[inst].next.expand()
+    }
+
+    pub fn prev_inst(&self, inst: Inst) -> Option<Inst> {
+        self.insts[inst].prev.expand()
+    }
+
+    /// Replaces value operand `idx` of `inst`.
+    pub fn set_arg(&mut self, inst: Inst, idx: usize, v: Value) {
+        let old = self.insts[inst].data.args[idx];
+        if old == v {
+            return;
+        }
+        self.remove_user(old, inst);
+        self.insts[inst].data.args[idx] = v;
+        self.add_user(v, inst);
+    }
+
+    /// Replaces block operand `idx` of `inst` (a successor of a terminator, or an incoming
+    /// block of a phi).
+    pub fn set_target(&mut self, inst: Inst, idx: usize, b: Block) {
+        self.insts[inst].data.targets[idx] = b;
+        if self.insts[inst].data.op.is_terminator() {
+            self.cfg_epoch += 1;
+        }
+    }
+
+    /// Appends an incoming `(block, value)` pair to a phi.
+    pub fn push_phi_incoming(&mut self, phi: Inst, block: Block, value: Value) {
+        debug_assert_eq!(self.opcode(phi), Opcode::Phi);
+        self.insts[phi].data.targets.push(block);
+        self.insts[phi].data.args.push(value);
+        self.add_user(value, phi);
+    }
+
+    /// Removes the incoming pair at `idx` of a phi.
+    pub fn remove_phi_incoming(&mut self, phi: Inst, idx: usize) {
+        debug_assert_eq!(self.opcode(phi), Opcode::Phi);
+        let v = self.insts[phi].data.args.remove(idx);
+        self.insts[phi].data.targets.remove(idx);
+        self.remove_user(v, phi);
+    }
+
+    /// Replaces an instruction's whole contents, keeping its identity, position and result
+    /// value (the result type must stay the same when the result is used).
+    pub fn replace_inst(&mut self, inst: Inst, data: InstData) {
+        let old_args = std::mem::take(&mut self.insts[inst].data.args);
+        for a in old_args {
+            self.remove_user(a, inst);
+        }
+        let was_term = self.insts[inst].data.op.is_terminator();
+        let is_term = data.op.is_terminator();
+        let new_ty = data.ty;
+        self.insts[inst].data = data;
+        for i in 0..self.insts[inst].data.args.len() {
+            let a = self.insts[inst].data.args[i];
+            self.add_user(a, inst);
+        }
+        if was_term || is_term {
+            self.cfg_epoch += 1;
+        }
+        match self.insts[inst].result.expand() {
+            Some(v) => {
+                if new_ty.is_void() {
+                    debug_assert!(self.users[v].is_empty(), "replace_inst dropped a used result");
+                    self.insts[inst].result = None.into();
+                } else {
+                    self.values[v].ty = new_ty;
+                }
+            }
+            None if !new_ty.is_void() => {
+                let v = self.values.push(ValueData { def: ValueDef::Inst(inst), ty: new_ty });
+                self.insts[inst].result = v.into();
+            }
+            None => {}
+        }
+    }
+
+    /// Appends `inst` (not in the layout) at the end of `block`.
+    pub fn append_inst(&mut self, block: Block, inst: Inst) {
+        debug_assert!(self.insts[inst].block.is_none(), "{inst} is already placed");
+        let last = self.blocks[block].last;
+        {
+            let node = &mut self.insts[inst];
+            node.block = block.into();
+            node.prev = last;
+            node.next = None.into();
+        }
+        match last.expand() {
+            Some(l) => self.insts[l].next = inst.into(),
+            None => self.blocks[block].first = inst.into(),
+        }
+        self.blocks[block].last = inst.into();
+        if self.insts[inst].data.op.is_terminator() {
+            self.cfg_epoch += 1;
+        }
+    }
+
+    /// Inserts `inst` (not in the layout) at the start of `block`.
+    pub fn prepend_inst(&mut self, block: Block, inst: Inst) {
+        match self.blocks[block].first.expand() {
+            Some(first) => self.insert_inst_before(first, inst),
+            None => self.append_inst(block, inst),
+        }
+    }
+
+    /// Inserts `inst` (not in the layout) right before `pos`.
+    pub fn insert_inst_before(&mut self, pos: Inst, inst: Inst) {
+        debug_assert!(self.insts[inst].block.is_none(), "{inst} is already placed");
+        let block = self.insts[pos].block.expect("insert_inst_before: position not placed");
+        let prev = self.insts[pos].prev;
+        {
+            let node = &mut self.insts[inst];
+            node.block = block.into();
+            node.prev = prev;
+            node.next = pos.into();
+        }
+        self.insts[pos].prev = inst.into();
+        match prev.expand() {
+            Some(p) => self.insts[p].next = inst.into(),
+            None => self.blocks[block].first = inst.into(),
+        }
+        if self.insts[inst].data.op.is_terminator() {
+            self.cfg_epoch += 1;
+        }
+    }
+
+    /// Inserts `inst` (not in the layout) right after `pos`.
+    pub fn insert_inst_after(&mut self, pos: Inst, inst: Inst) {
+        match self.insts[pos].next.expand() {
+            Some(next) => self.insert_inst_before(next, inst),
+            None => {
+                let block = self.insts[pos].block.expect("insert_inst_after: position not placed");
+                self.append_inst(block, inst);
+            }
+        }
+    }
+
+    /// Takes `inst` out of the layout, keeping it (and its operand uses) alive so it can be
+    /// placed elsewhere.
+    pub fn detach_inst(&mut self, inst: Inst) {
+        let Some(block) = self.insts[inst].block.expand() else { return };
+        let (prev, next) = (self.insts[inst].prev, self.insts[inst].next);
+        match prev.expand() {
+            Some(p) => self.insts[p].next = next,
+            None => self.blocks[block].first = next,
+        }
+        match next.expand() {
+            Some(n) => self.insts[n].prev = prev,
+            None => self.blocks[block].last = prev,
+        }
+        let node = &mut self.insts[inst];
+        node.block = None.into();
+        node.prev = None.into();
+        node.next = None.into();
+        if node.data.op.is_terminator() {
+            self.cfg_epoch += 1;
+        }
+    }
+
+    /// Removes `inst` for good: out of the layout and out of its operands' use lists. Its
+    /// result must have no remaining uses.
+    pub fn remove_inst(&mut self, inst: Inst) {
+        self.detach_inst(inst);
+        debug_assert!(
+            self.result(inst).is_none_or(|v| self.users[v].iter().all(|&u| u == inst)),
+            "remove_inst: result of {inst} still used"
+        );
+        let args = std::mem::take(&mut self.insts[inst].data.args);
+        for a in args {
+            self.remove_user(a, inst);
+        }
+        self.insts[inst].data.targets.clear();
+    }
+
+    /// Creates an instruction and appends it to `block`; returns its result (if any) and the
+    /// instruction.
+    pub fn append(&mut self, block: Block, data: InstData) -> (Inst, Option<Value>) {
+        let inst = self.create_inst(data);
+        self.append_inst(block, inst);
+        (inst, self.result(inst))
+    }
+
+    /// Creates a value-producing instruction and appends it to `block`; returns the value.
+    pub fn append_value(&mut self, block: Block, data: InstData) -> Value {
+        let (_, v) = self.append(block, data);
+        v.expect("append_value: instruction has no result")
+    }
+
+    /// Creates a value-producing instruction and inserts it before `pos`; returns the value.
+    pub fn insert_value_before(&mut self, pos: Inst, data: InstData) -> Value {
+        let inst = self.create_inst(data);
+        self.insert_inst_before(pos, inst);
+        self.result(inst).expect("insert_value_before: instruction has no result")
+    }
+
+    // ----- blocks -----------------------------------------------------------------------------
+
+    /// Creates a block and appends it to the layout.
+    pub fn create_block(&mut self) -> Block {
+        let b = self.blocks.push(BlockNode { live: true, ..Default::default() });
+        self.layout.push(b);
+        self.cfg_epoch += 1;
+        b
+    }
+
+    /// Removes a block from the layout together with its instructions. Remaining uses of
+    /// their results (only possible from other dead code) become `undef`; phis elsewhere that
+    /// name this block as a predecessor must be fixed by the caller.
+    pub fn remove_block(&mut self, block: Block) {
+        for inst in self.block_insts_vec(block) {
+            if let Some(v) = self.result(inst) {
+                if self.has_uses(v) {
+                    let undef = self.undef(self.values[v].ty);
+                    self.replace_all_uses(v, undef);
+                }
+            }
+        }
+        while let Some(inst) = self.blocks[block].last.expand() {
+            self.remove_inst(inst);
+        }
+        self.blocks[block].live = false;
+        self.layout.retain(|&b| b != block);
+        self.cfg_epoch += 1;
+    }
+
+    /// Blocks in layout order; the first is the entry.
+    pub fn layout(&self) -> &[Block] {
+        &self.layout
+    }
+
+    /// Sets a new layout order (must be a permutation of the live blocks, entry first).
+    pub fn set_layout(&mut self, order: Vec<Block>) {
+        debug_assert_eq!(order.len(), self.layout.len());
+        self.layout = order;
+        self.cfg_epoch += 1;
+    }
+
+    pub fn entry(&self) -> Block {
+        self.layout[0]
+    }
+
+    pub fn is_block_live(&self, b: Block) -> bool {
+        self.blocks.get(b).is_some_and(|n| n.live)
+    }
+
+    /// Number of block slots ever allocated (for sizing side tables).
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    pub fn first_inst(&self, b: Block) -> Option<Inst> {
+        self.blocks[b].first.expand()
+    }
+
+    pub fn last_inst(&self, b: Block) -> Option<Inst> {
+        self.blocks[b].last.expand()
+    }
+
+    /// The block's terminator (its last instruction, if that is a terminator).
+    pub fn terminator(&self, b: Block) -> Option<Inst> {
+        self.last_inst(b).filter(|&i| self.opcode(i).is_terminator())
+    }
+
+    /// Successors of `b` (from its terminator; possibly with repeats, e.g. `br c, b1, b1`).
+    pub fn successors(&self, b: Block) -> &[Block] {
+        match self.terminator(b) {
+            Some(t) => self.targets(t),
+            None => &[],
+        }
+    }
+
+    /// Iterates over the instructions of a block. Do not mutate the block while iterating;
+    /// collect with [`Function::block_insts_vec`] or walk with `next_inst` instead.
+    pub fn block_insts(&self, b: Block) -> InstIter<'_> {
+        InstIter { func: self, next: self.blocks[b].first.expand() }
+    }
+
+    pub fn block_insts_vec(&self, b: Block) -> Vec<Inst> {
+        self.block_insts(b).collect()
+    }
+
+    /// The leading phis of a block.
+    pub fn block_phis(&self, b: Block) -> impl Iterator<Item = Inst> + '_ {
+        self.block_insts(b).take_while(move |&i| self.opcode(i) == Opcode::Phi)
+    }
+
+    /// Every placed instruction, block by block in layout order.
+    pub fn all_insts(&self) -> impl Iterator<Item = (Block, Inst)> + '_ {
+        self.layout.iter().flat_map(move |&b| self.block_insts(b).map(move |i| (b, i)))
+    }
+
+    /// Number of placed instructions.
+    pub fn inst_count(&self) -> usize {
+        self.layout.iter().map(|&b| self.block_insts(b).count()).sum()
+    }
+
+    /// Counter bumped by every CFG-changing mutation.
+    pub fn cfg_epoch(&self) -> u64 {
+        self.cfg_epoch
+    }
+
+    /// Rewrites every edge `from → old` to `from → new` in `from`'s terminator.
+    pub fn retarget_edge(&mut self, from: Block, old: Block, new: Block) {
+        if let Some(t) = self.terminator(from) {
+            for i in 0..self.targets(t).len() {
+                if self.targets(t)[i] == old {
+                    self.set_target(t, i, new);
+                }
+            }
+        }
+    }
+
+    /// In every phi of `block`, renames the incoming block `old` to `new`.
+    pub fn rename_phi_pred(&mut self, block: Block, old: Block, new: Block) {
+        let phis: SmallVec<[Inst; 8]> = self.block_phis(block).collect();
+        for phi in phis {
+            for i in 0..self.targets(phi).len() {
+                if self.targets(phi)[i] == old {
+                    self.set_target(phi, i, new);
+                }
+            }
+        }
+    }
+
+    /// In every phi of `block`, removes the incoming entries from `pred`.
+    pub fn remove_phi_pred(&mut self, block: Block, pred: Block) {
+        let phis: SmallVec<[Inst; 8]> = self.block_phis(block).collect();
+        for phi in phis {
+            let mut i = 0;
+            while i < self.targets(phi).len() {
+                if self.targets(phi)[i] == pred {
+                    self.remove_phi_incoming(phi, i);
+                } else {
+                    i += 1;
+                }
+            }
+        }
+    }
+}
+
+pub struct InstIter<'a> {
+    func: &'a Function,
+    next: Option<Inst>,
+}
+
+impl Iterator for InstIter<'_> {
+    type Item = Inst;
+    fn next(&mut self) -> Option<Inst> {
+        let cur = self.next?;
+        self.next = self.func.next_inst(cur);
+        Some(cur)
+    }
+}

@@ -1,0 +1,8 @@
+//! The SysY runtime library: its semantics in Rust (for the interpreters) and, for compiled
+//! programs, its C implementation `sysy_rt.c`.
+
+pub mod io;
+pub mod outcome;
+
+pub use io::{Io, PutfArg};
+pub use outcome::{Outcome, SrcLoc, Trap, TrapKind};
