@@ -332,7 +332,7 @@ impl Analyzer<'_> {
             VarType::Scalar(s) => match self.lower_expr(arg)? {
                 Lowered::Array(view) => Err(Diagnostic::error(
                     arg.span,
-                    format!("argument {nth} of `{func}` must be a `{}` scalar, found array `{}` ({})", scalar_name(*s), view.name, array_type_name(view.elem, &view.inner)),
+                    format!("argument {nth} of `{func}` must be a scalar (`{}`), found array `{}` (`{}`)", scalar_name(*s), view.name, array_type_name(view.elem, &view.inner)),
                 )),
                 other => Ok(convert(into_rvalue(other, arg.span)?, *s)),
             },

@@ -11,8 +11,8 @@
 //!   sub-aggregates, that is the largest sub-object *starting* at `pos`, i.e. the object of
 //!   the smallest level `j > k` with `pos % size(j) == 0`. The list fills it (recursively, zero
 //!   padding the rest) and the cursor skips the whole sub-object. When `j == n` it is a
-//!   scalar, and the list must hold at most one (possibly braced) expression, as in
-//!   `int x = {1};`;
+//!   scalar, and the list must hold exactly one (possibly braced) expression, as in
+//!   `int x = {1};` (gcc rejects an empty `{}` for a scalar, so do we);
 //! * an item arriving when `pos == size(k)` is an error ("too many initialisers").
 //!
 //! Examples (SYSY.md): `int d[4][2] = {1, 2, {3}, {5}, a[3][0], 8}` gives d = {{1,2},{3,0},
@@ -36,11 +36,12 @@ pub(crate) fn flatten_array<'a>(dims: &[u32], items: &'a [InitVal], span: Span) 
     Ok(out)
 }
 
-/// The single expression a braced scalar initialiser (`{e}`, `{{e}}`, `{}`) holds, if any.
-pub(crate) fn braced_scalar<'a>(items: &'a [InitVal], span: Span) -> Result<Option<&'a Expr>, Diagnostic> {
+/// The single expression a braced scalar initialiser (`{e}`, `{{e}}`) holds. Like gcc, an
+/// empty `{}` for a scalar is an error (it is fine for an array).
+pub(crate) fn braced_scalar<'a>(items: &'a [InitVal], span: Span) -> Result<&'a Expr, Diagnostic> {
     match items {
-        [] => Ok(None),
-        [InitVal::Expr(e)] => Ok(Some(e)),
+        [] => Err(Diagnostic::error(span, "empty initialiser for a scalar")),
+        [InitVal::Expr(e)] => Ok(e),
         [InitVal::List(inner, inner_span)] => braced_scalar(inner, *inner_span),
         [_, extra, ..] => Err(Diagnostic::error(init_span(extra, span), "too many initialisers for a scalar")
             .with_label(span, "this braced list initialises a single element")),
@@ -82,9 +83,7 @@ fn fill<'a>(
                 // (a scalar, size 1) always qualifies.
                 let j = (level + 1..=n).find(|&j| pos % sizes[j] == 0).unwrap_or(n);
                 if j == n {
-                    if let Some(e) = braced_scalar(sub, sub_span)? {
-                        out.push(((base + pos) as u32, e));
-                    }
+                    out.push(((base + pos) as u32, braced_scalar(sub, sub_span)?));
                     pos += 1;
                 } else {
                     fill(sizes, j, base + pos, sub, sub_span, out)?;
@@ -139,7 +138,8 @@ mod tests {
         assert_eq!(flat(&[2, 2, 2], "{1, 2, {5, 6}, {7}}").unwrap(), vec![(0, 1), (1, 2), (2, 5), (3, 6), (4, 7)]);
         // Nested list at an aligned position fills the whole sub-array and zero-pads it.
         assert_eq!(flat(&[3, 3], "{{1}, 2, 3, 4, {5}}").unwrap(), vec![(0, 1), (3, 2), (4, 3), (5, 4), (6, 5)]);
-        assert_eq!(flat(&[2, 3], "{{{1}, {}, 3}}").unwrap(), vec![(0, 1), (2, 3)]);
+        assert_eq!(flat(&[2, 3], "{{{1}, {2}, 3}}").unwrap(), vec![(0, 1), (1, 2), (2, 3)]);
+        assert!(flat(&[2, 3], "{{{1}, {}, 3}}").unwrap_err().contains("empty initialiser for a scalar"));
         assert_eq!(flat(&[3], "{{{7}}, 8}").unwrap(), vec![(0, 7), (1, 8)]);
     }
 

@@ -11,8 +11,8 @@
 //! Errors: analysis of an item stops at its first error, which is recorded; the next item
 //! is analysed anyway, so a file with several broken functions reports one error each.
 //! Choices where C or SysY leave room:
-//! * a scalar may be initialised with a braced list holding at most one value (`int x =
-//!   {1};`, `{}` = zero), as C allows;
+//! * a scalar may be initialised with a braced list holding exactly one value (`int x =
+//!   {1};`), as C allows; `{}` for a scalar is an error, as in gcc;
 //! * `int a[2] = 5;`, a string literal outside `putf`, `return;` in a non-void function,
 //!   an array or void value where a scalar is needed, and an array argument whose element type
 //!   or inner dimensions differ from the parameter's are errors;

@@ -6,12 +6,11 @@
 //! all (their uses became constants); `const` arrays are ordinary read-only arrays whose
 //! values are also kept for constant expressions.
 
-use super::consteval::convert_const;
 use super::expr::{const_expr, scalar_name};
 use super::init::{braced_scalar, flatten_array};
 use super::scope::{Symbol, VarInfo};
 use super::{Analyzer, MAX_ARRAY_ELEMENTS};
-use crate::frontend::ast::{self, Span};
+use crate::frontend::ast;
 use crate::frontend::diag::Diagnostic;
 use crate::frontend::hir::{
     ConstInit, ConstVal, Global, GlobalId, Local, LocalId, LocalInit, Scalar, Stmt, StmtKind, VarRef, VarType,
@@ -76,16 +75,13 @@ impl Analyzer<'_> {
         Ok(())
     }
 
-    /// The value of a scalar `const` or global initialiser (`e`, `{e}` or `{}`).
+    /// The value of a scalar `const` or global initialiser (`e` or `{e}`).
     fn const_scalar_init(&self, init: &ast::InitVal, elem: Scalar) -> R<ConstVal> {
         let e = match init {
-            ast::InitVal::Expr(e) => Some(e),
+            ast::InitVal::Expr(e) => e,
             ast::InitVal::List(items, span) => braced_scalar(items, *span)?,
         };
-        match e {
-            Some(e) => self.const_eval_as(e, elem),
-            None => convert_const(ConstVal::Int(0), elem, Span::DUMMY),
-        }
+        self.const_eval_as(e, elem)
     }
 
     /// The flattened constant values of an array initialiser (zeros left out).
@@ -163,13 +159,10 @@ impl Analyzer<'_> {
                 None => None,
                 Some(init) if dims.is_empty() => {
                     let e = match init {
-                        ast::InitVal::Expr(e) => Some(e),
+                        ast::InitVal::Expr(e) => e,
                         ast::InitVal::List(items, span) => braced_scalar(items, *span)?,
                     };
-                    Some(LocalInit::Scalar(match e {
-                        Some(e) => self.rvalue_as(e, elem)?,
-                        None => const_expr(convert_const(ConstVal::Int(0), elem, def.span)?, def.span),
-                    }))
+                    Some(LocalInit::Scalar(self.rvalue_as(e, elem)?))
                 }
                 Some(init) => {
                     let ast::InitVal::List(items, span) = init else {
