@@ -10,7 +10,7 @@
 //! conversion would trap (float out of `int` range), which stays a run-time `Convert`.
 
 use super::Analyzer;
-use super::consteval::{convert_const, float_to_int};
+use super::consteval::convert_const;
 use super::scope::Symbol;
 use crate::frontend::ast::{self, Span};
 use crate::frontend::diag::Diagnostic;
@@ -67,14 +67,9 @@ pub(super) fn convert(e: Expr, to: Scalar) -> Expr {
         return e;
     }
     if let ExprKind::Const(v) = e.kind {
-        let foldable = match v {
-            ConstVal::Float(f) => float_to_int(f).is_some(),
-            ConstVal::Int(_) => true,
-        };
-        if foldable {
-            if let Ok(c) = convert_const(v, to, e.span) {
-                return const_expr(c, e.span);
-            }
+        // Fails (and stays a run-time conversion) only for a float outside the int range.
+        if let Ok(c) = convert_const(v, to, e.span) {
+            return const_expr(c, e.span);
         }
     }
     let span = e.span;

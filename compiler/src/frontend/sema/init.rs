@@ -38,7 +38,7 @@ pub(crate) fn flatten_array<'a>(dims: &[u32], items: &'a [InitVal], span: Span) 
 
 /// The single expression a braced scalar initialiser (`{e}`, `{{e}}`) holds. Like gcc, an
 /// empty `{}` for a scalar is an error (it is fine for an array).
-pub(crate) fn braced_scalar<'a>(items: &'a [InitVal], span: Span) -> Result<&'a Expr, Diagnostic> {
+pub(crate) fn braced_scalar(items: &[InitVal], span: Span) -> Result<&Expr, Diagnostic> {
     match items {
         [] => Err(Diagnostic::error(span, "empty initialiser for a scalar")),
         [InitVal::Expr(e)] => Ok(e),
@@ -81,7 +81,7 @@ fn fill<'a>(
                 let sub_span = if *sub_span == Span::DUMMY { span } else { *sub_span };
                 // Smallest level below this one whose object starts at `pos`; level n
                 // (a scalar, size 1) always qualifies.
-                let j = (level + 1..=n).find(|&j| pos % sizes[j] == 0).unwrap_or(n);
+                let j = (level + 1..=n).find(|&j| pos.is_multiple_of(sizes[j])).unwrap_or(n);
                 if j == n {
                     out.push(((base + pos) as u32, braced_scalar(sub, sub_span)?));
                     pos += 1;
