@@ -70,9 +70,18 @@ const CASES: &[(&str, &str)] = &[
     ("int f(int a) { return a; } int main() { return @f(1, 2); }", "takes 1 argument, but 2 arguments were supplied"),
     ("int main() { @putint(); return 0; }", "`putint` takes 1 argument, but 0 arguments were supplied"),
     ("int main() { @starttime(1); return 0; }", "`starttime` takes 0 arguments"),
-    ("int f(int a) { return a; } int main() { int b[3]; return f(@b); }", "argument 1 of `f` must be a scalar (`int`), found array `b`"),
-    ("int f(int a[]) { return a[0]; } int main() { int b; return f(@b); }", "must be an array (`int[]`), found a scalar"),
-    ("int f(int a[][3]) { return 0; } int main() { int b[2][4]; return f(@b); }", "has type `int[][4]`, but the parameter is `int[][3]`"),
+    (
+        "int f(int a) { return a; } int main() { int b[3]; return f(@b); }",
+        "argument 1 of `f` must be a scalar (`int`), found array `b`",
+    ),
+    (
+        "int f(int a[]) { return a[0]; } int main() { int b; return f(@b); }",
+        "must be an array (`int[]`), found a scalar",
+    ),
+    (
+        "int f(int a[][3]) { return 0; } int main() { int b[2][4]; return f(@b); }",
+        "has type `int[][4]`, but the parameter is `int[][3]`",
+    ),
     ("int main() { float b[3]; return getarray(@b); }", "has type `float[]`, but the parameter is `int[]`"),
     ("int main() { int a[2][3]; putarray(2, @a); return 0; }", "has type `int[][3]`, but the parameter is `int[]`"),
     ("int main() { putf(@1); return 0; }", "first argument of `putf` must be a string literal"),
@@ -91,7 +100,10 @@ const CASES: &[(&str, &str)] = &[
     ("int main() { float f = 1.0; return @f % 2; }", "invalid operands to `%`"),
     // Assignments.
     ("const int c = 1; int main() { @c = 2; return 0; }", "cannot assign to constant `c`"),
-    ("int main() { const int a[2] = {1, 2}; @a[0] = 3; return 0; }", "cannot assign to an element of constant array `a`"),
+    (
+        "int main() { const int a[2] = {1, 2}; @a[0] = 3; return 0; }",
+        "cannot assign to an element of constant array `a`",
+    ),
     ("int main() { int a[2]; @a = 1; return 0; }", "cannot assign to array `a`"),
     ("int f() { return 1; } int main() { @f = 1; return 0; }", "cannot assign to function `f`"),
     // Control flow.
@@ -121,13 +133,19 @@ const CASES: &[(&str, &str)] = &[
     ("int main() { const int @c; return 0; }", "constant `c` must be initialised"),
     ("const int x = @1 / 0; int main() { return 0; }", "division by zero in constant expression"),
     ("const int x = @5 % (2 - 2); int main() { return 0; }", "division by zero in constant expression"),
-    ("const int x = @-2147483647 - 1; const int y = @@x / -1; int main() { return 0; }", "integer overflow in constant expression"),
+    (
+        "const int x = @-2147483647 - 1; const int y = @@x / -1; int main() { return 0; }",
+        "integer overflow in constant expression",
+    ),
     ("const int x = @1e10; int main() { return 0; }", "out of the range of `int`"),
     ("int g; int h = @g; int main() { return 0; }", "`g` is not a constant"),
     ("int f() { return 1; } const int c = @f(); int main() { return 0; }", "call to `f` in a constant expression"),
     ("int main() { int a = 1; const int b = @a; return 0; }", "`a` is not a constant"),
     ("const int a[2] = {1, 2}; const int b = a[@2]; int main() { return 0; }", "index 2 is out of bounds"),
-    ("const int a[2] = {1, 2}; int b[@a[0] - 1]; int main() { return 0; }", "array dimension must be positive, found 0"),
+    (
+        "const int a[2] = {1, 2}; int b[@a[0] - 1]; int main() { return 0; }",
+        "array dimension must be positive, found 0",
+    ),
 ];
 
 #[test]
@@ -221,7 +239,8 @@ fn each_broken_item_reports_its_own_error() {
 
 #[test]
 fn diagnostics_show_the_source_line_and_previous_definition() {
-    let err = frontend::compile_source("t.sy", "int main() {\n\tint a;\n\tfloat a;\n\treturn 0;\n}\n").expect_err("redefinition");
+    let err = frontend::compile_source("t.sy", "int main() {\n\tint a;\n\tfloat a;\n\treturn 0;\n}\n")
+        .expect_err("redefinition");
     let text = err.to_string();
     assert!(text.starts_with("t.sy:3:8: error: redefinition of `a`"), "{text}");
     assert!(text.contains("float a;"), "{text}");

@@ -19,10 +19,61 @@ fn front_end_does_not_panic(src: &str) {
 }
 
 const VOCAB: &[&str] = &[
-    "int", "float", "void", "const", "if", "else", "while", "break", "continue", "return", "main", "a", "b", "f",
-    "getint", "putint", "putf", "starttime", "(", ")", "[", "]", "{", "}", ",", ";", "=", "+", "-", "*", "/", "%",
-    "!", "<", ">", "<=", ">=", "==", "!=", "&&", "||", "0", "1", "07", "0x1f", "2147483648", "4294967295", "1.5",
-    ".5e3", "0x1p-3", "\"%d\\n\"", "/* c */", "// c\n", "\n", "1e39",
+    "int",
+    "float",
+    "void",
+    "const",
+    "if",
+    "else",
+    "while",
+    "break",
+    "continue",
+    "return",
+    "main",
+    "a",
+    "b",
+    "f",
+    "getint",
+    "putint",
+    "putf",
+    "starttime",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ";",
+    "=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "!",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "==",
+    "!=",
+    "&&",
+    "||",
+    "0",
+    "1",
+    "07",
+    "0x1f",
+    "2147483648",
+    "4294967295",
+    "1.5",
+    ".5e3",
+    "0x1p-3",
+    "\"%d\\n\"",
+    "/* c */",
+    "// c\n",
+    "\n",
+    "1e39",
 ];
 
 const SEEDS: &[&str] = &[
@@ -77,7 +128,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
 }
 
 fn ident() -> impl Strategy<Value = Ident> {
-    prop_oneof![Just("a"), Just("b"), Just("x_1"), Just("_t")].prop_map(|n| Ident { name: n.to_string(), span: Span::DUMMY })
+    prop_oneof![Just("a"), Just("b"), Just("x_1"), Just("_t")]
+        .prop_map(|n| Ident { name: n.to_string(), span: Span::DUMMY })
 }
 
 fn literal() -> impl Strategy<Value = Expr> {
@@ -92,13 +144,25 @@ fn literal() -> impl Strategy<Value = Expr> {
 fn expr() -> impl Strategy<Value = Expr> {
     let leaf = prop_oneof![
         literal(),
-        ident().prop_map(|name| Expr::new(ExprKind::LVal(LVal { name, indices: vec![], span: Span::DUMMY }), Span::DUMMY)),
+        ident()
+            .prop_map(|name| Expr::new(ExprKind::LVal(LVal { name, indices: vec![], span: Span::DUMMY }), Span::DUMMY)),
     ];
     leaf.prop_recursive(6, 64, 4, |inner| {
         let unop = prop_oneof![Just(UnaryOp::Plus), Just(UnaryOp::Neg), Just(UnaryOp::Not)];
         let binop = prop::sample::select(vec![
-            BinaryOp::Mul, BinaryOp::Div, BinaryOp::Mod, BinaryOp::Add, BinaryOp::Sub, BinaryOp::Lt, BinaryOp::Gt,
-            BinaryOp::Le, BinaryOp::Ge, BinaryOp::Eq, BinaryOp::Ne, BinaryOp::And, BinaryOp::Or,
+            BinaryOp::Mul,
+            BinaryOp::Div,
+            BinaryOp::Mod,
+            BinaryOp::Add,
+            BinaryOp::Sub,
+            BinaryOp::Lt,
+            BinaryOp::Gt,
+            BinaryOp::Le,
+            BinaryOp::Ge,
+            BinaryOp::Eq,
+            BinaryOp::Ne,
+            BinaryOp::And,
+            BinaryOp::Or,
         ]);
         prop_oneof![
             (unop, inner.clone()).prop_map(|(op, e)| Expr::new(ExprKind::Unary(op, Box::new(e)), Span::DUMMY)),
@@ -135,7 +199,11 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                 else_branch: e.map(Box::new),
                 span: Span::DUMMY
             }),
-            (expr(), inner.clone()).prop_map(|(cond, body)| Stmt::While { cond, body: Box::new(body), span: Span::DUMMY }),
+            (expr(), inner.clone()).prop_map(|(cond, body)| Stmt::While {
+                cond,
+                body: Box::new(body),
+                span: Span::DUMMY
+            }),
             prop::collection::vec(inner, 0..3).prop_map(|items| Stmt::Block(Block {
                 items: items.into_iter().map(BlockItem::Stmt).collect(),
                 span: Span::DUMMY

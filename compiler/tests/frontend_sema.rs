@@ -180,7 +180,9 @@ fn conditions_are_int_tests() {
     let p = compile("int main() { float f = 0.5; if (f) return 1; while (!f) {} return f && 2 || 0; }");
     let body = main_body(&p);
     let StmtKind::If { cond, .. } = &body[1].kind else { panic!() };
-    assert!(matches!(&cond.kind, ExprKind::Binary(BinaryOp::Ne, _, z) if z.kind == ExprKind::Const(ConstVal::Float(0.0))));
+    assert!(
+        matches!(&cond.kind, ExprKind::Binary(BinaryOp::Ne, _, z) if z.kind == ExprKind::Const(ConstVal::Float(0.0)))
+    );
     let StmtKind::While { cond, .. } = &body[2].kind else { panic!() };
     let ExprKind::Unary(UnaryOp::Not, inner) = &cond.kind else { panic!() };
     assert_eq!(inner.ty, Some(Scalar::Int));
@@ -283,7 +285,10 @@ fn runtime_library_calls() {
     use Builtin::*;
     assert_eq!(
         names,
-        vec![StartTime, GetInt, GetFloat, GetCh, GetArray, GetFArray, PutInt, PutCh, PutFloat, PutArray, PutFArray, PutF, StopTime]
+        vec![
+            StartTime, GetInt, GetFloat, GetCh, GetArray, GetFArray, PutInt, PutCh, PutFloat, PutArray, PutFArray,
+            PutF, StopTime
+        ]
     );
     assert_eq!(calls[0].1[0].kind, ExprKind::Const(ConstVal::Int(2)));
     assert_eq!(calls[12].1[0].kind, ExprKind::Const(ConstVal::Int(8)));
@@ -300,14 +305,16 @@ fn runtime_library_calls() {
 
 #[test]
 fn functions_and_variables_have_separate_namespaces() {
-    let p = compile("int f() { return 1; }\nint main() { int f = 2; int getint = 3; return f + f() + getint + getint(); }");
+    let p =
+        compile("int f() { return 1; }\nint main() { int f = 2; int getint = 3; return f + f() + getint + getint(); }");
     assert_eq!(p.funcs.len(), 2);
     assert_eq!(p.funcs[p.main.index()].name, "main");
 }
 
 #[test]
 fn globals_are_converted_and_zeros_left_out() {
-    let p = compile("float g = 3; int h = 2.7; int z = 0; float nz = -0.0; int arr[3] = {0, 5}; int main() { return 0; }");
+    let p =
+        compile("float g = 3; int h = 2.7; int z = 0; float nz = -0.0; int arr[3] = {0, 5}; int main() { return 0; }");
     assert_eq!(global_value(&p, "g"), ConstVal::Float(3.0));
     assert_eq!(global_value(&p, "h"), ConstVal::Int(2));
     assert!(global(&p, "z").init.elems.is_empty());

@@ -9,7 +9,9 @@ const SHARED_TESTS: &str = "/work/shared/sysy-tests";
 
 fn sy_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "sy")).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "sy")).collect()
+        })
         .unwrap_or_default();
     files.sort();
     files
@@ -27,11 +29,14 @@ fn check_file(path: &Path) -> Result<(), String> {
     frontend::compile_source(&name, &src).map_err(|e| e.to_string())?;
     let ast = frontend::parse(&src).map_err(|d| frontend::diag::render(&name, &src, &d))?;
     let printed = pretty::print(&ast);
-    let again = frontend::parse(&printed).map_err(|d| format!("{name}: printed form does not parse:\n{}", frontend::diag::render("printed", &printed, &d)))?;
+    let again = frontend::parse(&printed).map_err(|d| {
+        format!("{name}: printed form does not parse:\n{}", frontend::diag::render("printed", &printed, &d))
+    })?;
     if again.without_spans() != ast.without_spans() {
         return Err(format!("{name}: round trip changed the AST; printed:\n{printed}"));
     }
-    frontend::analyze(&again, &LineIndex::new(&printed)).map_err(|d| frontend::diag::render("printed", &printed, &d))?;
+    frontend::analyze(&again, &LineIndex::new(&printed))
+        .map_err(|d| frontend::diag::render("printed", &printed, &d))?;
     Ok(())
 }
 
@@ -69,7 +74,8 @@ fn corpus_programs_have_expected_outputs() {
         let out = f.with_extension("out");
         let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
         let status = text.trim_end_matches('\n').rsplit('\n').next().unwrap_or("");
-        let code: u32 = status.parse().unwrap_or_else(|_| panic!("{}: last line {status:?} is not an exit status", out.display()));
+        let code: u32 =
+            status.parse().unwrap_or_else(|_| panic!("{}: last line {status:?} is not an exit status", out.display()));
         assert!(code <= 255 && text.ends_with('\n'), "{}", out.display());
     }
 }

@@ -124,6 +124,9 @@ mod tests {
         ];
         let text = render("x.sy", src, &ds);
         assert_eq!(text.lines().filter(|l| l.starts_with("x.sy:")).count(), 4);
-        assert_eq!(render("e.sy", "", &[Diagnostic::error(Span::new(0, 0), "m")]).lines().next(), Some("e.sy:1:1: error: m"));
+        assert_eq!(
+            render("e.sy", "", &[Diagnostic::error(Span::new(0, 0), "m")]).lines().next(),
+            Some("e.sy:1:1: error: m")
+        );
     }
 }

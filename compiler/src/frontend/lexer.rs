@@ -190,10 +190,7 @@ impl<'a> Lexer<'a> {
                     match self.text[start + 2..].find("*/") {
                         Some(end) => self.pos = start + 2 + end + 2,
                         None => {
-                            return Err(Diagnostic::error(
-                                Span::new(start, start + 2),
-                                "unterminated block comment",
-                            ));
+                            return Err(Diagnostic::error(Span::new(start, start + 2), "unterminated block comment"));
                         }
                     }
                 }
@@ -304,10 +301,7 @@ impl<'a> Lexer<'a> {
             frac_digits = self.skip_digits(u8::is_ascii_hexdigit);
         }
         if int_digits + frac_digits == 0 {
-            return Err(Diagnostic::error(
-                Span::new(start, self.pos),
-                "hexadecimal literal has no digits",
-            ));
+            return Err(Diagnostic::error(Span::new(start, self.pos), "hexadecimal literal has no digits"));
         }
         if matches!(self.peek_at(0), Some(b'p' | b'P')) {
             is_float = true;
@@ -316,16 +310,10 @@ impl<'a> Lexer<'a> {
                 self.pos += 1;
             }
             if self.skip_digits(u8::is_ascii_digit) == 0 {
-                return Err(Diagnostic::error(
-                    self.span_from(start),
-                    "hexadecimal float exponent has no digits",
-                ));
+                return Err(Diagnostic::error(self.span_from(start), "hexadecimal float exponent has no digits"));
             }
         } else if is_float {
-            return Err(Diagnostic::error(
-                self.span_from(start),
-                "hexadecimal float literal requires a `p` exponent",
-            ));
+            return Err(Diagnostic::error(self.span_from(start), "hexadecimal float literal requires a `p` exponent"));
         }
         if is_float {
             let body = &self.src[start + 2..self.pos];
@@ -400,9 +388,10 @@ impl<'a> Lexer<'a> {
                 b'\\' => {
                     let esc_start = self.pos;
                     self.pos += 1;
-                    bytes.push(self.escape(esc_start).map_err(|d| {
-                        if self.pos >= self.src.len() { unterminated(start) } else { d }
-                    })?);
+                    bytes.push(
+                        self.escape(esc_start)
+                            .map_err(|d| if self.pos >= self.src.len() { unterminated(start) } else { d })?,
+                    );
                 }
                 _ => {
                     bytes.push(c);
@@ -435,9 +424,7 @@ impl<'a> Lexer<'a> {
         if let Some(b) = simple {
             return Ok(b);
         }
-        let bad_range = |this: &Self| {
-            Diagnostic::error(Span::new(esc_start, this.pos), "escape sequence out of range")
-        };
+        let bad_range = |this: &Self| Diagnostic::error(Span::new(esc_start, this.pos), "escape sequence out of range");
         match c {
             b'0'..=b'7' => {
                 let mut v = (c - b'0') as u32;
@@ -471,10 +458,7 @@ impl<'a> Lexer<'a> {
             _ => {
                 let ch = self.text[esc_start + 1..].chars().next().unwrap_or('\u{fffd}');
                 self.pos = esc_start + 1 + ch.len_utf8();
-                Err(Diagnostic::error(
-                    Span::new(esc_start, self.pos),
-                    format!("unknown escape sequence `\\{ch}`"),
-                ))
+                Err(Diagnostic::error(Span::new(esc_start, self.pos), format!("unknown escape sequence `\\{ch}`")))
             }
         }
     }

@@ -27,7 +27,9 @@ impl LineIndex {
         let offset = (offset as usize).min(self.source.len());
         let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
         let start = self.line_starts[line];
-        let col = self.source.get(start..)
+        let col = self
+            .source
+            .get(start..)
             .map(|rest| rest.char_indices().take_while(|&(i, c)| start + i + c.len_utf8() <= offset).count())
             .unwrap_or(0);
         SrcLoc { line: line as u32 + 1, col: col as u32 + 1 }

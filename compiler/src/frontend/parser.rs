@@ -108,11 +108,7 @@ impl Parser {
     }
 
     fn expect(&mut self, kind: &TokenKind) -> PResult<Span> {
-        if self.peek() == kind {
-            Ok(self.bump().span)
-        } else {
-            Err(self.error_here(&kind.describe()))
-        }
+        if self.peek() == kind { Ok(self.bump().span) } else { Err(self.error_here(&kind.describe())) }
     }
 
     fn ident(&mut self) -> PResult<Ident> {
@@ -125,8 +121,9 @@ impl Parser {
     /// Runs `f` one nesting level deeper.
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         if self.depth >= MAX_NESTING {
-            return Err(Diagnostic::error(self.span(), "nesting too deep")
-                .with_note(format!("the limit is {MAX_NESTING} nested blocks, statements, expressions and initialiser lists")));
+            return Err(Diagnostic::error(self.span(), "nesting too deep").with_note(format!(
+                "the limit is {MAX_NESTING} nested blocks, statements, expressions and initialiser lists"
+            )));
         }
         self.depth += 1;
         let r = f(self);
@@ -137,8 +134,9 @@ impl Parser {
     /// Rejects an expression node of tree height `height` built at the current depth.
     fn check_height(&self, height: u32, span: Span) -> PResult<()> {
         if self.depth + height > MAX_EXPR_HEIGHT {
-            Err(Diagnostic::error(span, "nesting too deep")
-                .with_note(format!("expression trees (including operator chains) are limited to {MAX_EXPR_HEIGHT} levels")))
+            Err(Diagnostic::error(span, "nesting too deep").with_note(format!(
+                "expression trees (including operator chains) are limited to {MAX_EXPR_HEIGHT} levels"
+            )))
         } else {
             Ok(())
         }
@@ -336,7 +334,12 @@ impl Parser {
                 if self.eat(&TokenKind::Assign) {
                     let target = match e.kind {
                         ExprKind::LVal(lv) => lv,
-                        _ => return Err(Diagnostic::error(e.span, "invalid assignment target: expected a variable or array element")),
+                        _ => {
+                            return Err(Diagnostic::error(
+                                e.span,
+                                "invalid assignment target: expected a variable or array element",
+                            ));
+                        }
                     };
                     let value = self.expr()?;
                     let end = self.expect(&TokenKind::Semi)?;

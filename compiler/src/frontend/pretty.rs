@@ -449,7 +449,10 @@ mod tests {
         assert!(else_branch.is_some());
         assert!(matches!(**then_branch, Stmt::Block(_)));
         assert_eq!(print_expr(&Expr::float(-1.5)), "(-1.5)");
-        assert_eq!(print_expr(&Expr::new(ExprKind::Unary(UnaryOp::Neg, Box::new(Expr::float(-1.5))), Span::DUMMY)), "-(-1.5)");
+        assert_eq!(
+            print_expr(&Expr::new(ExprKind::Unary(UnaryOp::Neg, Box::new(Expr::float(-1.5))), Span::DUMMY)),
+            "-(-1.5)"
+        );
         assert_eq!(print_expr(&Expr::float(f32::NAN)), "(0.0 / 0.0)");
     }
 }

@@ -22,9 +22,10 @@ type R<T> = Result<T, Diagnostic>;
 pub(crate) fn convert_const(v: ConstVal, to: Scalar, span: Span) -> R<ConstVal> {
     Ok(match (v, to) {
         (ConstVal::Int(i), Scalar::Float) => ConstVal::Float(i as f32),
-        (ConstVal::Float(f), Scalar::Int) => ConstVal::Int(float_to_int(f).ok_or_else(|| {
-            Diagnostic::error(span, format!("float value {f:?} is out of the range of `int`"))
-        })?),
+        (ConstVal::Float(f), Scalar::Int) => ConstVal::Int(
+            float_to_int(f)
+                .ok_or_else(|| Diagnostic::error(span, format!("float value {f:?} is out of the range of `int`")))?,
+        ),
         (v, _) => v,
     })
 }
@@ -105,12 +106,14 @@ impl Analyzer<'_> {
         match &e.kind {
             ExprKind::IntLit(v, _) => Ok(ConstVal::Int(*v)),
             ExprKind::FloatLit(f) => Ok(ConstVal::Float(*f)),
-            ExprKind::StrLit(_) => Err(Diagnostic::error(e.span, "a string literal is only allowed as the first argument of `putf`")),
-            ExprKind::Call { name, .. } => Err(Diagnostic::error(
-                e.span,
-                format!("call to `{}` in a constant expression", name.name),
-            )
-            .with_note("array dimensions, `const` initialisers and global initialisers must be compile-time constants")),
+            ExprKind::StrLit(_) => {
+                Err(Diagnostic::error(e.span, "a string literal is only allowed as the first argument of `putf`"))
+            }
+            ExprKind::Call { name, .. } => {
+                Err(Diagnostic::error(e.span, format!("call to `{}` in a constant expression", name.name)).with_note(
+                    "array dimensions, `const` initialisers and global initialisers must be compile-time constants",
+                ))
+            }
             ExprKind::Unary(op, operand) => {
                 let v = self.const_eval(operand)?;
                 Ok(match (op, v) {
@@ -161,7 +164,11 @@ impl Analyzer<'_> {
                         if lv.indices.len() != dims.len() {
                             return Err(Diagnostic::error(
                                 lv.span,
-                                format!("constant array `{name}` needs {} indices here, found {}", dims.len(), lv.indices.len()),
+                                format!(
+                                    "constant array `{name}` needs {} indices here, found {}",
+                                    dims.len(),
+                                    lv.indices.len()
+                                ),
                             ));
                         }
                         let mut flat: u64 = 0;

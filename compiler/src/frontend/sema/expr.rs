@@ -152,7 +152,8 @@ impl Analyzer<'_> {
             ast::BinaryOp::And | ast::BinaryOp::Or => unreachable!("handled above"),
         };
         let b = self.rvalue(rhs)?;
-        let common = if a.ty == Some(Scalar::Float) || b.ty == Some(Scalar::Float) { Scalar::Float } else { Scalar::Int };
+        let common =
+            if a.ty == Some(Scalar::Float) || b.ty == Some(Scalar::Float) { Scalar::Float } else { Scalar::Int };
         if hop == BinaryOp::Mod && common == Scalar::Float {
             return Err(Diagnostic::error(span, "invalid operands to `%`: both must be `int`, found `float`"));
         }
@@ -252,13 +253,18 @@ impl Analyzer<'_> {
                 return Err(Diagnostic::error(lv.span, format!("cannot assign to constant `{name}`")));
             }
             Some(Symbol::Var(info)) if info.is_const => {
-                return Err(Diagnostic::error(lv.span, format!("cannot assign to an element of constant array `{name}`")));
+                return Err(Diagnostic::error(
+                    lv.span,
+                    format!("cannot assign to an element of constant array `{name}`"),
+                ));
             }
             Some(Symbol::Var(_)) => {}
         }
         match self.lower_lval(lv)? {
             Lowered::Scalar(Expr { kind: ExprKind::Load(place), ty: Some(ty), .. }) => Ok((place, ty)),
-            _ => Err(Diagnostic::error(lv.span, format!("cannot assign to array `{name}`; assign its elements instead"))),
+            _ => {
+                Err(Diagnostic::error(lv.span, format!("cannot assign to array `{name}`; assign its elements instead")))
+            }
         }
     }
 
@@ -266,7 +272,9 @@ impl Analyzer<'_> {
         if let Some(&id) = self.funcs.get(&name.name) {
             let sig = self.sigs[id.index()].clone();
             if args.len() != sig.params.len() {
-                return Err(self.arity_error(&name.name, sig.params.len(), args.len(), span).with_label(sig.span, "defined here"));
+                return Err(self
+                    .arity_error(&name.name, sig.params.len(), args.len(), span)
+                    .with_label(sig.span, "defined here"));
             }
             let mut hargs = Vec::with_capacity(args.len());
             for (i, (arg, param)) in args.iter().zip(&sig.params).enumerate() {
@@ -305,7 +313,8 @@ impl Analyzer<'_> {
                 hargs
             }
         };
-        let call = Expr { kind: ExprKind::Call { callee: Callee::Builtin(builtin), args: hargs }, ty: builtin.ret(), span };
+        let call =
+            Expr { kind: ExprKind::Call { callee: Callee::Builtin(builtin), args: hargs }, ty: builtin.ret(), span };
         Ok(match builtin.ret() {
             Some(_) => Lowered::Scalar(call),
             None => Lowered::Void(call, name.name.clone()),
@@ -316,7 +325,11 @@ impl Analyzer<'_> {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         Diagnostic::error(
             span,
-            format!("function `{name}` takes {expected} argument{}, but {found} argument{} supplied", plural(expected), if found == 1 { " was" } else { "s were" }),
+            format!(
+                "function `{name}` takes {expected} argument{}, but {found} argument{} supplied",
+                plural(expected),
+                if found == 1 { " was" } else { "s were" }
+            ),
         )
     }
 
@@ -327,7 +340,12 @@ impl Analyzer<'_> {
             VarType::Scalar(s) => match self.lower_expr(arg)? {
                 Lowered::Array(view) => Err(Diagnostic::error(
                     arg.span,
-                    format!("argument {nth} of `{func}` must be a scalar (`{}`), found array `{}` (`{}`)", scalar_name(*s), view.name, array_type_name(view.elem, &view.inner)),
+                    format!(
+                        "argument {nth} of `{func}` must be a scalar (`{}`), found array `{}` (`{}`)",
+                        scalar_name(*s),
+                        view.name,
+                        array_type_name(view.elem, &view.inner)
+                    ),
                 )),
                 other => Ok(convert(into_rvalue(other, arg.span)?, *s)),
             },

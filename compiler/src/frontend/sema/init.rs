@@ -26,7 +26,11 @@ use crate::frontend::ast::{Expr, InitVal, Span};
 use crate::frontend::diag::Diagnostic;
 
 /// Flattens the braced list `items` (spanning `span`) for an array of shape `dims`.
-pub(crate) fn flatten_array<'a>(dims: &[u32], items: &'a [InitVal], span: Span) -> Result<Vec<(u32, &'a Expr)>, Diagnostic> {
+pub(crate) fn flatten_array<'a>(
+    dims: &[u32],
+    items: &'a [InitVal],
+    span: Span,
+) -> Result<Vec<(u32, &'a Expr)>, Diagnostic> {
     let mut sizes = vec![1u64; dims.len() + 1];
     for l in (0..dims.len()).rev() {
         sizes[l] = sizes[l + 1] * dims[l] as u64;
@@ -69,8 +73,10 @@ fn fill<'a>(
     let mut pos = 0u64;
     for item in items {
         if pos >= size {
-            return Err(Diagnostic::error(init_span(item, span), "too many initialisers")
-                .with_label(span, format!("this list initialises {size} element{}", if size == 1 { "" } else { "s" })));
+            return Err(Diagnostic::error(init_span(item, span), "too many initialisers").with_label(
+                span,
+                format!("this list initialises {size} element{}", if size == 1 { "" } else { "s" }),
+            ));
         }
         match item {
             InitVal::Expr(e) => {
@@ -119,14 +125,20 @@ mod tests {
 
     #[test]
     fn sysy_md_examples() {
-        assert_eq!(flat(&[4, 2], "{1, 2, {3}, {5}, a[3][0], 8}").unwrap(), vec![(0, 1), (1, 2), (2, 3), (4, 5), (6, -1), (7, 8)]);
+        assert_eq!(
+            flat(&[4, 2], "{1, 2, {3}, {5}, a[3][0], 8}").unwrap(),
+            vec![(0, 1), (1, 2), (2, 3), (4, 5), (6, -1), (7, 8)]
+        );
         assert_eq!(
             flat(&[4, 2, 1], "{{d[2][1], {c[2][1]}}, {3, 4}, {5, 6}, {7, 8}}").unwrap(),
             vec![(0, -1), (1, -1), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8)]
         );
         assert_eq!(flat(&[4, 2], "{{1, 2}, {3, 4}, {}, 7}").unwrap(), vec![(0, 1), (1, 2), (2, 3), (3, 4), (6, 7)]);
         assert_eq!(flat(&[4, 2], "{}").unwrap(), vec![]);
-        assert_eq!(flat(&[4, 2], "{1, 2, 3, 4, 5, 6, 7, 8}").unwrap(), (0..8).map(|i| (i, i as i32 + 1)).collect::<Vec<_>>());
+        assert_eq!(
+            flat(&[4, 2], "{1, 2, 3, 4, 5, 6, 7, 8}").unwrap(),
+            (0..8).map(|i| (i, i as i32 + 1)).collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -99,7 +99,10 @@ impl Analyzer<'_> {
     fn lower_func(&mut self, f: &ast::FuncDef) -> R<()> {
         let name = &f.name.name;
         if Builtin::from_source_name(name).is_some() {
-            return Err(Diagnostic::error(f.name.span, format!("`{name}` is a runtime library function and cannot be redefined")));
+            return Err(Diagnostic::error(
+                f.name.span,
+                format!("`{name}` is a runtime library function and cannot be redefined"),
+            ));
         }
         if let Some(&id) = self.funcs.get(name) {
             return Err(Diagnostic::error(f.name.span, format!("redefinition of function `{name}`"))
@@ -146,7 +149,13 @@ impl Analyzer<'_> {
                 break;
             }
             let local = LocalId(self.locals.len() as u32);
-            self.locals.push(Local { name: p.name.name.clone(), ty: ty.clone(), is_const: false, is_param: true, span: p.name.span });
+            self.locals.push(Local {
+                name: p.name.name.clone(),
+                ty: ty.clone(),
+                is_const: false,
+                is_param: true,
+                span: p.name.span,
+            });
             params.push(local);
             let info = VarInfo { var: VarRef::Local(local), ty, is_const: false, const_values: None };
             self.scopes.declare(&p.name.name, Symbol::Var(info), p.name.span);

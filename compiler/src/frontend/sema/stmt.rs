@@ -130,7 +130,10 @@ impl Analyzer<'_> {
                 } else {
                     let local = self.new_local(name, ty.clone(), true);
                     let elems = values.elems.iter().map(|&(i, v)| (i, const_expr(v, def.span))).collect();
-                    out.push(Stmt { kind: StmtKind::Decl { local, init: Some(LocalInit::Array(elems)) }, span: def.span });
+                    out.push(Stmt {
+                        kind: StmtKind::Decl { local, init: Some(LocalInit::Array(elems)) },
+                        span: def.span,
+                    });
                     VarRef::Local(local)
                 };
                 let info = VarInfo { var, ty, is_const: true, const_values: Some(Rc::new(values)) };
@@ -215,7 +218,10 @@ impl Analyzer<'_> {
                     return Err(Diagnostic::error(e.span, format!("array `{}` used as a statement", view.name)));
                 }
                 super::expr::Lowered::Str(span) => {
-                    return Err(Diagnostic::error(span, "a string literal is only allowed as the first argument of `putf`"));
+                    return Err(Diagnostic::error(
+                        span,
+                        "a string literal is only allowed as the first argument of `putf`",
+                    ));
                 }
             },
             ast::Stmt::Block(b) => {
@@ -256,7 +262,10 @@ impl Analyzer<'_> {
                     (None, None) => StmtKind::Return(None),
                     (Some(v), Some(ty)) => StmtKind::Return(Some(self.rvalue_as(v, ty)?)),
                     (Some(v), None) => {
-                        return Err(Diagnostic::error(v.span, format!("`void` function `{func}` cannot return a value")));
+                        return Err(Diagnostic::error(
+                            v.span,
+                            format!("`void` function `{func}` cannot return a value"),
+                        ));
                     }
                     (None, Some(ty)) => {
                         return Err(Diagnostic::error(
