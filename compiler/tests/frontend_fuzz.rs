@@ -10,11 +10,18 @@ use sysyc::frontend::{self, pretty};
 
 /// Runs the whole front end; on failure checks the rendering.
 fn front_end_does_not_panic(src: &str) {
-    if let Err(e) = frontend::compile_source("t.sy", src) {
-        assert!(!e.diagnostics.is_empty());
-        let text = e.to_string();
-        let first = text.lines().next().unwrap_or("");
-        assert!(first.starts_with("t.sy:") && first.contains(": error: "), "bad rendering: {text}");
+    match frontend::compile_source("t.sy", src) {
+        Ok(program) => {
+            if let Err(e) = frontend::hir_check::check(&program) {
+                panic!("HIR invariant broken ({e}) for:\n{src}");
+            }
+        }
+        Err(e) => {
+            assert!(!e.diagnostics.is_empty());
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("");
+            assert!(first.starts_with("t.sy:") && first.contains(": error: "), "bad rendering: {text}");
+        }
     }
 }
 

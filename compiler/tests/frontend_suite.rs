@@ -26,7 +26,8 @@ fn check_file(path: &Path) -> Result<(), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let src = frontend::source_from_bytes(&bytes);
     let name = path.display().to_string();
-    frontend::compile_source(&name, &src).map_err(|e| e.to_string())?;
+    let program = frontend::compile_source(&name, &src).map_err(|e| e.to_string())?;
+    sysyc::frontend::hir_check::check(&program).map_err(|e| format!("{name}: HIR invariant broken: {e}"))?;
     let ast = frontend::parse(&src).map_err(|d| frontend::diag::render(&name, &src, &d))?;
     let printed = pretty::print(&ast);
     let again = frontend::parse(&printed).map_err(|d| {

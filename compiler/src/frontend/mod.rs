@@ -11,7 +11,8 @@
 //! * [`analyze`] — AST → HIR (needs the [`LineIndex`] of the source for the line numbers
 //!   `starttime`/`stoptime` receive; use `LineIndex::default()` for an AST without source);
 //! * [`compile_source`] — both, with rendered errors;
-//! * [`pretty::print`] — AST → SysY source that parses back to the same AST.
+//! * [`pretty::print`] — AST → SysY source that parses back to the same AST;
+//! * [`hir_check::check`] — verifies the invariants every HIR program satisfies.
 //!
 //! No input makes any of them panic. Raw bytes (files that may not be UTF-8) go through
 //! [`source_from_bytes`] first, so spans always index the `&str` that was parsed.
@@ -19,6 +20,7 @@
 pub mod ast;
 pub mod diag;
 pub mod hir;
+pub mod hir_check;
 pub mod lexer;
 pub mod line_index;
 pub mod parser;
