@@ -201,6 +201,24 @@ fn nesting_just_below_the_limits_is_accepted() {
     frontend::compile_source("t.sy", &src).expect("deep but legal nesting");
     let src = format!("int main() {{ {} return 0; }}", "while (0) ".repeat(n));
     frontend::compile_source("t.sy", &src).expect("deep but legal nesting");
+    // Every recursive construct near the limit analyses without exhausting a test thread's
+    // stack: nested calls, negations, indices, braces around a scalar, blocks.
+    let n = MAX_NESTING as usize - 20;
+    let sources = [
+        format!("int f(int x) {{ return x; }} int main() {{ return {}1{}; }}", "f(".repeat(n), ")".repeat(n)),
+        format!("int main() {{ return {}1{}; }}", "-(".repeat(n / 2), ")".repeat(n / 2)),
+        format!("int main() {{ int a[2] = {{}}; return {}0{}; }}", "a[".repeat(n / 2), "]".repeat(n / 2)),
+        format!("int main() {{ int x = {}1{}; return x; }}", "{".repeat(n), "}".repeat(n)),
+        format!("int main() {} return 0; {}", "{".repeat(n), "}".repeat(n)),
+        format!("int main() {{ int i = 0; {} i = 1; return i; }}", "if (i == 0) ".repeat(n)),
+    ];
+    for src in &sources {
+        let p = frontend::compile_source("t.sy", src).unwrap_or_else(|e| panic!("{e}"));
+        frontend::hir_check::check(&p).expect("invariants");
+        let unit = frontend::parse(src).expect("parses");
+        let printed = frontend::pretty::print(&unit);
+        assert_eq!(frontend::parse(&printed).expect("reparses").without_spans(), unit.without_spans());
+    }
     // Long operator chains are fine up to the expression height limit (the competition
     // suite has a 4000-term sum) — and analysing them must not overflow the stack.
     let chain = frontend::parser::MAX_EXPR_HEIGHT as usize - 20;

@@ -344,3 +344,13 @@ fn recursion_and_void_functions() {
     assert_eq!(p.funcs[0].ret, Some(Scalar::Int));
     assert_eq!(p.main, FuncId(2));
 }
+
+#[test]
+fn analysing_a_tree_without_source_works() {
+    // Trees built by a generator have dummy spans and no source text.
+    let unit = sysyc::frontend::parse("int main() { starttime(); return 0; }").expect("parses").without_spans();
+    let p = sysyc::frontend::analyze(&unit, &sysyc::frontend::LineIndex::default()).expect("analyses");
+    let StmtKind::Expr(call) = &main_body(&p)[0].kind else { panic!() };
+    let ExprKind::Call { args, .. } = &call.kind else { panic!() };
+    assert_eq!(args[0].kind, ExprKind::Const(ConstVal::Int(1)));
+}

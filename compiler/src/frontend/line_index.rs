@@ -7,11 +7,18 @@
 use super::ast::Span;
 use crate::runtime::outcome::SrcLoc;
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct LineIndex {
     source: String,
     /// Byte offset at which each line starts; `line_starts[0] == 0`.
     line_starts: Vec<usize>,
+}
+
+/// The index of an empty text: every offset is at 1:1 (for trees built without source).
+impl Default for LineIndex {
+    fn default() -> LineIndex {
+        LineIndex::new("")
+    }
 }
 
 impl LineIndex {
@@ -25,8 +32,8 @@ impl LineIndex {
     /// character counts as that character).
     pub fn line_col(&self, offset: u32) -> SrcLoc {
         let offset = (offset as usize).min(self.source.len());
-        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
-        let start = self.line_starts[line];
+        let line = self.line_starts.partition_point(|&start| start <= offset).saturating_sub(1);
+        let start = self.line_starts.get(line).copied().unwrap_or(0);
         let col = self
             .source
             .get(start..)
@@ -66,5 +73,6 @@ mod tests {
         assert_eq!(at(10), (4, 1));
         assert_eq!(at(1000), (4, 2));
         assert_eq!(LineIndex::new("").line_col(5), SrcLoc { line: 1, col: 1 });
+        assert_eq!(LineIndex::default().line_col(7), SrcLoc { line: 1, col: 1 });
     }
 }
