@@ -174,6 +174,33 @@ mod tests {
     }
 
     #[test]
+    fn word_aligned_all_wide_thumb_block_is_thumb() {
+        // ldr.w r0, [r4, #4]; add.w r1, r0, r5, lsl #1; mul r2, r1, r5;
+        // sdiv r3, r2, r5; str.w r3, [r4, #8]; subs.w r5, r5, #1; bne.w back
+        // (objdump of tests/asm/thumb_counts.s in the plugin crate), at a
+        // word-aligned address: sizes and alignment say nothing.
+        let words: [[u16; 2]; 7] = [
+            [0xf8d4, 0x0004],
+            [0xeb00, 0x0145],
+            [0xfb01, 0xf205],
+            [0xfb92, 0xf3f5],
+            [0xf8c4, 0x3008],
+            [0xf1b5, 0x0501],
+            [0xf47f, 0xaff2],
+        ];
+        let bytes: Vec<[u8; 4]> = words
+            .iter()
+            .map(|[a, b]| {
+                let (a, b) = (a.to_le_bytes(), b.to_le_bytes());
+                [a[0], a[1], b[0], b[1]]
+            })
+            .collect();
+        let block: Vec<RawInsn<'_>> =
+            bytes.iter().enumerate().map(|(i, b)| insn(0x100e0 + 4 * i as u64, b)).collect();
+        assert_eq!(ModeGuesser::new().guess(&block), Mode::Thumb);
+    }
+
+    #[test]
     fn classify_block_uses_it_state() {
         let it = 0xbf08u16.to_le_bytes();
         let b = 0xe7feu16.to_le_bytes();

@@ -60,6 +60,9 @@ impl CostCounts {
     /// Parses the bytes of a counter file.
     pub fn parse(bytes: &[u8]) -> Result<CostCounts, CountsError> {
         let header = Header::decode(bytes)?;
+        if header.failed {
+            return Err(CountsError::PluginFailed);
+        }
         let available = (bytes.len() as u64 - HEADER_SIZE) / RECORD_SIZE;
         if header.records > available {
             return Err(CountsError::Truncated { records: header.records, available });
@@ -128,6 +131,8 @@ pub enum CountsError {
     Truncated { records: u64, available: u64 },
     #[error("counter file record {index}: {error}")]
     BadRecord { index: u64, error: LayoutError },
+    #[error("the plugin stopped counting (it could not grow its counter file); counts are incomplete")]
+    PluginFailed,
     #[error("counter file record {index}: instruction count overflows 64 bits")]
     Overflow { index: u64 },
     #[error("{path}: {error}")]
@@ -207,6 +212,8 @@ mod tests {
         let huge = [record(u64::MAX, Origin::Program, &[InsnClass::Alu, InsnClass::Alu])];
         let header = Header { records: 1, ..Header::empty() };
         assert!(matches!(CostCounts::parse(&file(header, &huge, 0)), Err(CountsError::Overflow { index: 0 })));
+        let failed = Header { failed: true, ..Header::empty() };
+        assert!(matches!(CostCounts::parse(&file(failed, &[], 0)), Err(CountsError::PluginFailed)));
     }
 
     #[test]

@@ -29,6 +29,8 @@
 //!   64  heuristic disagreements u64  blocks with symbols where the heuristic
 //!                                    would have picked the other mode
 //!   72  mode map status  u64      0 not requested, 1 loaded, 2 unavailable
+//!   80  failed           u64      1 if the plugin stopped counting (it could
+//!                                 not grow this file): counts are unusable
 //!   (rest zero)
 //! offset HEADER_SIZE + i * RECORD_SIZE: record i, RECORD_SIZE (64) bytes:
 //!   0   executions       u64      incremented by QEMU each time the block runs
@@ -90,6 +92,7 @@ pub struct Header {
     pub mode_from_heuristic: u64,
     pub heuristic_disagreements: u64,
     pub mode_map: ModeMapStatus,
+    pub failed: bool,
 }
 
 impl Header {
@@ -103,16 +106,18 @@ impl Header {
             mode_from_heuristic: 0,
             heuristic_disagreements: 0,
             mode_map: ModeMapStatus::NotRequested,
+            failed: false,
         }
     }
 
-    /// Writes the whole header into `out[..HEADER_SIZE]`.
+    /// Writes every header field into `out` (the fields are contiguous and
+    /// end at byte 88; the rest of the header stays as it is, zero in a
+    /// fresh file).
     ///
     /// # Panics
     /// If `out` is shorter than [`HEADER_SIZE`] (a writer bug, not input).
     pub fn encode_into(&self, out: &mut [u8]) {
         let out = &mut out[..HEADER_SIZE as usize];
-        out.fill(0);
         out[0..8].copy_from_slice(&MAGIC);
         put_u32(out, 8, LAYOUT_VERSION);
         put_u32(out, 12, NUM_CLASSES as u32);
@@ -125,6 +130,7 @@ impl Header {
         put_u64(out, 56, self.mode_from_heuristic);
         put_u64(out, 64, self.heuristic_disagreements);
         put_u64(out, 72, self.mode_map as u64);
+        put_u64(out, 80, u64::from(self.failed));
     }
 
     /// Parses and validates a header.
@@ -157,7 +163,13 @@ impl Header {
             2 => ModeMapStatus::Unavailable,
             other => return Err(LayoutError::BadField { field: "mode map status", value: other }),
         };
+        let failed = match get_u64(bytes, 80) {
+            0 => false,
+            1 => true,
+            other => return Err(LayoutError::BadField { field: "failed", value: other }),
+        };
         Ok(Header {
+            failed,
             complete,
             records: get_u64(bytes, RECORD_COUNT_OFFSET),
             translations: get_u64(bytes, 40),
@@ -324,8 +336,9 @@ mod tests {
             mode_from_heuristic: 1,
             heuristic_disagreements: 0,
             mode_map: ModeMapStatus::Loaded,
+            failed: false,
         };
-        let mut buf = vec![0xaa; HEADER_SIZE as usize];
+        let mut buf = vec![0; HEADER_SIZE as usize];
         header.encode_into(&mut buf);
         assert_eq!(Header::decode(&buf), Ok(header));
         buf[8] = 9;
