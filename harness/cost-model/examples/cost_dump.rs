@@ -2,6 +2,7 @@
 //!
 //! Usage: `cargo run -p sysy-cost-model --example cost_dump -- FILE`
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -12,22 +13,49 @@ fn main() -> ExitCode {
         eprintln!("usage: cost_dump COUNTER_FILE");
         return ExitCode::FAILURE;
     };
-    let counts = match CostCounts::read(&path) {
-        Ok(counts) => counts,
+    match CostCounts::read(&path) {
+        // A closed stdout (e.g. `| head`) is not worth an error.
+        Ok(counts) => {
+            let _ = print(&counts, &mut std::io::stdout().lock());
+            ExitCode::SUCCESS
+        }
         Err(error) => {
             eprintln!("{error}");
-            return ExitCode::FAILURE;
+            ExitCode::FAILURE
         }
-    };
+    }
+}
+
+fn print(counts: &CostCounts, out: &mut impl Write) -> std::io::Result<()> {
     let table = LatencyTable::CORTEX_A9_LIKE;
     let cycles = counts.cycles(&table);
-    println!("complete: {}", counts.complete);
-    println!("instructions: total {} program {} runtime {}", counts.total, counts.program_total(), counts.runtime_total());
-    println!("cycles:       total {} program {} runtime {}", cycles.total, cycles.program, cycles.runtime);
-    println!("{:<22}{:>14}{:>14}{:>6}", "class", "program", "runtime", "cost");
+    writeln!(out, "complete: {}", counts.complete)?;
+    writeln!(
+        out,
+        "instructions: total {} program {} runtime {}",
+        counts.total,
+        counts.program_total(),
+        counts.runtime_total()
+    )?;
+    writeln!(
+        out,
+        "cycles:       total {} program {} runtime {}",
+        cycles.total, cycles.program, cycles.runtime
+    )?;
+    writeln!(
+        out,
+        "{:<22}{:>14}{:>14}{:>6}",
+        "class", "program", "runtime", "cost"
+    )?;
     for class in InsnClass::ALL {
-        println!("{:<22}{:>14}{:>14}{:>6}", class.name(), counts.program.get(class), counts.runtime.get(class), table.cost(class));
+        writeln!(
+            out,
+            "{:<22}{:>14}{:>14}{:>6}",
+            class.name(),
+            counts.program.get(class),
+            counts.runtime.get(class),
+            table.cost(class)
+        )?;
     }
-    println!("mode detection: {:?}", counts.mode_stats);
-    ExitCode::SUCCESS
+    writeln!(out, "mode detection: {:?}", counts.mode_stats)
 }

@@ -58,14 +58,20 @@ pub fn decode_block(insns: &[RawInsn<'_>], mode: Mode) -> Vec<Decoded> {
             .collect(),
         Mode::Thumb => {
             let mut decoder = ThumbDecoder::new();
-            insns.iter().map(|insn| decoder.decode(insn.bytes, insn.vaddr)).collect()
+            insns
+                .iter()
+                .map(|insn| decoder.decode(insn.bytes, insn.vaddr))
+                .collect()
         }
     }
 }
 
 /// The classes of every instruction of a block in `mode`.
 pub fn classify_block(insns: &[RawInsn<'_>], mode: Mode) -> Vec<InsnClass> {
-    decode_block(insns, mode).into_iter().map(|d| d.class).collect()
+    decode_block(insns, mode)
+        .into_iter()
+        .map(|d| d.class)
+        .collect()
 }
 
 /// Guesses the instruction set of blocks without mapping symbols; see the
@@ -82,14 +88,19 @@ impl ModeGuesser {
 
     /// The most plausible mode of the block `insns`.
     pub fn guess(&self, insns: &[RawInsn<'_>]) -> Mode {
-        let Some(first) = insns.first() else { return Mode::Arm };
+        let Some(first) = insns.first() else {
+            return Mode::Arm;
+        };
         if insns.iter().any(|i| i.bytes.len() == 2 || i.vaddr % 4 == 2) {
             return Mode::Thumb;
         }
         if insns.iter().any(|i| i.bytes.len() != 4) {
             return Mode::Arm;
         }
-        if !insns.iter().all(|i| is_t32_prefix(u16::from_le_bytes([i.bytes[0], i.bytes[1]]))) {
+        if !insns
+            .iter()
+            .all(|i| is_t32_prefix(u16::from_le_bytes([i.bytes[0], i.bytes[1]])))
+        {
             return Mode::Arm;
         }
         let arm = decode_block(insns, Mode::Arm);
@@ -103,25 +114,33 @@ impl ModeGuesser {
             return mode;
         }
         let ends = |decoded: &[Decoded]| decoded.last().is_some_and(Decoded::ends_block);
-        if ends(&thumb) && !ends(&arm) { Mode::Thumb } else { Mode::Arm }
+        if ends(&thumb) && !ends(&arm) {
+            Mode::Thumb
+        } else {
+            Mode::Arm
+        }
     }
 
     /// Records what a block decided to be in `mode` says about other blocks.
     pub fn learn(&mut self, insns: &[RawInsn<'_>], mode: Mode) {
         for decoded in decode_block(insns, mode) {
             if let Flow::Direct { target, exchange } = decoded.flow {
-                self.hints.insert(target, if exchange { mode.other() } else { mode });
+                self.hints
+                    .insert(target, if exchange { mode.other() } else { mode });
             }
         }
         if let Some(last) = insns.last() {
-            self.hints.insert(last.vaddr + last.bytes.len() as u64, mode);
+            self.hints
+                .insert(last.vaddr + last.bytes.len() as u64, mode);
         }
     }
 }
 
 /// No undefined encodings, and no control transfer before the last instruction.
 fn is_consistent(decoded: &[Decoded]) -> bool {
-    let Some((_, body)) = decoded.split_last() else { return true };
+    let Some((_, body)) = decoded.split_last() else {
+        return true;
+    };
     decoded.iter().all(|d| d.flow != Flow::Undefined) && !body.iter().any(Decoded::ends_block)
 }
 
@@ -195,8 +214,11 @@ mod tests {
                 [a[0], a[1], b[0], b[1]]
             })
             .collect();
-        let block: Vec<RawInsn<'_>> =
-            bytes.iter().enumerate().map(|(i, b)| insn(0x100e0 + 4 * i as u64, b)).collect();
+        let block: Vec<RawInsn<'_>> = bytes
+            .iter()
+            .enumerate()
+            .map(|(i, b)| insn(0x100e0 + 4 * i as u64, b))
+            .collect();
         assert_eq!(ModeGuesser::new().guess(&block), Mode::Thumb);
     }
 

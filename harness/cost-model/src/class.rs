@@ -28,7 +28,9 @@
 //!   `ldrsb`, `ldrsh`, `ldrd`, `ldrex*`, `swp`) that do not load the PC.
 //! * [`InsnClass::Store`] — single integer stores (`str*`, `strd`, `strex*`).
 //! * [`InsnClass::LoadStoreMultiple`] — `ldm`/`stm` in every addressing mode,
-//!   `push`, and `pop` whose register list does not contain the PC.
+//!   `push`, and `pop` whose register list does not contain the PC. (A32
+//!   encodes a one-register `push {r8}`/`pop {r8}` as `str`/`ldr`; classes
+//!   follow the encoding, so those count as a store/load.)
 //! * [`InsnClass::Branch`] — unconditional direct branches: `b`, `bl`,
 //!   `blx <label>`.
 //! * [`InsnClass::CondBranch`] — conditional direct branches: `b<cond>`,
@@ -192,7 +194,9 @@ impl ClassCounts {
 
     /// `(class, count)` pairs in class order, including zero counts.
     pub fn iter(&self) -> impl Iterator<Item = (InsnClass, u64)> + '_ {
-        InsnClass::ALL.iter().map(move |&class| (class, self.get(class)))
+        InsnClass::ALL
+            .iter()
+            .map(move |&class| (class, self.get(class)))
     }
 }
 

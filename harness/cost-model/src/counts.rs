@@ -53,7 +53,10 @@ pub struct CycleEstimate {
 impl CostCounts {
     /// Reads the counter file at `path`.
     pub fn read(path: &Path) -> Result<CostCounts, CountsError> {
-        let bytes = std::fs::read(path).map_err(|source| CountsError::Io { path: path.to_path_buf(), source })?;
+        let bytes = std::fs::read(path).map_err(|source| CountsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
         CostCounts::parse(&bytes).map_err(|error| error.in_file(path))
     }
 
@@ -65,7 +68,10 @@ impl CostCounts {
         }
         let available = (bytes.len() as u64 - HEADER_SIZE) / RECORD_SIZE;
         if header.records > available {
-            return Err(CountsError::Truncated { records: header.records, available });
+            return Err(CountsError::Truncated {
+                records: header.records,
+                available,
+            });
         }
         let mut program = ClassCounts::default();
         let mut runtime = ClassCounts::default();
@@ -116,7 +122,11 @@ impl CostCounts {
     pub fn cycles(&self, table: &LatencyTable) -> CycleEstimate {
         let program = table.cycles(&self.program);
         let runtime = table.cycles(&self.runtime);
-        CycleEstimate { total: program.saturating_add(runtime), program, runtime }
+        CycleEstimate {
+            total: program.saturating_add(runtime),
+            program,
+            runtime,
+        }
     }
 }
 
@@ -124,24 +134,35 @@ impl CostCounts {
 #[derive(Debug, thiserror::Error)]
 pub enum CountsError {
     #[error("cannot read counter file {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Layout(#[from] LayoutError),
     #[error("counter file claims {records} records but holds only {available}")]
     Truncated { records: u64, available: u64 },
     #[error("counter file record {index}: {error}")]
     BadRecord { index: u64, error: LayoutError },
-    #[error("the plugin stopped counting (it could not grow its counter file); counts are incomplete")]
+    #[error(
+        "the plugin stopped counting (it could not grow its counter file); counts are incomplete"
+    )]
     PluginFailed,
     #[error("counter file record {index}: instruction count overflows 64 bits")]
     Overflow { index: u64 },
     #[error("{path}: {error}")]
-    InFile { path: PathBuf, error: Box<CountsError> },
+    InFile {
+        path: PathBuf,
+        error: Box<CountsError>,
+    },
 }
 
 impl CountsError {
     fn in_file(self, path: &Path) -> CountsError {
-        CountsError::InFile { path: path.to_path_buf(), error: Box::new(self) }
+        CountsError::InFile {
+            path: path.to_path_buf(),
+            error: Box::new(self),
+        }
     }
 }
 
@@ -175,14 +196,25 @@ mod tests {
     #[test]
     fn totals_are_executions_times_mix() {
         let records = [
-            record(10, Origin::Program, &[InsnClass::Alu, InsnClass::Load, InsnClass::CondBranch]),
+            record(
+                10,
+                Origin::Program,
+                &[InsnClass::Alu, InsnClass::Load, InsnClass::CondBranch],
+            ),
             record(1, Origin::Runtime, &[InsnClass::Alu, InsnClass::Other]),
             // A retranslation of the first block: its own counter, summed in.
-            record(5, Origin::Program, &[InsnClass::Alu, InsnClass::Load, InsnClass::CondBranch]),
+            record(
+                5,
+                Origin::Program,
+                &[InsnClass::Alu, InsnClass::Load, InsnClass::CondBranch],
+            ),
             // Translated but never run.
             record(0, Origin::Runtime, &[InsnClass::Div]),
         ];
-        let header = Header { records: 4, ..Header::empty() };
+        let header = Header {
+            records: 4,
+            ..Header::empty()
+        };
         // Spare zero records past the count are ignored.
         let counts = CostCounts::parse(&file(header, &records, 3)).expect("valid file");
         assert!(!counts.complete);
@@ -199,26 +231,59 @@ mod tests {
 
     #[test]
     fn malformed_files_are_errors() {
-        let header = Header { records: 2, complete: true, ..Header::empty() };
+        let header = Header {
+            records: 2,
+            complete: true,
+            ..Header::empty()
+        };
         let one = [record(1, Origin::Program, &[InsnClass::Alu])];
         match CostCounts::parse(&file(header, &one, 0)) {
-            Err(CountsError::Truncated { records: 2, available: 1 }) => {}
+            Err(CountsError::Truncated {
+                records: 2,
+                available: 1,
+            }) => {}
             other => panic!("expected truncation error, got {other:?}"),
         }
-        assert!(matches!(CostCounts::parse(b"short"), Err(CountsError::Layout(LayoutError::TooShort { .. }))));
+        assert!(matches!(
+            CostCounts::parse(b"short"),
+            Err(CountsError::Layout(LayoutError::TooShort { .. }))
+        ));
         let mut bad_magic = file(Header::empty(), &[], 0);
         bad_magic[0] = b'X';
-        assert!(matches!(CostCounts::parse(&bad_magic), Err(CountsError::Layout(LayoutError::BadMagic))));
-        let huge = [record(u64::MAX, Origin::Program, &[InsnClass::Alu, InsnClass::Alu])];
-        let header = Header { records: 1, ..Header::empty() };
-        assert!(matches!(CostCounts::parse(&file(header, &huge, 0)), Err(CountsError::Overflow { index: 0 })));
-        let failed = Header { failed: true, ..Header::empty() };
-        assert!(matches!(CostCounts::parse(&file(failed, &[], 0)), Err(CountsError::PluginFailed)));
+        assert!(matches!(
+            CostCounts::parse(&bad_magic),
+            Err(CountsError::Layout(LayoutError::BadMagic))
+        ));
+        let huge = [record(
+            u64::MAX,
+            Origin::Program,
+            &[InsnClass::Alu, InsnClass::Alu],
+        )];
+        let header = Header {
+            records: 1,
+            ..Header::empty()
+        };
+        assert!(matches!(
+            CostCounts::parse(&file(header, &huge, 0)),
+            Err(CountsError::Overflow { index: 0 })
+        ));
+        let failed = Header {
+            failed: true,
+            ..Header::empty()
+        };
+        assert!(matches!(
+            CostCounts::parse(&file(failed, &[], 0)),
+            Err(CountsError::PluginFailed)
+        ));
     }
 
     #[test]
     fn missing_file_names_the_path() {
-        let error = CostCounts::read(Path::new("/nonexistent/counts.bin")).expect_err("no such file");
-        assert!(error.to_string().contains("/nonexistent/counts.bin"), "{error}");
+        let error =
+            CostCounts::read(Path::new("/nonexistent/counts.bin")).expect_err("no such file");
+        assert!(
+            error.to_string().contains("/nonexistent/counts.bin"),
+            "{error}"
+        );
     }
 }

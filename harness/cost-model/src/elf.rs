@@ -29,7 +29,9 @@
 
 use std::path::{Path, PathBuf};
 
-use object::{Object, ObjectSection, ObjectSymbol, SectionIndex, SectionKind, SymbolKind, SymbolSection};
+use object::{
+    Object, ObjectSection, ObjectSymbol, SectionIndex, SectionKind, SymbolKind, SymbolSection,
+};
 
 use crate::decode::Mode;
 
@@ -79,27 +81,47 @@ impl ProgramRanges {
     pub fn from_markers(exe: &Path) -> Result<ProgramRanges, ElfError> {
         let symbols = SymbolTable::read(exe)?;
         let find = |name: &str| -> Result<u64, ElfError> {
-            let mut hits = symbols.symbols.iter().filter(|s| s.defined && s.name == name);
-            let first = hits.next().ok_or_else(|| ElfError::MissingSymbol { path: exe.to_path_buf(), name: name.to_string() })?;
+            let mut hits = symbols
+                .symbols
+                .iter()
+                .filter(|s| s.defined && s.name == name);
+            let first = hits.next().ok_or_else(|| ElfError::MissingSymbol {
+                path: exe.to_path_buf(),
+                name: name.to_string(),
+            })?;
             if hits.next().is_some() {
-                return Err(ElfError::Ambiguous { path: exe.to_path_buf(), name: name.to_string() });
+                return Err(ElfError::Ambiguous {
+                    path: exe.to_path_buf(),
+                    name: name.to_string(),
+                });
             }
             Ok(first.code_address())
         };
         let (begin, end) = (find(PROG_BEGIN_SYMBOL)?, find(PROG_END_SYMBOL)?);
         if begin >= end {
-            return Err(ElfError::EmptyMarkers { path: exe.to_path_buf(), begin, end });
+            return Err(ElfError::EmptyMarkers {
+                path: exe.to_path_buf(),
+                begin,
+                end,
+            });
         }
         Ok(ProgramRanges::new([(begin, end)]))
     }
 
     /// The code of the named functions in the executable at `exe`. Each name
     /// must be a unique global function, or failing that a unique local one.
-    pub fn from_functions<S: AsRef<str>>(exe: &Path, names: &[S]) -> Result<ProgramRanges, ElfError> {
+    pub fn from_functions<S: AsRef<str>>(
+        exe: &Path,
+        names: &[S],
+    ) -> Result<ProgramRanges, ElfError> {
         let symbols = SymbolTable::read(exe)?;
         let mut ranges = Vec::with_capacity(names.len());
         for name in names {
-            let wanted = FunctionRef { name: name.as_ref(), local: false, file: None };
+            let wanted = FunctionRef {
+                name: name.as_ref(),
+                local: false,
+                file: None,
+            };
             ranges.push(symbols.function_range(exe, &wanted)?);
         }
         Ok(ProgramRanges::new(ranges))
@@ -115,13 +137,22 @@ impl ProgramRanges {
             .symbols
             .iter()
             .filter(|s| s.defined && s.kind == SymbolKind::Text)
-            .map(|s| FunctionRef { name: &s.name, local: s.local, file: s.file.as_deref() })
+            .map(|s| FunctionRef {
+                name: &s.name,
+                local: s.local,
+                file: s.file.as_deref(),
+            })
             .collect();
         if wanted.is_empty() {
-            return Err(ElfError::NoFunctions { path: object.to_path_buf() });
+            return Err(ElfError::NoFunctions {
+                path: object.to_path_buf(),
+            });
         }
         let exe_symbols = SymbolTable::read(exe)?;
-        let ranges = wanted.iter().map(|f| exe_symbols.function_range(exe, f)).collect::<Result<Vec<_>, _>>()?;
+        let ranges = wanted
+            .iter()
+            .map(|f| exe_symbols.function_range(exe, f))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(ProgramRanges::new(ranges))
     }
 }
@@ -160,9 +191,17 @@ impl ModeMap {
                 Some("$d") => None,
                 _ => continue,
             };
-            let SymbolSection::Section(index) = symbol.section() else { continue };
-            let Some(section_end) = executable_section_end(&file, index) else { continue };
-            entries.push(MapEntry { addr: symbol.address(), mode, section_end });
+            let SymbolSection::Section(index) = symbol.section() else {
+                continue;
+            };
+            let Some(section_end) = executable_section_end(&file, index) else {
+                continue;
+            };
+            entries.push(MapEntry {
+                addr: symbol.address(),
+                mode,
+                section_end,
+            });
         }
         // At one address, code beats data: only executed addresses are looked up.
         entries.sort_by_key(|e| (e.addr, e.mode.is_some()));
@@ -190,7 +229,11 @@ impl ModeMap {
     pub fn lookup(&self, addr: u64) -> Option<Mode> {
         let after = self.entries.partition_point(|e| e.addr <= addr);
         let entry = self.entries.get(after.checked_sub(1)?)?;
-        if addr < entry.section_end { entry.mode } else { None }
+        if addr < entry.section_end {
+            entry.mode
+        } else {
+            None
+        }
     }
 }
 
@@ -203,7 +246,10 @@ fn executable_section_end(file: &object::File<'_>, index: SectionIndex) -> Optio
 #[derive(Debug, thiserror::Error)]
 pub enum ElfError {
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a readable ELF file: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("{path} is not a 32-bit ARM ELF file")]
@@ -240,7 +286,11 @@ struct Symbol {
 impl Symbol {
     /// Address of the code the symbol names (Thumb bit cleared).
     fn code_address(&self) -> u64 {
-        if self.kind == SymbolKind::Text { self.value & !1 } else { self.value }
+        if self.kind == SymbolKind::Text {
+            self.value & !1
+        } else {
+            self.value
+        }
     }
 }
 
@@ -269,34 +319,59 @@ impl SymbolTable {
                 size: symbol.size(),
                 kind: symbol.kind(),
                 local: symbol.is_local(),
-                defined: symbol.is_definition() || matches!(symbol.section(), SymbolSection::Section(_)),
-                file: if symbol.is_local() { current_file.clone() } else { None },
+                defined: symbol.is_definition()
+                    || matches!(symbol.section(), SymbolSection::Section(_)),
+                file: if symbol.is_local() {
+                    current_file.clone()
+                } else {
+                    None
+                },
             });
         }
         Ok(SymbolTable { symbols })
     }
 
     /// `[start, end)` of the function `wanted` in this (executable's) table.
-    fn function_range<'s>(&'s self, path: &Path, wanted: &FunctionRef<'_>) -> Result<(u64, u64), ElfError> {
-        let candidates: Vec<&'s Symbol> =
-            self.symbols.iter().filter(|s| s.defined && s.kind == SymbolKind::Text && s.name == wanted.name).collect();
-        let missing = || ElfError::MissingSymbol { path: path.to_path_buf(), name: wanted.name.to_string() };
-        let ambiguous = || ElfError::Ambiguous { path: path.to_path_buf(), name: wanted.name.to_string() };
+    fn function_range<'s>(
+        &'s self,
+        path: &Path,
+        wanted: &FunctionRef<'_>,
+    ) -> Result<(u64, u64), ElfError> {
+        let candidates: Vec<&'s Symbol> = self
+            .symbols
+            .iter()
+            .filter(|s| s.defined && s.kind == SymbolKind::Text && s.name == wanted.name)
+            .collect();
+        let missing = || ElfError::MissingSymbol {
+            path: path.to_path_buf(),
+            name: wanted.name.to_string(),
+        };
+        let ambiguous = || ElfError::Ambiguous {
+            path: path.to_path_buf(),
+            name: wanted.name.to_string(),
+        };
         let pick = |list: Vec<&'s Symbol>| unique(list).map_err(|()| ambiguous());
-        let (locals, globals): (Vec<&'s Symbol>, Vec<&'s Symbol>) = candidates.into_iter().partition(|s| s.local);
+        let (locals, globals): (Vec<&'s Symbol>, Vec<&'s Symbol>) =
+            candidates.into_iter().partition(|s| s.local);
         let found = if !wanted.local {
             match pick(globals)? {
                 Some(symbol) => symbol,
                 None => pick(locals)?.ok_or_else(missing)?,
             }
         } else if locals.len() > 1 {
-            let same_file: Vec<&'s Symbol> = locals.into_iter().filter(|s| wanted.file.is_some() && s.file.as_deref() == wanted.file).collect();
+            let same_file: Vec<&'s Symbol> = locals
+                .into_iter()
+                .filter(|s| wanted.file.is_some() && s.file.as_deref() == wanted.file)
+                .collect();
             pick(same_file)?.ok_or_else(ambiguous)?
         } else {
             pick(locals)?.ok_or_else(missing)?
         };
         if found.size == 0 {
-            return Err(ElfError::NoSize { path: path.to_path_buf(), name: wanted.name.to_string() });
+            return Err(ElfError::NoSize {
+                path: path.to_path_buf(),
+                name: wanted.name.to_string(),
+            });
         }
         let start = found.code_address();
         Ok((start, start + found.size))
@@ -305,17 +380,29 @@ impl SymbolTable {
 
 /// The only element of `list`, `None` if it is empty, `Err` if it has several.
 fn unique<T>(mut list: Vec<T>) -> Result<Option<T>, ()> {
-    if list.len() > 1 { Err(()) } else { Ok(list.pop()) }
+    if list.len() > 1 {
+        Err(())
+    } else {
+        Ok(list.pop())
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ElfError> {
-    std::fs::read(path).map_err(|source| ElfError::Io { path: path.to_path_buf(), source })
+    std::fs::read(path).map_err(|source| ElfError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 fn parse<'d>(data: &'d [u8], path: &Path) -> Result<object::File<'d>, ElfError> {
-    let file = object::File::parse(data).map_err(|e| ElfError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
+    let file = object::File::parse(data).map_err(|e| ElfError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
     if file.architecture() != object::Architecture::Arm || file.is_64() {
-        return Err(ElfError::NotArm { path: path.to_path_buf() });
+        return Err(ElfError::NotArm {
+            path: path.to_path_buf(),
+        });
     }
     Ok(file)
 }
@@ -326,7 +413,13 @@ mod tests {
 
     #[test]
     fn ranges_normalise_and_contain() {
-        let r = ProgramRanges::new([(0x30, 0x40), (0x10, 0x20), (0x18, 0x28), (0x50, 0x50), (0x28, 0x2c)]);
+        let r = ProgramRanges::new([
+            (0x30, 0x40),
+            (0x10, 0x20),
+            (0x18, 0x28),
+            (0x50, 0x50),
+            (0x28, 0x2c),
+        ]);
         assert_eq!(r.ranges(), &[(0x10, 0x2c), (0x30, 0x40)]);
         assert!(r.contains(0x10));
         assert!(r.contains(0x2b));
@@ -342,8 +435,17 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("not-elf");
         std::fs::write(&path, b"hello").expect("write");
-        assert!(matches!(ProgramRanges::from_markers(&path), Err(ElfError::Parse { .. })));
-        assert!(matches!(ModeMap::from_elf(&path), Err(ElfError::Parse { .. })));
-        assert!(matches!(ModeMap::from_elf(&dir.path().join("missing")), Err(ElfError::Io { .. })));
+        assert!(matches!(
+            ProgramRanges::from_markers(&path),
+            Err(ElfError::Parse { .. })
+        ));
+        assert!(matches!(
+            ModeMap::from_elf(&path),
+            Err(ElfError::Parse { .. })
+        ));
+        assert!(matches!(
+            ModeMap::from_elf(&dir.path().join("missing")),
+            Err(ElfError::Io { .. })
+        ));
     }
 }

@@ -87,7 +87,10 @@ impl LatencyTable {
 
     /// Estimated cycles for executing `counts`.
     pub fn cycles(&self, counts: &ClassCounts) -> u64 {
-        counts.iter().map(|(class, n)| n.saturating_mul(self.cost(class))).fold(0, u64::saturating_add)
+        counts
+            .iter()
+            .map(|(class, n)| n.saturating_mul(self.cost(class)))
+            .fold(0, u64::saturating_add)
     }
 }
 
@@ -114,6 +117,9 @@ mod tests {
         counts.add(InsnClass::Alu, 10);
         counts.add(InsnClass::VfpDiv, 2);
         counts.add(InsnClass::Load, 1);
-        assert_eq!(LatencyTable::CORTEX_A9_LIKE.cycles(&counts), 10 + 2 * 15 + 3);
+        assert_eq!(
+            LatencyTable::CORTEX_A9_LIKE.cycles(&counts),
+            10 + 2 * 15 + 3
+        );
     }
 }

@@ -136,7 +136,9 @@ impl Header {
     /// Parses and validates a header.
     pub fn decode(bytes: &[u8]) -> Result<Header, LayoutError> {
         if bytes.len() < HEADER_SIZE as usize {
-            return Err(LayoutError::TooShort { len: bytes.len() as u64 });
+            return Err(LayoutError::TooShort {
+                len: bytes.len() as u64,
+            });
         }
         if bytes[0..8] != MAGIC {
             return Err(LayoutError::BadMagic);
@@ -149,24 +151,43 @@ impl Header {
         ];
         for (field, found, expected) in checks {
             if found != expected {
-                return Err(LayoutError::Mismatch { field, found, expected });
+                return Err(LayoutError::Mismatch {
+                    field,
+                    found,
+                    expected,
+                });
             }
         }
         let complete = match get_u64(bytes, COMPLETE_OFFSET) {
             0 => false,
             1 => true,
-            other => return Err(LayoutError::BadField { field: "complete", value: other }),
+            other => {
+                return Err(LayoutError::BadField {
+                    field: "complete",
+                    value: other,
+                });
+            }
         };
         let mode_map = match get_u64(bytes, 72) {
             0 => ModeMapStatus::NotRequested,
             1 => ModeMapStatus::Loaded,
             2 => ModeMapStatus::Unavailable,
-            other => return Err(LayoutError::BadField { field: "mode map status", value: other }),
+            other => {
+                return Err(LayoutError::BadField {
+                    field: "mode map status",
+                    value: other,
+                });
+            }
         };
         let failed = match get_u64(bytes, 80) {
             0 => false,
             1 => true,
-            other => return Err(LayoutError::BadField { field: "failed", value: other }),
+            other => {
+                return Err(LayoutError::BadField {
+                    field: "failed",
+                    value: other,
+                });
+            }
         };
         Ok(Header {
             failed,
@@ -212,7 +233,14 @@ pub struct Record {
 impl Record {
     /// A record with no executions and no instructions yet.
     pub fn new(vaddr: u64, origin: Origin, mode: Mode, mode_source: ModeSource) -> Record {
-        Record { executions: 0, vaddr, origin, mode, mode_source, class_counts: [0; NUM_CLASSES] }
+        Record {
+            executions: 0,
+            vaddr,
+            origin,
+            mode,
+            mode_source,
+            class_counts: [0; NUM_CLASSES],
+        }
     }
 
     /// Counts one more instruction of `class`.
@@ -223,7 +251,9 @@ impl Record {
 
     /// Instructions covered.
     pub fn instructions(&self) -> u16 {
-        self.class_counts.iter().fold(0u16, |sum, &n| sum.saturating_add(n))
+        self.class_counts
+            .iter()
+            .fold(0u16, |sum, &n| sum.saturating_add(n))
     }
 
     /// Writes the record into `out[..RECORD_SIZE]`.
@@ -251,22 +281,39 @@ impl Record {
     /// Parses and validates one record.
     pub fn decode(bytes: &[u8]) -> Result<Record, LayoutError> {
         if bytes.len() < RECORD_SIZE as usize {
-            return Err(LayoutError::TooShort { len: bytes.len() as u64 });
+            return Err(LayoutError::TooShort {
+                len: bytes.len() as u64,
+            });
         }
         let origin = match bytes[18] {
             0 => Origin::Runtime,
             1 => Origin::Program,
-            other => return Err(LayoutError::BadField { field: "origin", value: other.into() }),
+            other => {
+                return Err(LayoutError::BadField {
+                    field: "origin",
+                    value: other.into(),
+                });
+            }
         };
         let mode = match bytes[19] {
             0 => Mode::Arm,
             1 => Mode::Thumb,
-            other => return Err(LayoutError::BadField { field: "mode", value: other.into() }),
+            other => {
+                return Err(LayoutError::BadField {
+                    field: "mode",
+                    value: other.into(),
+                });
+            }
         };
         let mode_source = match bytes[20] {
             0 => ModeSource::Symbols,
             1 => ModeSource::Heuristic,
-            other => return Err(LayoutError::BadField { field: "mode source", value: other.into() }),
+            other => {
+                return Err(LayoutError::BadField {
+                    field: "mode source",
+                    value: other.into(),
+                });
+            }
         };
         let slot = |i: usize| {
             let at = CLASS_COUNTS_OFFSET + 2 * i;
@@ -277,13 +324,26 @@ impl Record {
             *count = slot(i);
         }
         if let Some(unused) = (NUM_CLASSES..CLASS_SLOTS).find(|&i| slot(i) != 0) {
-            return Err(LayoutError::BadField { field: "unused class slot", value: unused as u64 });
+            return Err(LayoutError::BadField {
+                field: "unused class slot",
+                value: unused as u64,
+            });
         }
-        let record = Record { executions: get_u64(bytes, EXECUTIONS_OFFSET), vaddr: get_u64(bytes, 8), origin, mode, mode_source, class_counts };
+        let record = Record {
+            executions: get_u64(bytes, EXECUTIONS_OFFSET),
+            vaddr: get_u64(bytes, 8),
+            origin,
+            mode,
+            mode_source,
+            class_counts,
+        };
         let stated = u16::from_le_bytes([bytes[16], bytes[17]]);
         let summed: u32 = class_counts.iter().map(|&n| u32::from(n)).sum();
         if u32::from(stated) != summed {
-            return Err(LayoutError::BadField { field: "instruction count", value: stated.into() });
+            return Err(LayoutError::BadField {
+                field: "instruction count",
+                value: stated.into(),
+            });
         }
         Ok(record)
     }
@@ -297,7 +357,11 @@ pub enum LayoutError {
     #[error("not a counter file (bad magic)")]
     BadMagic,
     #[error("counter file {field} is {found}, this reader expects {expected}")]
-    Mismatch { field: &'static str, found: u32, expected: u32 },
+    Mismatch {
+        field: &'static str,
+        found: u32,
+        expected: u32,
+    },
     #[error("counter file has an invalid {field} ({value})")]
     BadField { field: &'static str, value: u64 },
 }
@@ -344,13 +408,22 @@ mod tests {
         buf[8] = 9;
         assert_eq!(
             Header::decode(&buf),
-            Err(LayoutError::Mismatch { field: "layout version", found: 9, expected: LAYOUT_VERSION })
+            Err(LayoutError::Mismatch {
+                field: "layout version",
+                found: 9,
+                expected: LAYOUT_VERSION
+            })
         );
     }
 
     #[test]
     fn record_round_trip_and_validation() {
-        let mut record = Record::new(0x1_0000, Origin::Program, Mode::Thumb, ModeSource::Heuristic);
+        let mut record = Record::new(
+            0x1_0000,
+            Origin::Program,
+            Mode::Thumb,
+            ModeSource::Heuristic,
+        );
         record.add(InsnClass::Load);
         record.add(InsnClass::Load);
         record.add(InsnClass::CondBranch);
@@ -361,9 +434,21 @@ mod tests {
         assert_eq!(record.instructions(), 3);
         // A stated instruction count that disagrees with the mix is rejected.
         buf[16] = 4;
-        assert!(matches!(Record::decode(&buf), Err(LayoutError::BadField { field: "instruction count", .. })));
+        assert!(matches!(
+            Record::decode(&buf),
+            Err(LayoutError::BadField {
+                field: "instruction count",
+                ..
+            })
+        ));
         buf[16] = 3;
         buf[18] = 7;
-        assert_eq!(Record::decode(&buf), Err(LayoutError::BadField { field: "origin", value: 7 }));
+        assert_eq!(
+            Record::decode(&buf),
+            Err(LayoutError::BadField {
+                field: "origin",
+                value: 7
+            })
+        );
     }
 }

@@ -12,7 +12,9 @@ use std::io;
 use std::path::Path;
 
 use memmap2::{MmapMut, MmapOptions};
-use sysy_cost_model::layout::{CHUNK_SIZE, EXECUTIONS_OFFSET, HEADER_SIZE, Header, RECORD_SIZE, RECORDS_PER_CHUNK, Record};
+use sysy_cost_model::layout::{
+    CHUNK_SIZE, EXECUTIONS_OFFSET, HEADER_SIZE, Header, RECORD_SIZE, RECORDS_PER_CHUNK, Record,
+};
 
 pub struct CounterFile {
     file: File,
@@ -24,12 +26,26 @@ pub struct CounterFile {
 impl CounterFile {
     /// Creates (or truncates) the file at `path` with an empty header.
     pub fn create(path: &Path) -> io::Result<CounterFile> {
-        let file = OpenOptions::new().read(true).write(true).create(true).truncate(true).open(path)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)?;
         file.set_len(HEADER_SIZE)?;
         // SAFETY: the file was just created by us and is only resized by us,
         // never below the mapped length.
-        let header_map = unsafe { MmapOptions::new().len(HEADER_SIZE as usize).map_mut(&file)? };
-        let mut counter_file = CounterFile { file, header_map, chunks: Vec::new(), header: Header::empty() };
+        let header_map = unsafe {
+            MmapOptions::new()
+                .len(HEADER_SIZE as usize)
+                .map_mut(&file)?
+        };
+        let mut counter_file = CounterFile {
+            file,
+            header_map,
+            chunks: Vec::new(),
+            header: Header::empty(),
+        };
         counter_file.write_header();
         Ok(counter_file)
     }
@@ -76,7 +92,12 @@ impl CounterFile {
         let start = HEADER_SIZE + self.chunks.len() as u64 * CHUNK_SIZE;
         self.file.set_len(start + CHUNK_SIZE)?;
         // SAFETY: as in `create`; the range was just allocated by `set_len`.
-        let map = unsafe { MmapOptions::new().offset(start).len(CHUNK_SIZE as usize).map_mut(&self.file)? };
+        let map = unsafe {
+            MmapOptions::new()
+                .offset(start)
+                .len(CHUNK_SIZE as usize)
+                .map_mut(&self.file)?
+        };
         self.chunks.push(map);
         Ok(())
     }

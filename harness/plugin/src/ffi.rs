@@ -42,7 +42,12 @@ pub type UdataCallback = extern "C" fn(id: PluginId, userdata: *mut c_void);
 
 unsafe extern "C" {
     pub fn qemu_plugin_register_vcpu_tb_trans_cb(id: PluginId, cb: TbTransCallback);
-    pub fn qemu_plugin_register_vcpu_tb_exec_inline(tb: *mut Tb, op: c_int, ptr: *mut c_void, imm: u64);
+    pub fn qemu_plugin_register_vcpu_tb_exec_inline(
+        tb: *mut Tb,
+        op: c_int,
+        ptr: *mut c_void,
+        imm: u64,
+    );
     pub fn qemu_plugin_register_atexit_cb(id: PluginId, cb: UdataCallback, userdata: *mut c_void);
     pub fn qemu_plugin_tb_n_insns(tb: *const Tb) -> usize;
     pub fn qemu_plugin_tb_get_insn(tb: *const Tb, idx: usize) -> *mut Insn;

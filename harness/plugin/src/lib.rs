@@ -47,7 +47,9 @@ static PLUGIN: Mutex<Option<Plugin>> = Mutex::new(None);
 
 fn with_plugin(action: impl FnOnce(&mut Plugin)) {
     // A poisoned lock can only follow a panic, which aborts across FFI anyway.
-    let mut guard = PLUGIN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut guard = PLUGIN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(plugin) = guard.as_mut() {
         action(plugin);
     }
@@ -84,8 +86,11 @@ fn install(id: PluginId, target: Option<String>, args: &[String]) -> Result<(), 
         return Err(format!("only the arm target is supported, not {target:?}"));
     }
     let config = PluginConfig::parse(args).map_err(|e| e.to_string())?;
-    let plugin = Plugin::new(&config).map_err(|e| format!("cannot create {}: {e}", config.out.display()))?;
-    *PLUGIN.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(plugin);
+    let plugin =
+        Plugin::new(&config).map_err(|e| format!("cannot create {}: {e}", config.out.display()))?;
+    *PLUGIN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(plugin);
     // SAFETY: registering callbacks with the id QEMU gave us.
     unsafe {
         ffi::qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
@@ -98,13 +103,25 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
     // SAFETY: `tb` is valid for the duration of this callback, and so are the
     // instruction handles and data QEMU returns for it.
     let fetched = unsafe { fetch_instructions(tb) };
-    let insns: Vec<RawInsn<'_>> =
-        fetched.iter().map(|(vaddr, bytes, len)| RawInsn { vaddr: *vaddr, bytes: &bytes[..*len] }).collect();
+    let insns: Vec<RawInsn<'_>> = fetched
+        .iter()
+        .map(|(vaddr, bytes, len)| RawInsn {
+            vaddr: *vaddr,
+            bytes: &bytes[..*len],
+        })
+        .collect();
     with_plugin(|plugin| {
         let counters = plugin.translate(&insns, guest_binary);
         for counter in counters {
             // SAFETY: the counter lives in a mapping the plugin keeps until exit.
-            unsafe { ffi::qemu_plugin_register_vcpu_tb_exec_inline(tb, ffi::INLINE_ADD_U64, counter.cast::<c_void>(), 1) };
+            unsafe {
+                ffi::qemu_plugin_register_vcpu_tb_exec_inline(
+                    tb,
+                    ffi::INLINE_ADD_U64,
+                    counter.cast::<c_void>(),
+                    1,
+                )
+            };
         }
     });
 }
@@ -153,7 +170,11 @@ fn guest_binary() -> Option<PathBuf> {
 /// `ptr` is NULL or points to a NUL-terminated string.
 unsafe fn c_string(ptr: *const c_char) -> Option<String> {
     // SAFETY: per the function contract.
-    (!ptr.is_null()).then(|| unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned())
+    (!ptr.is_null()).then(|| {
+        unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned()
+    })
 }
 
 /// # Safety
@@ -164,5 +185,7 @@ unsafe fn collect_args(argc: c_int, argv: *const *const c_char) -> Vec<String> {
     }
     let count = usize::try_from(argc).unwrap_or(0);
     // SAFETY: per the function contract.
-    (0..count).filter_map(|i| unsafe { c_string(*argv.add(i)) }).collect()
+    (0..count)
+        .filter_map(|i| unsafe { c_string(*argv.add(i)) })
+        .collect()
 }

@@ -43,17 +43,28 @@ impl Plugin {
             ModeDetection::Auto => MapState::Pending,
             ModeDetection::Heuristic => MapState::NotRequested,
         };
-        Ok(Plugin { file, program: config.program.clone(), mode_map, guesser: ModeGuesser::new() })
+        Ok(Plugin {
+            file,
+            program: config.program.clone(),
+            mode_map,
+            guesser: ModeGuesser::new(),
+        })
     }
 
     /// Handles one translation block; returns the execution counters to
     /// increment each time it runs. `binary` yields the guest executable's
     /// path; it is asked at most once.
-    pub fn translate(&mut self, insns: &[RawInsn<'_>], binary: impl FnOnce() -> Option<PathBuf>) -> Vec<*mut u64> {
+    pub fn translate(
+        &mut self,
+        insns: &[RawInsn<'_>],
+        binary: impl FnOnce() -> Option<PathBuf>,
+    ) -> Vec<*mut u64> {
         if self.file.header().failed {
             return Vec::new();
         }
-        let Some(first) = insns.first() else { return Vec::new() };
+        let Some(first) = insns.first() else {
+            return Vec::new();
+        };
         if matches!(self.mode_map, MapState::Pending) {
             self.load_mode_map(binary());
         }
@@ -68,7 +79,8 @@ impl Plugin {
             } else {
                 (&mut runtime, Origin::Runtime)
             };
-            slot.get_or_insert_with(|| Record::new(insn.vaddr, origin, mode, source)).add(decoded.class);
+            slot.get_or_insert_with(|| Record::new(insn.vaddr, origin, mode, source))
+                .add(decoded.class);
         }
 
         let mut counters = Vec::with_capacity(2);
@@ -92,7 +104,9 @@ impl Plugin {
     }
 
     fn load_mode_map(&mut self, binary: Option<PathBuf>) {
-        let map = binary.and_then(|path| ModeMap::from_elf(&path).ok()).filter(|map| !map.is_empty());
+        let map = binary
+            .and_then(|path| ModeMap::from_elf(&path).ok())
+            .filter(|map| !map.is_empty());
         let (state, status) = match map {
             Some(map) => (MapState::Loaded(map), ModeMapStatus::Loaded),
             None => (MapState::Unavailable, ModeMapStatus::Unavailable),

@@ -19,7 +19,9 @@ fn mix(times: u64, classes: &[(InsnClass, u64)]) -> ClassCounts {
 }
 
 fn sum(parts: &[ClassCounts]) -> ClassCounts {
-    parts.iter().fold(ClassCounts::default(), |acc, part| acc.merged(part))
+    parts
+        .iter()
+        .fold(ClassCounts::default(), |acc, part| acc.merged(part))
 }
 
 fn check(source: &str, expected_program: ClassCounts, expected_runtime: ClassCounts) {
@@ -33,14 +35,33 @@ fn check(source: &str, expected_program: ClassCounts, expected_runtime: ClassCou
     for mode in [ModeDetection::Auto, ModeDetection::Heuristic] {
         let out = dir.path().join(format!("{mode:?}.counts"));
         let (_, counts): (_, CostCounts) = common::run_counted(&exe, &out, ranges.clone(), mode);
-        assert!(counts.complete, "{source} {mode:?}: run not marked complete");
-        assert_eq!(counts.program, expected_program, "{source} {mode:?}: program classes");
-        assert_eq!(counts.runtime, expected_runtime, "{source} {mode:?}: runtime classes");
-        assert_eq!(counts.total, expected_program.total() + expected_runtime.total(), "{source} {mode:?}: total");
+        assert!(
+            counts.complete,
+            "{source} {mode:?}: run not marked complete"
+        );
+        assert_eq!(
+            counts.program, expected_program,
+            "{source} {mode:?}: program classes"
+        );
+        assert_eq!(
+            counts.runtime, expected_runtime,
+            "{source} {mode:?}: runtime classes"
+        );
+        assert_eq!(
+            counts.total,
+            expected_program.total() + expected_runtime.total(),
+            "{source} {mode:?}: total"
+        );
         match mode {
             ModeDetection::Auto => {
-                assert_eq!(counts.mode_stats.from_heuristic, 0, "{source}: every block covered by mapping symbols");
-                assert_eq!(counts.mode_stats.heuristic_disagreements, 0, "{source}: heuristic disagrees with symbols");
+                assert_eq!(
+                    counts.mode_stats.from_heuristic, 0,
+                    "{source}: every block covered by mapping symbols"
+                );
+                assert_eq!(
+                    counts.mode_stats.heuristic_disagreements, 0,
+                    "{source}: heuristic disagrees with symbols"
+                );
             }
             ModeDetection::Heuristic => assert_eq!(counts.mode_stats.from_symbols, 0),
         }
@@ -50,8 +71,27 @@ fn check(source: &str, expected_program: ClassCounts, expected_runtime: ClassCou
 #[test]
 fn arm_program_counts_exactly() {
     let trips = 25;
-    let runtime = mix(1, &[(Alu, 3), (AluShifted, 1), (LoadStoreMultiple, 2), (Branch, 1), (Load, 1), (Other, 1)]);
-    let setup = mix(1, &[(LoadStoreMultiple, 1), (Alu, 4), (VfpLoadStoreMove, 2), (VfpConvert, 1), (Branch, 1)]);
+    let runtime = mix(
+        1,
+        &[
+            (Alu, 3),
+            (AluShifted, 1),
+            (LoadStoreMultiple, 2),
+            (Branch, 1),
+            (Load, 1),
+            (Other, 1),
+        ],
+    );
+    let setup = mix(
+        1,
+        &[
+            (LoadStoreMultiple, 1),
+            (Alu, 4),
+            (VfpLoadStoreMove, 2),
+            (VfpConvert, 1),
+            (Branch, 1),
+        ],
+    );
     let body = mix(
         trips,
         &[
@@ -73,7 +113,11 @@ fn arm_program_counts_exactly() {
     );
     let teardown = mix(1, &[(LoadStoreMultiple, 1), (IndirectBranch, 1)]);
     let program = sum(&[setup, body, teardown]);
-    assert_eq!(program.total(), 9 + 25 * 19 + 2, "expectation matches the notes in arm_counts.s");
+    assert_eq!(
+        program.total(),
+        9 + 25 * 19 + 2,
+        "expectation matches the notes in arm_counts.s"
+    );
     check("asm/arm_counts.s", program, runtime);
 }
 
@@ -82,7 +126,18 @@ fn thumb_program_counts_exactly() {
     // Thumb `_start` (3 alu, bl, blx, svc) and the ARM helper (add, bx lr).
     let runtime = mix(1, &[(Alu, 4), (Branch, 2), (Other, 1), (IndirectBranch, 1)]);
     let setup = mix(1, &[(LoadStoreMultiple, 1), (Alu, 3), (Branch, 1)]);
-    let wide = mix(20, &[(Load, 1), (AluShifted, 1), (Mul, 1), (Div, 1), (Store, 1), (Alu, 1), (CondBranch, 1)]);
+    let wide = mix(
+        20,
+        &[
+            (Load, 1),
+            (AluShifted, 1),
+            (Mul, 1),
+            (Div, 1),
+            (Store, 1),
+            (Alu, 1),
+            (CondBranch, 1),
+        ],
+    );
     let between = mix(1, &[(Alu, 1)]);
     let narrow = mix(
         10,
@@ -100,8 +155,15 @@ fn thumb_program_counts_exactly() {
             (CondBranch, 1),
         ],
     );
-    let tail = mix(1, &[(Alu, 1), (Other, 1), (CondBranch, 2), (IndirectBranch, 1)]);
+    let tail = mix(
+        1,
+        &[(Alu, 1), (Other, 1), (CondBranch, 2), (IndirectBranch, 1)],
+    );
     let program = sum(&[setup, wide, between, narrow, tail]);
-    assert_eq!(program.total(), 5 + 20 * 7 + 1 + 10 * 16 + 5, "expectation matches the notes in thumb_counts.s");
+    assert_eq!(
+        program.total(),
+        5 + 20 * 7 + 1 + 10 * 16 + 5,
+        "expectation matches the notes in thumb_counts.s"
+    );
     check("asm/thumb_counts.s", program, runtime);
 }

@@ -19,11 +19,16 @@ fn sigkilled_run_leaves_partial_counts() {
     common::build_bare(&common::test_file("asm/spin.s"), &exe);
     let out = dir.path().join("spin.counts");
     let config = PluginConfig::new(&out, ProgramRanges::default());
-    let mut child = common::qemu_command(&exe, Some(&config)).spawn().expect("start qemu-arm");
+    let mut child = common::qemu_command(&exe, Some(&config))
+        .spawn()
+        .expect("start qemu-arm");
     std::thread::sleep(Duration::from_secs(1));
     child.kill().expect("SIGKILL qemu-arm"); // Child::kill sends SIGKILL
     let status = child.wait().expect("reap qemu-arm");
-    assert!(!status.success(), "the guest spins forever, it cannot have exited by itself");
+    assert!(
+        !status.success(),
+        "the guest spins forever, it cannot have exited by itself"
+    );
 
     let counts = CostCounts::read(&out).unwrap_or_else(|e| panic!("{e}"));
     assert!(!counts.complete, "atexit cannot have run");
@@ -52,5 +57,8 @@ fn bad_plugin_arguments_stop_qemu_with_a_message() {
         .expect("run qemu-arm");
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("sysy-cost-plugin: plugin argument `out=PATH` is required"), "{stderr}");
+    assert!(
+        stderr.contains("sysy-cost-plugin: plugin argument `out=PATH` is required"),
+        "{stderr}"
+    );
 }

@@ -25,8 +25,18 @@ pub fn decode_a32(word: u32, addr: u64) -> Decoded {
         0b101 => {
             // B / BL (A8.8.18, A8.8.25): PC reads as the address + 8.
             let target = wrap_target(addr + 8, sign_extend(bits(word, 23, 0), 24) << 2);
-            let class = if cond == 0b1110 { InsnClass::Branch } else { InsnClass::CondBranch };
-            Decoded { class, flow: Flow::Direct { target, exchange: false } }
+            let class = if cond == 0b1110 {
+                InsnClass::Branch
+            } else {
+                InsnClass::CondBranch
+            };
+            Decoded {
+                class,
+                flow: Flow::Direct {
+                    target,
+                    exchange: false,
+                },
+            }
         }
         _ => coprocessor_and_svc(word),
     }
@@ -52,7 +62,11 @@ fn data_processing_and_misc(word: u32) -> Decoded {
         };
     }
     if op2 == 0b1001 {
-        return if op1 & 0b10000 == 0 { multiply(word) } else { synchronization(word) };
+        return if op1 & 0b10000 == 0 {
+            multiply(word)
+        } else {
+            synchronization(word)
+        };
     }
     if op2 & 0b1001 == 0b1001 {
         return extra_load_store(word);
@@ -61,7 +75,11 @@ fn data_processing_and_misc(word: u32) -> Decoded {
         if op2 & 0b0001 == 0 {
             // Register operand shifted by an immediate (A5.2.1).
             let shifted = bits(word, 11, 5) != 0; // imm5 or type non-zero
-            let class = if shifted { InsnClass::AluShifted } else { InsnClass::Alu };
+            let class = if shifted {
+                InsnClass::AluShifted
+            } else {
+                InsnClass::Alu
+            };
             return data_processing_result(word, class);
         }
         // Register-shifted register (A5.2.2); op2 == 0xx1 here.
@@ -165,7 +183,7 @@ fn media(word: u32) -> Decoded {
             Decoded::next(InsnClass::Alu) // SBFX, UBFX
         }
         0b11100 | 0b11101 if op2 & 0b011 == 0b000 => Decoded::next(InsnClass::Alu), // BFC, BFI
-        0b11111 if op2 == 0b111 => Decoded::stop(), // UDF
+        0b11111 if op2 == 0b111 => Decoded::stop(),                                 // UDF
         _ => Decoded::undefined(),
     }
 }
@@ -231,10 +249,10 @@ fn vfp_data_processing(word: u32) -> Decoded {
     let opc2 = bits(word, 19, 16);
     let opc3 = bits(word, 7, 6);
     let class = match opc1 {
-        0b0000 | 0b0001 | 0b0010 => InsnClass::VfpMul, // VMLA/VMLS, VNMLA/VNMLS, VMUL/VNMUL
-        0b0011 => InsnClass::VfpAdd,                   // VADD, VSUB
-        0b1000 => InsnClass::VfpDiv,                   // VDIV
-        0b1001 | 0b1010 => InsnClass::VfpMul,          // VFNMA/VFNMS, VFMA/VFMS
+        0b0000..=0b0010 => InsnClass::VfpMul, // VMLA/VMLS, VNMLA/VNMLS, VMUL/VNMUL
+        0b0011 => InsnClass::VfpAdd,          // VADD, VSUB
+        0b1000 => InsnClass::VfpDiv,          // VDIV
+        0b1001 | 0b1010 => InsnClass::VfpMul, // VFNMA/VFNMS, VFMA/VFMS
         0b1011 => return vfp_other_data_processing(opc2, opc3),
         _ => return Decoded::undefined(),
     };
@@ -270,10 +288,14 @@ fn unconditional(word: u32, addr: u64) -> Decoded {
         0b100 if op1 & 0b101 == 0b001 => Decoded::stop(),                 // RFE
         0b101 => {
             // BLX (immediate): always switches to Thumb; H supplies bit 1.
-            let offset = (sign_extend(bits(word, 23, 0), 24) << 2) | ((bits(word, 24, 24) as i64) << 1);
+            let offset =
+                (sign_extend(bits(word, 23, 0), 24) << 2) | ((bits(word, 24, 24) as i64) << 1);
             Decoded {
                 class: InsnClass::Branch,
-                flow: Flow::Direct { target: wrap_target(addr + 8, offset), exchange: true },
+                flow: Flow::Direct {
+                    target: wrap_target(addr + 8, offset),
+                    exchange: true,
+                },
             }
         }
         // STC2, LDC2, MCRR2, MRRC2 (110xxxxx except 1100000x).
@@ -317,12 +339,18 @@ mod tests {
         // b . (offset -8 → target = addr)
         assert_eq!(
             decode_a32(0xeaff_fffe, 0x1000).flow,
-            Flow::Direct { target: 0x1000, exchange: false }
+            Flow::Direct {
+                target: 0x1000,
+                exchange: false
+            }
         );
         // blx <label> with H = 1: target = addr + 8 + 2
         assert_eq!(
             decode_a32(0xfb00_0000, 0x1000).flow,
-            Flow::Direct { target: 0x100a, exchange: true }
+            Flow::Direct {
+                target: 0x100a,
+                exchange: true
+            }
         );
         assert_eq!(class(0x1aff_fffe), InsnClass::CondBranch); // bne .
     }

@@ -63,19 +63,31 @@ pub struct Decoded {
 
 impl Decoded {
     pub(crate) const fn next(class: InsnClass) -> Decoded {
-        Decoded { class, flow: Flow::Next }
+        Decoded {
+            class,
+            flow: Flow::Next,
+        }
     }
 
     pub(crate) const fn indirect() -> Decoded {
-        Decoded { class: InsnClass::IndirectBranch, flow: Flow::Indirect }
+        Decoded {
+            class: InsnClass::IndirectBranch,
+            flow: Flow::Indirect,
+        }
     }
 
     pub(crate) const fn stop() -> Decoded {
-        Decoded { class: InsnClass::Other, flow: Flow::Stop }
+        Decoded {
+            class: InsnClass::Other,
+            flow: Flow::Stop,
+        }
     }
 
     pub(crate) const fn undefined() -> Decoded {
-        Decoded { class: InsnClass::Other, flow: Flow::Undefined }
+        Decoded {
+            class: InsnClass::Other,
+            flow: Flow::Undefined,
+        }
     }
 
     /// Whether QEMU necessarily ends a translation block after this

@@ -45,11 +45,16 @@ impl ThumbDecoder {
                 }
                 decode_t16(hw, addr)
             }
-            [a, b, c, d] => decode_t32(u16::from_le_bytes([a, b]), u16::from_le_bytes([c, d]), addr),
+            [a, b, c, d] => {
+                decode_t32(u16::from_le_bytes([a, b]), u16::from_le_bytes([c, d]), addr)
+            }
             _ => Decoded::undefined(),
         };
         if in_it_block && decoded.class == InsnClass::Branch {
-            Decoded { class: InsnClass::CondBranch, ..decoded }
+            Decoded {
+                class: InsnClass::CondBranch,
+                ..decoded
+            }
         } else {
             decoded
         }
@@ -121,7 +126,7 @@ fn shift_add_sub_move_compare(hw: u32) -> Decoded {
     match bits(hw, 13, 11) {
         // LSL #0 is the flag-setting register MOV.
         0b000 if bits(hw, 10, 6) == 0 => Decoded::next(InsnClass::Alu),
-        0b000 | 0b001 | 0b010 => Decoded::next(InsnClass::AluShifted), // LSL, LSR, ASR (immediate)
+        0b000..=0b010 => Decoded::next(InsnClass::AluShifted), // LSL, LSR, ASR (immediate)
         _ => Decoded::next(InsnClass::Alu), // ADD/SUB register and imm3, MOV/CMP/ADD/SUB imm8
     }
 }
@@ -147,7 +152,10 @@ fn miscellaneous_16(hw: u32, addr: u64) -> Decoded {
             let offset = (bits(hw, 9, 9) << 6) | (bits(hw, 7, 3) << 1);
             Decoded {
                 class: InsnClass::CondBranch,
-                flow: Flow::Direct { target: wrap_target(addr + 4, i64::from(offset)), exchange: false },
+                flow: Flow::Direct {
+                    target: wrap_target(addr + 4, i64::from(offset)),
+                    exchange: false,
+                },
             }
         }
         0b0010000..=0b0010111 => Decoded::next(InsnClass::Alu), // SXTH, SXTB, UXTH, UXTB
@@ -155,8 +163,8 @@ fn miscellaneous_16(hw: u32, addr: u64) -> Decoded {
         0b1010000..=0b1010011 | 0b1010110 | 0b1010111 => Decoded::next(InsnClass::Alu), // REV, REV16, REVSH
         0b1100000..=0b1101111 if bit(hw, 8) => Decoded::indirect(), // POP with PC
         0b1100000..=0b1101111 => Decoded::next(InsnClass::LoadStoreMultiple), // POP
-        0b1110000..=0b1110111 => Decoded::stop(),                  // BKPT
-        0b1111000..=0b1111111 => Decoded::next(InsnClass::Other),  // IT, NOP and other hints
+        0b1110000..=0b1110111 => Decoded::stop(),                   // BKPT
+        0b1111000..=0b1111111 => Decoded::next(InsnClass::Other),   // IT, NOP and other hints
         _ => Decoded::undefined(),
     }
 }
@@ -171,7 +179,11 @@ pub fn decode_t32(hw1: u16, hw2: u16, addr: u64) -> Decoded {
         0b01 if op2 & 0b1100000 == 0b0100000 => {
             // Data processing (shifted register), A6.3.11: imm3:imm2 and type.
             let shifted = bits(hw2, 14, 12) != 0 || bits(hw2, 7, 4) != 0;
-            Decoded::next(if shifted { InsnClass::AluShifted } else { InsnClass::Alu })
+            Decoded::next(if shifted {
+                InsnClass::AluShifted
+            } else {
+                InsnClass::Alu
+            })
         }
         0b01 | 0b11 if op2 & 0b1000000 != 0 => coprocessor(hw1, hw2),
         // Data processing (modified / plain binary immediate), A6.3.1 and A6.3.3.
@@ -187,7 +199,7 @@ fn load_store_multiple(hw1: u32, hw2: u32) -> Decoded {
     match bits(hw1, 8, 7) {
         0b01 | 0b10 if bit(hw1, 4) && bit(hw2, 15) => Decoded::indirect(), // LDM/POP with PC
         0b01 | 0b10 => Decoded::next(InsnClass::LoadStoreMultiple),
-        _ if bit(hw1, 4) => Decoded::stop(), // RFE
+        _ if bit(hw1, 4) => Decoded::stop(),  // RFE
         _ => Decoded::next(InsnClass::Other), // SRS
     }
 }
@@ -201,7 +213,7 @@ fn load_store_dual_exclusive_table(hw1: u32, hw2: u32) -> Decoded {
         (0b00, 0b01) => Decoded::next(InsnClass::Load),  // LDREX
         (0b01, 0b00) => Decoded::next(InsnClass::Store), // STREXB/H/D
         (0b01, 0b01) => match bits(hw2, 7, 4) {
-            0b0000 | 0b0001 => Decoded::indirect(),                      // TBB, TBH
+            0b0000 | 0b0001 => Decoded::indirect(), // TBB, TBH
             0b0100 | 0b0101 | 0b0111 => Decoded::next(InsnClass::Load), // LDREXB/H/D
             _ => Decoded::undefined(),
         },
@@ -219,10 +231,17 @@ fn branches_and_misc_control(hw1: u32, hw2: u32, addr: u64) -> Decoded {
     match bits(hw2, 14, 12) {
         0b000 | 0b010 if op & 0b0111000 != 0b0111000 => {
             // B<cond> (T3): S:J2:J1:imm6:imm11:'0'.
-            let imm = (s << 20) | (j2 << 19) | (j1 << 18) | (bits(hw1, 5, 0) << 12) | (bits(hw2, 10, 0) << 1);
+            let imm = (s << 20)
+                | (j2 << 19)
+                | (j1 << 18)
+                | (bits(hw1, 5, 0) << 12)
+                | (bits(hw2, 10, 0) << 1);
             Decoded {
                 class: InsnClass::CondBranch,
-                flow: Flow::Direct { target: wrap_target(addr + 4, sign_extend(imm, 21)), exchange: false },
+                flow: Flow::Direct {
+                    target: wrap_target(addr + 4, sign_extend(imm, 21)),
+                    exchange: false,
+                },
             }
         }
         0b000 | 0b010 => match op {
@@ -235,15 +254,28 @@ fn branches_and_misc_control(hw1: u32, hw2: u32, addr: u64) -> Decoded {
             // B (T4), BL, BLX (immediate): S:I1:I2:imm10:imm11:'0', I = NOT(J xor S).
             let i1 = (!(j1 ^ s)) & 1;
             let i2 = (!(j2 ^ s)) & 1;
-            let imm = (s << 24) | (i1 << 23) | (i2 << 22) | (bits(hw1, 9, 0) << 12) | (bits(hw2, 10, 0) << 1);
+            let imm = (s << 24)
+                | (i1 << 23)
+                | (i2 << 22)
+                | (bits(hw1, 9, 0) << 12)
+                | (bits(hw2, 10, 0) << 1);
             let offset = sign_extend(imm, 25);
             let flow = if low_bits & 0b101 == 0b100 {
                 // BLX: the target is ARM code, relative to Align(PC, 4); imm's bit 1 must be 0.
-                Flow::Direct { target: wrap_target((addr + 4) & !3, offset & !3), exchange: true }
+                Flow::Direct {
+                    target: wrap_target((addr + 4) & !3, offset & !3),
+                    exchange: true,
+                }
             } else {
-                Flow::Direct { target: wrap_target(addr + 4, offset), exchange: false }
+                Flow::Direct {
+                    target: wrap_target(addr + 4, offset),
+                    exchange: false,
+                }
             };
-            Decoded { class: InsnClass::Branch, flow }
+            Decoded {
+                class: InsnClass::Branch,
+                flow,
+            }
         }
     }
 }
@@ -280,7 +312,7 @@ fn op1_11(hw1: u32, hw2: u32, op2: u32) -> Decoded {
         }
         0b0111000..=0b0111111 => match bits(hw1, 6, 4) {
             0b001 | 0b011 => Decoded::next(InsnClass::Div), // SDIV, UDIV
-            _ => Decoded::next(InsnClass::MulLong),        // SMULL, UMULL, SMLAL*, UMAAL, ...
+            _ => Decoded::next(InsnClass::MulLong),         // SMULL, UMULL, SMLAL*, UMAAL, ...
         },
         _ => Decoded::undefined(),
     }
@@ -317,22 +349,34 @@ mod tests {
         // b . (T2): e7fe
         assert_eq!(
             decode_t16(0xe7fe, 0x2000).flow,
-            Flow::Direct { target: 0x2000, exchange: false }
+            Flow::Direct {
+                target: 0x2000,
+                exchange: false
+            }
         );
         // bl to addr + 4: f000 f800
         assert_eq!(
             decode_t32(0xf000, 0xf800, 0x2000).flow,
-            Flow::Direct { target: 0x2004, exchange: false }
+            Flow::Direct {
+                target: 0x2004,
+                exchange: false
+            }
         );
         // blx to Align(addr + 4, 4) from a halfword-aligned address: f000 e800
         assert_eq!(
             decode_t32(0xf000, 0xe800, 0x2002).flow,
-            Flow::Direct { target: 0x2004, exchange: true }
+            Flow::Direct {
+                target: 0x2004,
+                exchange: true
+            }
         );
         // cbz r0, addr + 4 + 8: b110
         assert_eq!(
             decode_t16(0xb110, 0x2000).flow,
-            Flow::Direct { target: 0x2008, exchange: false }
+            Flow::Direct {
+                target: 0x2008,
+                exchange: false
+            }
         );
     }
 
@@ -340,10 +384,19 @@ mod tests {
     fn it_block_makes_branches_conditional() {
         let mut decoder = ThumbDecoder::new();
         // it eq; beq.n would be illegal inside IT, so use b.n (e7fe) as the last instruction.
-        assert_eq!(decoder.decode(&0xbf08u16.to_le_bytes(), 0).class, InsnClass::Other);
-        assert_eq!(decoder.decode(&0xe7feu16.to_le_bytes(), 2).class, InsnClass::CondBranch);
+        assert_eq!(
+            decoder.decode(&0xbf08u16.to_le_bytes(), 0).class,
+            InsnClass::Other
+        );
+        assert_eq!(
+            decoder.decode(&0xe7feu16.to_le_bytes(), 2).class,
+            InsnClass::CondBranch
+        );
         // Outside the block, the same branch is unconditional again.
-        assert_eq!(decoder.decode(&0xe7feu16.to_le_bytes(), 4).class, InsnClass::Branch);
+        assert_eq!(
+            decoder.decode(&0xe7feu16.to_le_bytes(), 4).class,
+            InsnClass::Branch
+        );
         // itte: three instructions covered.
         assert_eq!(it_block_length(0xbf06), Some(3));
         // nop is a hint, not an IT.
