@@ -15,8 +15,11 @@ use crate::layout::{HEADER_SIZE, Header, LayoutError, ModeMapStatus, Origin, REC
 /// Executed-instruction counts of one run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CostCounts {
-    /// QEMU's atexit callback ran: the guest exited normally (or by a signal
-    /// QEMU handled). False for runs killed from outside, e.g. by a timeout.
+    /// QEMU's atexit callback ran: the guest called `exit`. False when the
+    /// process died by a signal — killed from outside (a timeout's SIGKILL or
+    /// SIGTERM) or by the guest's own fault (`abort`, SIGSEGV; QEMU 7.2 skips
+    /// atexit callbacks then). Either way the counts cover every block
+    /// entered before the end.
     pub complete: bool,
     /// All executed instructions.
     pub total: u64,
