@@ -12,7 +12,7 @@
 pub mod entities;
 pub mod function;
 pub mod instr;
-// pub mod interp;
+pub mod interp;
 pub mod module;
 pub mod parser;
 pub mod printer;
