@@ -50,10 +50,10 @@ impl AnalysisCache {
 
     pub fn domtree(&mut self, func: &Function) -> Arc<DomTree> {
         let epoch = func.cfg_epoch();
-        if let Some(d) = &self.domtree {
-            if d.cfg_epoch() == epoch {
-                return d.clone();
-            }
+        if let Some(d) = &self.domtree
+            && d.cfg_epoch() == epoch
+        {
+            return d.clone();
         }
         let cfg = self.cfg(func);
         let d = Arc::new(DomTree::compute(&cfg));
@@ -63,10 +63,10 @@ impl AnalysisCache {
 
     pub fn frontiers(&mut self, func: &Function) -> Arc<DominanceFrontiers> {
         let epoch = func.cfg_epoch();
-        if let Some(f) = &self.frontiers {
-            if f.cfg_epoch() == epoch {
-                return f.clone();
-            }
+        if let Some(f) = &self.frontiers
+            && f.cfg_epoch() == epoch
+        {
+            return f.clone();
         }
         let cfg = self.cfg(func);
         let domtree = self.domtree(func);
@@ -77,10 +77,10 @@ impl AnalysisCache {
 
     pub fn loops(&mut self, func: &Function) -> Arc<LoopForest> {
         let epoch = func.cfg_epoch();
-        if let Some(l) = &self.loops {
-            if l.cfg_epoch() == epoch {
-                return l.clone();
-            }
+        if let Some(l) = &self.loops
+            && l.cfg_epoch() == epoch
+        {
+            return l.clone();
         }
         let cfg = self.cfg(func);
         let domtree = self.domtree(func);

@@ -632,11 +632,11 @@ impl Function {
     /// name this block as a predecessor must be fixed by the caller.
     pub fn remove_block(&mut self, block: Block) {
         for inst in self.block_insts_vec(block) {
-            if let Some(v) = self.result(inst) {
-                if self.has_uses(v) {
-                    let undef = self.undef(self.values[v].ty);
-                    self.replace_all_uses(v, undef);
-                }
+            if let Some(v) = self.result(inst)
+                && self.has_uses(v)
+            {
+                let undef = self.undef(self.values[v].ty);
+                self.replace_all_uses(v, undef);
             }
         }
         while let Some(inst) = self.blocks[block].last.expand() {

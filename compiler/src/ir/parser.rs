@@ -201,11 +201,11 @@ impl Parser {
     }
 
     fn ty(&mut self) -> Result<Type, ParseError> {
-        if let Tok::Ident(s) = self.peek() {
-            if let Some(t) = Type::from_name(s) {
-                self.bump();
-                return Ok(t);
-            }
+        if let Tok::Ident(s) = self.peek()
+            && let Some(t) = Type::from_name(s)
+        {
+            self.bump();
+            return Ok(t);
         }
         Err(self.unexpected("a type"))
     }
@@ -498,11 +498,11 @@ impl Parser {
 
     fn call(&mut self, inst: &mut InstSyntax) -> Result<(), ParseError> {
         inst.op = Opcode::Call(Callee::Builtin(Builtin::GetInt));
-        if let Tok::Ident(s) = self.peek() {
-            if let Some(t) = Type::from_name(s) {
-                self.bump();
-                inst.ty = t;
-            }
+        if let Tok::Ident(s) = self.peek()
+            && let Some(t) = Type::from_name(s)
+        {
+            self.bump();
+            inst.ty = t;
         }
         let cpos = self.pos();
         let callee = match self.peek().clone() {
@@ -661,10 +661,10 @@ fn build_body(func: &mut Function, fs: FuncSyntax, ctx: &Context<'_>) -> Result<
             }
             let data = InstData { op, args: smallvec::SmallVec::new(), targets, ty: is.ty };
             let (inst, result) = func.append(block, data);
-            if let (Some((name, pos)), Some(v)) = (&is.result, result) {
-                if values.insert(name.clone(), v).is_some() {
-                    return Err(error(*pos, format!("value `%{name}` defined twice")));
-                }
+            if let (Some((name, pos)), Some(v)) = (&is.result, result)
+                && values.insert(name.clone(), v).is_some()
+            {
+                return Err(error(*pos, format!("value `%{name}` defined twice")));
             }
             created.push(inst);
         }

@@ -392,10 +392,10 @@ pub fn inst_to_string(module: &Module, func: &Function, names: &Names, inst: Ins
         Opcode::Unreachable => s.push_str("unreachable"),
         _ => s.push_str(mnemonic),
     }
-    if let Some(implied) = implied_result_type(data.op) {
-        if implied != data.ty {
-            let _ = write!(s, " ; result type {} (malformed)", data.ty);
-        }
+    if let Some(implied) = implied_result_type(data.op)
+        && implied != data.ty
+    {
+        let _ = write!(s, " ; result type {} (malformed)", data.ty);
     }
     s
 }

@@ -318,7 +318,7 @@ impl<'a> Translator<'a> {
         if args.len() != n {
             return Err(self.error(format!("{inst} has {} operands, expected {n}", args.len())));
         }
-        args.to_vec().into_iter().map(|a| self.reg(a)).collect()
+        args.iter().map(|&a| self.reg(a)).collect()
     }
 
     fn dst(&self, inst: Inst) -> Result<Reg, InterpError> {

@@ -83,7 +83,7 @@ impl Memory {
     fn set_init(&mut self, from: usize, to: usize, value: bool) {
         let mut w = from;
         while w < to {
-            if w % 64 == 0 && to - w >= 64 {
+            if w.is_multiple_of(64) && to - w >= 64 {
                 self.init[w / 64] = if value { u64::MAX } else { 0 };
                 w += 64;
             } else {
@@ -115,7 +115,7 @@ impl Memory {
             return Err((TrapKind::MemoryFault, format!("object {id} does not exist (dangling pointer)")));
         };
         let off = ptr as u32;
-        if off % 4 != 0 {
+        if !off.is_multiple_of(4) {
             return Err((TrapKind::MemoryFault, format!("misaligned access at byte {off} of object {id}")));
         }
         let index = off / 4;
