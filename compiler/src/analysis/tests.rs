@@ -381,3 +381,160 @@ fn empty_function() {
     let loops = LoopForest::compute(&cfg, &dt);
     assert_eq!(loops.num_loops(), 0);
 }
+
+/// A small deterministic generator (xorshift) for random CFGs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A function with `n` blocks whose terminators are random `ret`, `jump` or `br` (entry
+/// excluded as a target, as the verifier requires).
+fn random_cfg(rng: &mut Rng, n: usize) -> Function {
+    let mut f = Function::new("r", &[Type::I1], Type::Void);
+    let blocks: Vec<Block> = (0..n).map(|_| f.create_block()).collect();
+    let c = f.params[0];
+    for &b in &blocks {
+        let target = |rng: &mut Rng| blocks[1 + rng.below(n - 1)];
+        let data = match if n == 1 { 0 } else { rng.below(6) } {
+            0 => InstData::ret(None),
+            1 | 2 => InstData::jump(target(rng)),
+            _ => InstData::br(c, target(rng), target(rng)),
+        };
+        f.append(b, data);
+    }
+    f
+}
+
+/// Dominator sets by the textbook data-flow iteration, as bit masks.
+fn naive_dominators(func: &Function, cfg: &ControlFlowGraph) -> Vec<u64> {
+    let n = func.layout().len();
+    let idx = |b: Block| func.layout().iter().position(|&x| x == b).unwrap();
+    let all = (1u64 << n) - 1;
+    let mut dom = vec![all; n];
+    dom[0] = 1;
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in func.layout().iter().skip(1) {
+            if !cfg.is_reachable(b) {
+                continue;
+            }
+            let mut d = all;
+            for &p in cfg.preds(b) {
+                if cfg.is_reachable(p) {
+                    d &= dom[idx(p)];
+                }
+            }
+            d |= 1 << idx(b);
+            if d != dom[idx(b)] {
+                dom[idx(b)] = d;
+                changed = true;
+            }
+        }
+    }
+    dom
+}
+
+#[test]
+fn random_cfgs_match_brute_force() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut loops_seen, mut nested_seen, mut irreducible_seen, mut unreachable_seen) = (0, 0, 0, 0);
+    for round in 0..400 {
+        let n = 1 + rng.below(12);
+        let func = random_cfg(&mut rng, n);
+        let cfg = ControlFlowGraph::compute(&func);
+        let dt = DomTree::compute(&cfg);
+        let df = DominanceFrontiers::compute(&cfg, &dt);
+        let loops = LoopForest::compute(&cfg, &dt);
+        let dom = naive_dominators(&func, &cfg);
+        let layout = func.layout();
+        let reach = |b: Block| cfg.is_reachable(b);
+        for (i, &a) in layout.iter().enumerate() {
+            for (j, &b) in layout.iter().enumerate() {
+                if !reach(a) || !reach(b) {
+                    continue;
+                }
+                let expected = dom[j] >> i & 1 == 1;
+                assert_eq!(dt.dominates(a, b), expected, "round {round}: dominates({a}, {b})");
+            }
+            if reach(a) && i > 0 {
+                // idom: the strict dominator dominated by every other strict dominator.
+                let idom = dt.idom(a).unwrap();
+                let strict = dom[i] & !(1 << i);
+                let k = layout.iter().position(|&x| x == idom).unwrap();
+                assert!(strict >> k & 1 == 1);
+                assert_eq!(dom[k], strict, "round {round}: idom of {a}");
+            }
+        }
+        // Frontier by definition: y ∈ DF(x) iff x dominates a reachable predecessor of y and
+        // does not strictly dominate y.
+        for &x in layout.iter().filter(|&&b| reach(b)) {
+            let mut expected: Vec<Block> = layout
+                .iter()
+                .copied()
+                .filter(|&y| {
+                    reach(y)
+                        && cfg.preds(y).iter().any(|&p| reach(p) && dt.dominates(x, p))
+                        && !dt.strictly_dominates(x, y)
+                })
+                .collect();
+            expected.sort();
+            assert_eq!(df.frontier(x), &expected[..], "round {round}: DF({x})");
+        }
+        // Loops: headers are exactly the targets of back edges; bodies are closed under
+        // "reaches a latch without the header"; depth counts containing loops.
+        for &h in layout.iter().filter(|&&b| reach(b)) {
+            let latches: Vec<Block> = cfg.unique_preds(h).into_iter().filter(|&p| reach(p) && dt.dominates(h, p)).collect();
+            assert_eq!(loops.is_header(h), !latches.is_empty(), "round {round}: header {h}");
+        }
+        for l in loops.loops() {
+            let h = loops.header(l);
+            let body = loops.blocks(l);
+            assert_eq!(body[0], h);
+            for &b in body {
+                assert!(dt.dominates(h, b));
+                assert!(loops.contains(l, b));
+                if b != h {
+                    assert!(cfg.preds(b).iter().filter(|&&p| reach(p)).all(|p| body.contains(p)), "round {round}");
+                }
+            }
+            for &(from, to) in loops.exits(l) {
+                assert!(body.contains(&from) && !body.contains(&to));
+            }
+            if let Some(p) = loops.parent(l) {
+                assert!(body.iter().all(|b| loops.blocks(p).contains(b)));
+                assert_eq!(loops.depth(l), loops.depth(p) + 1);
+            }
+        }
+        for &b in layout {
+            let containing = loops.loops().filter(|&l| loops.blocks(l).contains(&b)).count() as u32;
+            assert_eq!(loops.loop_depth(b), containing, "round {round}: depth of {b}");
+        }
+        loops_seen += loops.num_loops();
+        nested_seen += loops.loops().filter(|&l| loops.parent(l).is_some()).count();
+        irreducible_seen += loops.irreducible_edges().len();
+        unreachable_seen += layout.iter().filter(|&&b| !reach(b)).count();
+        // Every retreating edge is either a back edge or listed as irreducible.
+        for &b in layout.iter().filter(|&&b| reach(b)) {
+            for &s in cfg.succs(b) {
+                if cfg.is_retreating(b, s) {
+                    let back = dt.dominates(s, b);
+                    assert_eq!(!back, loops.irreducible_edges().contains(&(b, s)), "round {round}: {b}->{s}");
+                }
+            }
+        }
+    }
+    // The generator must actually exercise the interesting shapes.
+    assert!(loops_seen > 100 && nested_seen > 10 && irreducible_seen > 10 && unreachable_seen > 100);
+}
