@@ -538,3 +538,42 @@ fn random_cfgs_match_brute_force() {
     // The generator must actually exercise the interesting shapes.
     assert!(loops_seen > 100 && nested_seen > 10 && irreducible_seen > 10 && unreachable_seen > 100);
 }
+
+#[test]
+fn sequence_numbers_survive_random_insertions_and_removals() {
+    let mut rng = Rng(12345);
+    let mut f = Function::new("s", &[Type::I32], Type::Void);
+    let b = f.create_block();
+    let p = f.params[0];
+    f.append(b, InstData::ret(None));
+    for step in 0..3000 {
+        let insts = f.block_insts_vec(b);
+        match rng.below(5) {
+            0 if insts.len() > 1 => {
+                let victim = insts[rng.below(insts.len() - 1)];
+                if f.result(victim).is_some_and(|v| f.has_uses(v)) {
+                    continue;
+                }
+                f.remove_inst(victim);
+            }
+            1 => {
+                let inst = f.create_inst(InstData::binary(Opcode::Add, p, p, Type::I32));
+                f.prepend_inst(b, inst);
+            }
+            _ => {
+                let pos = insts[rng.below(insts.len())];
+                let inst = f.create_inst(InstData::binary(Opcode::Add, p, p, Type::I32));
+                if rng.below(2) == 0 {
+                    f.insert_inst_before(pos, inst);
+                } else if pos != *insts.last().unwrap() {
+                    f.insert_inst_after(pos, inst);
+                } else {
+                    f.insert_inst_before(pos, inst);
+                }
+            }
+        }
+        let order = f.block_insts_vec(b);
+        assert!(order.windows(2).all(|w| f.inst_seq(w[0]) < f.inst_seq(w[1])), "step {step}");
+    }
+    assert!(f.block_insts(b).count() > 1000);
+}
