@@ -103,6 +103,15 @@ bb0:
 }
 ";
 
+/// CPU time of this thread in seconds (Linux `schedstat`), else wall-clock time: the
+/// machine may be shared, and CPU time is what the interpreter itself spends.
+fn cpu_seconds(wall: Instant) -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map_or_else(|| wall.elapsed().as_secs_f64(), |ns| ns as f64 / 1e9)
+}
+
 fn measure(name: &str, text: &str, input: &str) {
     let module = parse_module(text).unwrap_or_else(|e| panic!("{name}: {e}"));
     if let Err(errors) = verify_module(&module) {
@@ -113,15 +122,16 @@ fn measure(name: &str, text: &str, input: &str) {
     let mut best = f64::INFINITY;
     let mut result = None;
     for _ in 0..3 {
-        let start = Instant::now();
+        let wall = Instant::now();
+        let start = cpu_seconds(wall);
         let r = program.run(input.as_bytes(), &config);
-        best = best.min(start.elapsed().as_secs_f64());
+        best = best.min(cpu_seconds(wall) - start);
         result = Some(r);
     }
     let r = result.expect("ran three times");
     let steps = r.outcome.steps;
     println!(
-        "{name}({input}): output {:?}, {steps} IR instructions, best of 3 {best:.3} s, {:.0} M instructions/s",
+        "{name}({input}): output {:?}, {steps} IR instructions, best of 3 {best:.3} s CPU, {:.0} M instructions/s",
         String::from_utf8_lossy(&r.outcome.stdout).trim(),
         steps as f64 / best / 1e6
     );

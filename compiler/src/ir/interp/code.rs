@@ -9,6 +9,9 @@
 //!   unless control actually arrives over that edge.
 //! * Per block, the number of IR instructions (phis included) and their cost classes are
 //!   kept for the step and cost accounting, which happens once per block entry.
+//! * An `icmp` used only by the `br` right after it becomes part of one `BrIcmp` op (the
+//!   commonest loop exit test, one dispatch instead of two); accounting is per IR
+//!   instruction, so the fusion is invisible in steps and costs.
 //!
 //! Translation validates what execution relies on and reports malformed IR as an
 //! [`InterpError`] instead of misbehaving later; it is not a substitute for the verifier
@@ -62,6 +65,9 @@ pub(super) enum Op {
     Jump(u32),
     /// `cond, edge if true, edge if false`.
     Br(Reg, u32, u32),
+    /// An `icmp` whose only use is the `br` right after it, fused: `cc, lhs, rhs, edge if
+    /// true, edge if false`. (The compare's register is not written.)
+    BrIcmp(IntCC, Reg, Reg, u32, u32),
     Ret(Reg),
     Unreachable,
 }
@@ -72,6 +78,8 @@ pub(super) struct Edge {
     pub pc: u32,
     /// Global block index of the target.
     pub block: u32,
+    /// IR instructions of the target block (for the step budget).
+    pub steps: u32,
     pub copies_start: u32,
     pub copies_len: u32,
     /// Some copy reads a register another copy of the edge writes: copy through a buffer.
@@ -272,6 +280,7 @@ impl<'a> Translator<'a> {
         for &b in func.layout() {
             start_pc.push(pc);
             pc += func.block_insts(b).filter(|&i| func.opcode(i) != Opcode::Phi).count() as u32;
+            pc -= self.fused_compare(b).is_some() as u32;
         }
         for (i, &b) in func.layout().iter().enumerate() {
             debug_assert_eq!(self.prog.code.len() as u32, start_pc[i]);
@@ -286,8 +295,24 @@ impl<'a> Translator<'a> {
         })
     }
 
+    /// The `icmp` to fuse into `b`'s terminator: the instruction right before a `br` whose
+    /// condition it computes, with no other use.
+    fn fused_compare(&self, b: Block) -> Option<Inst> {
+        let func = self.func;
+        let term = func.last_inst(b)?;
+        let cmp = func.prev_inst(term)?;
+        let cond = func.result(cmp)?;
+        let fusable = func.opcode(term) == Opcode::Br
+            && matches!(func.opcode(cmp), Opcode::Icmp(_))
+            && func.args(cmp).len() == 2
+            && func.args(term).first() == Some(&cond)
+            && func.users(cond) == [term];
+        fusable.then_some(cmp)
+    }
+
     fn translate_block(&mut self, b: Block, gb: u32, start_pc: &[u32], base_block: u32) -> Result<(), InterpError> {
         let func = self.func;
+        let fused = self.fused_compare(b);
         let mut classes = [0u32; CostClass::COUNT];
         let mut steps = 0u32;
         let mut terminated = false;
@@ -298,10 +323,16 @@ impl<'a> Translator<'a> {
             if terminated {
                 return Err(self.error(format!("instruction after the terminator of {b}")));
             }
-            if op == Opcode::Phi {
+            if op == Opcode::Phi || Some(inst) == fused {
                 continue;
             }
-            let translated = self.translate_inst(b, inst, start_pc, base_block)?;
+            let mut translated = self.translate_inst(b, inst, start_pc, base_block)?;
+            if let (Some(cmp), Op::Br(_, t, e)) = (fused, translated)
+                && let Opcode::Icmp(cc) = func.opcode(cmp)
+            {
+                let a = self.args(cmp, 2)?;
+                translated = Op::BrIcmp(cc, a[0], a[1], t, e);
+            }
             self.prog.code.push(translated);
             self.prog.op_block.push(gb);
             terminated = op.is_terminator();
@@ -347,6 +378,7 @@ impl<'a> Translator<'a> {
         let edge = Edge {
             pc: start_pc[(gb - base_block) as usize],
             block: gb,
+            steps: self.func.block_insts(to).count() as u32,
             copies_start,
             copies_len: copies.len() as u32,
             parallel,

@@ -116,6 +116,9 @@ impl Machine<'_> {
         let block = self.prog.op_block[pc as usize - 1] as usize;
         let end = self.prog.blocks[block].end_pc;
         for op in &self.prog.code[pc as usize..end as usize] {
+            if let Op::BrIcmp(..) = op {
+                cost.sub(CostClass::Alu, 1);
+            }
             cost.sub(op_class(op), 1);
         }
     }
@@ -134,10 +137,11 @@ impl Machine<'_> {
         Ok(first)
     }
 
-    /// Counts entry into `block`, or stops when it would exceed the step budget.
+    /// Counts entry into `block` (of `steps` instructions), or stops when it would exceed the
+    /// step budget.
     #[inline(always)]
-    fn enter(&mut self, block: u32) -> Result<(), Trap> {
-        let steps = self.prog.blocks[block as usize].steps as u64;
+    fn enter(&mut self, block: u32, steps: u32) -> Result<(), Trap> {
+        let steps = steps as u64;
         if self.steps + steps > self.config.max_steps {
             return Err(trap(TrapKind::StepLimit, format!("more than {} steps", self.config.max_steps)));
         }
@@ -160,7 +164,8 @@ impl Machine<'_> {
         let main = &prog.funcs[prog.main as usize];
         self.regs.extend_from_slice(&main.template);
         let obj_base = self.push_allocas(prog.main).map_err(|trap| Stop { trap, pc: 0 })?;
-        self.enter(main.entry_block).map_err(|trap| Stop { trap, pc: 0 })?;
+        let entry_steps = prog.blocks[main.entry_block as usize].steps;
+        self.enter(main.entry_block, entry_steps).map_err(|trap| Stop { trap, pc: 0 })?;
         self.interpret(main.entry_pc, obj_base)
     }
 
@@ -201,7 +206,7 @@ impl Machine<'_> {
         macro_rules! take_edge {
             ($e:expr) => {{
                 let e = prog.edges[$e as usize];
-                if let Err(t) = self.enter(e.block) {
+                if let Err(t) = self.enter(e.block, e.steps) {
                     stop!(t);
                 }
                 let copies = &prog.copies[e.copies_start as usize..(e.copies_start + e.copies_len) as usize];
@@ -324,7 +329,7 @@ impl Machine<'_> {
                             stop!(t)
                         }
                     };
-                    if let Err(t) = self.enter(callee.entry_block) {
+                    if let Err(t) = self.enter(callee.entry_block, prog.blocks[callee.entry_block as usize].steps) {
                         self.regs.truncate(new_base);
                         self.mem.pop_to(callee_objects, callee_top);
                         stop!(t);
@@ -374,6 +379,17 @@ impl Machine<'_> {
                         stop!(trap(TrapKind::UninitRead, "branch on undef"));
                     }
                     if cond & 1 != 0 {
+                        take_edge!(t)
+                    } else {
+                        take_edge!(e)
+                    }
+                }
+                Op::BrIcmp(cc, a, b, t, e) => {
+                    let (x, y) = (r!(a), r!(b));
+                    if (x | y) & HI != 0 {
+                        stop!(trap(TrapKind::UninitRead, "branch on undef"));
+                    }
+                    if cc.eval(x as u32 as i32, y as u32 as i32) {
                         take_edge!(t)
                     } else {
                         take_edge!(e)
@@ -486,7 +502,7 @@ fn op_class(op: &Op) -> CostClass {
         Op::SiToFp(..) | Op::FpToSi(..) => CostClass::Convert,
         Op::Load(..) => CostClass::Load,
         Op::Store(..) => CostClass::Store,
-        Op::Jump(..) | Op::Br(..) => CostClass::Branch,
+        Op::Jump(..) | Op::Br(..) | Op::BrIcmp(..) => CostClass::Branch,
         Op::Call(..) | Op::CallBuiltin(..) | Op::PutF(..) => CostClass::Call,
         Op::Ret(..) => CostClass::Return,
         Op::Alloca(..) | Op::MemZero(..) | Op::Unreachable => CostClass::Other,

@@ -67,7 +67,7 @@ const UNDEF: u64 = HI;
 pub struct InterpConfig {
     /// IR instructions executed before [`TrapKind::StepLimit`].
     pub max_steps: u64,
-    /// Nested calls before [`TrapKind::CallDepth`].
+    /// Calls active at once (`main` itself not counted) before [`TrapKind::CallDepth`].
     pub max_call_depth: u32,
     /// Words of live stack objects before [`TrapKind::CallDepth`].
     pub max_stack_words: u64,

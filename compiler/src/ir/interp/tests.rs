@@ -571,3 +571,31 @@ fn unrunnable_modules() {
         assert!(matches!(err, InterpError::Malformed { .. }), "{text}: {err}");
     }
 }
+
+#[test]
+fn fused_compare_and_branch_counts_as_two_instructions() {
+    // The icmp feeding only the br is fused at translation; counts must not notice.
+    let text = "func @main() -> i32 {
+bb0:
+    %d = call i32 getint()
+    %x = sdiv i32 10, %d
+    %c = icmp lt %x, 3
+    br %c, bb1, bb2
+bb1:
+    ret 1
+bb2:
+    ret 2
+}
+";
+    let r = run_text(text, b"5");
+    assert_eq!(r.outcome.exit_status, Some(1));
+    assert_eq!(r.outcome.steps, 5);
+    assert_eq!((r.cost.get(CostClass::Alu), r.cost.get(CostClass::Branch)), (1, 1));
+    let r = run_text(text, b"0");
+    assert_eq!(trap_of(&r), Some(TrapKind::DivByZero));
+    assert_eq!(r.outcome.steps, 2);
+    assert_eq!((r.cost.get(CostClass::Alu), r.cost.get(CostClass::Branch)), (0, 0));
+    // A compare with a second use is not fused and still produces its value.
+    let text = text.replace("ret 2", "%z = zext %c\n    ret %z");
+    assert_eq!(run_text(&text, b"1").outcome.exit_status, Some(0));
+}
