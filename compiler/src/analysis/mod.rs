@@ -1,6 +1,6 @@
 //! Analyses of one function's control flow, shared by the optimisation passes.
 //!
-//! * [`cfg`] — predecessor and successor tables, reverse post-order, reachability;
+//! * [`cfg`](mod@cfg) — predecessor and successor tables, reverse post-order, reachability;
 //! * [`domtree`] — the dominator tree (Cooper–Harvey–Kennedy), block and instruction dominance;
 //! * [`frontier`] — dominance frontiers and iterated frontiers (phi placement);
 //! * [`loops`] — the natural-loop forest;

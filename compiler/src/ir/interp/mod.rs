@@ -36,8 +36,9 @@
 //! [`CostClass`].
 //!
 //! # Design
-//! See [`code`] (translation: registers, edges with phi copies, per-block accounting data),
-//! [`memory`] (objects, init bits) and [`machine`] (the loop, explicit call stack).
+//! See the private modules `code` (translation: registers, edges with phi copies,
+//! per-block accounting data), `memory` (objects, init bits) and `machine` (the loop, the
+//! explicit call stack).
 //! Registers hold `u64`: an `i32`/`f32`/`i1` in the low half with a zero high half, a pointer
 //! as `object << 32 | offset`. `undef` is all ones in the high half — for scalars a flag that
 //! arithmetic propagates with one `or`, for pointers an object id that never exists.
