@@ -19,6 +19,9 @@ pub mod printer;
 pub mod types;
 pub mod verifier;
 
+#[cfg(test)]
+mod random_tests;
+
 pub use entities::{Block, FuncRef, GlobalRef, Inst, StrId, Value};
 pub use function::{Const, Function, ValueData, ValueDef};
 pub use instr::{Callee, FloatCC, InstData, IntCC, Opcode};
