@@ -48,6 +48,7 @@ pub(super) fn execute(prog: &Program, stdin: &[u8], config: &InterpConfig) -> In
         io: Io::new(stdin.to_vec()),
         block_counts: vec![0; prog.blocks.len()],
         steps: 0,
+        stack_base: 0,
     };
     let result = m.run();
     let mut cost = CostCounts::default();
@@ -91,6 +92,8 @@ struct Machine<'p> {
     io: Io,
     block_counts: Vec<u64>,
     steps: u64,
+    /// Arena words taken by globals (stack objects start here).
+    stack_base: usize,
 }
 
 fn trap(kind: TrapKind, detail: impl Into<String>) -> Trap {
@@ -127,7 +130,7 @@ impl Machine<'_> {
     fn push_allocas(&mut self, fi: u32) -> Result<u32, Trap> {
         let first = self.mem.num_objects();
         for &words in &self.prog.funcs[fi as usize].allocas {
-            if self.mem.top() as u64 + words as u64 > self.config.max_stack_words {
+            if (self.mem.top() - self.stack_base) as u64 + words as u64 > self.config.max_stack_words {
                 return Err(trap(TrapKind::CallDepth, "stack memory limit exceeded"));
             }
             if self.mem.push(words, true, false).is_none() {
@@ -161,6 +164,7 @@ impl Machine<'_> {
                 self.mem.write_initial(id, i, bits);
             }
         }
+        self.stack_base = self.mem.top();
         let main = &prog.funcs[prog.main as usize];
         self.regs.extend_from_slice(&main.template);
         let obj_base = self.push_allocas(prog.main).map_err(|trap| Stop { trap, pc: 0 })?;

@@ -146,6 +146,9 @@ fn deep_recursion_does_not_use_the_native_stack() {
     let config = InterpConfig { max_stack_words: 4 * 100, ..InterpConfig::default() };
     let r = run_with(DEPTH, b"200", &config);
     assert_eq!(trap_of(&r), Some(TrapKind::CallDepth));
+    // Globals do not count against the stack.
+    let big_global = format!("global @big: i32 x 1000 = zero\n{DEPTH}");
+    assert_eq!(trap_of(&run_with(&big_global, b"90", &config)), None);
 }
 
 const ARRAYS: &str = "global @g: i32 x 8 = {1: 10, 7: 70}
