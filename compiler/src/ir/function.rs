@@ -289,13 +289,12 @@ impl Function {
             return;
         }
         debug_assert!(self.tracks_uses(old), "replace_all_uses of an untracked value {old}");
-        let users = std::mem::take(&mut self.users[old]);
-        let mut seen: SmallVec<[Inst; 8]> = SmallVec::new();
+        let mut users = std::mem::take(&mut self.users[old]);
+        // Each user once (it appears once per operand slot); sorting keeps this linearithmic
+        // for values with thousands of uses.
+        users.sort_unstable();
+        users.dedup();
         for inst in users {
-            if seen.contains(&inst) {
-                continue;
-            }
-            seen.push(inst);
             for a in self.insts[inst].data.args.iter_mut() {
                 if *a == old {
                     *a = new;
