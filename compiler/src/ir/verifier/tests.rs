@@ -314,3 +314,46 @@ fn module_rules() {
     expect("global @a: ptr x 2 = zero\n", K::Module, "element type ptr");
     expect("func @main(%x: i32) -> i32 {\nbb0:\n    ret %x\n}\n", K::Module, "`main` must take no parameters");
 }
+
+#[test]
+fn core_mutations_keep_ir_valid() {
+    // replace_all_uses with repeated uses, then removing a block and its phi entries.
+    let text = "func @f(%c: i1, %a: i32) -> i32 {
+bb0:
+    %x = add i32 %a, %a
+    %y = mul i32 %x, %x
+    br %c, bb1, bb2
+bb1:
+    %z = add i32 %y, %x
+    jump bb2
+bb2:
+    %p = phi i32 [bb0: %x], [bb1: %z]
+    ret %p
+}
+";
+    let mut m = parse_module(text).unwrap();
+    let f = m.func_refs()[0];
+    let func = m.func_mut(f);
+    let (b0, b1, b2) = (func.layout()[0], func.layout()[1], func.layout()[2]);
+    let x_inst = func.first_inst(b0).unwrap();
+    let x = func.result(x_inst).unwrap();
+    let a = func.params[1];
+    func.replace_all_uses(x, a);
+    assert!(!func.has_uses(x));
+    assert_eq!(func.users(a).len(), 2 + 2 + 1 + 1);
+    func.remove_inst(x_inst);
+    assert!(verify_function(&m, f).is_ok(), "{:?}", verify_function(&m, f));
+    let func = m.func_mut(f);
+    let br = func.terminator(b0).unwrap();
+    let jump = func.create_inst(InstData::jump(b2));
+    func.remove_inst(br);
+    func.append_inst(b0, jump);
+    func.remove_phi_pred(b2, b1);
+    func.remove_block(b1);
+    let errors = verify_function(&m, f);
+    assert!(errors.is_ok(), "{errors:?}");
+    assert_eq!(
+        crate::ir::print_function(&m, f),
+        "func @f(%0: i1, %1: i32) -> i32 {\nbb0:\n    %2 = mul i32 %1, %1\n    jump bb1\nbb1:\n    %3 = phi i32 [bb0: %1]\n    ret %3\n}\n"
+    );
+}
