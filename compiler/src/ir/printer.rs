@@ -158,8 +158,19 @@ pub fn print_function(module: &Module, f: FuncRef) -> String {
     out
 }
 
+/// A function given directly (e.g. while taken out of `module` by a pass); `module` supplies
+/// the names of globals, callees and strings.
+pub fn function_to_string(module: &Module, func: &Function) -> String {
+    let mut out = String::new();
+    write_function_body(&mut out, module, func);
+    out
+}
+
 fn write_function(out: &mut String, module: &Module, f: FuncRef) {
-    let func = module.func(f);
+    write_function_body(out, module, module.func(f));
+}
+
+fn write_function_body(out: &mut String, module: &Module, func: &Function) {
     let names = Names::new(func);
     let _ = write!(out, "func @{}(", quote_name(&func.name));
     for (i, &p) in func.params.iter().enumerate() {

@@ -142,6 +142,10 @@ fn builds_from_api_and_prints() {
     f.append(b0, InstData::jump(b1));
     let phi = f.append_value(b1, InstData::phi(Type::I32, &[(b0, x)]));
     f.append(b1, InstData::ret(Some(phi)));
+    assert_eq!(
+        crate::ir::printer::function_to_string(&m, &f),
+        "func @g(%0: i32) -> i32 {\nbb0:\n    %1 = add i32 %0, 1\n    jump bb1\nbb1:\n    %2 = phi i32 [bb0: %1]\n    ret %2\n}\n"
+    );
     m.add_function(f);
     let text = print_module(&m);
     assert_eq!(
