@@ -7,8 +7,10 @@
 //! [`faults`] the fault-injection switches used to test the harness.
 
 pub mod analysis;
+pub mod driver;
 pub mod faults;
 pub mod frontend;
 pub mod ir;
+pub mod lower;
 pub mod passes;
 pub mod runtime;

@@ -6,7 +6,13 @@
 //! stable name, so a pipeline is just a list of names (`--passes=mem2reg,gvn,licm`). The
 //! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
 
+pub mod constfold;
+pub mod dce;
 pub mod manager;
+pub mod mem2reg;
+pub mod simplify_cfg;
+pub mod trivial_phi;
+pub mod unreachable_blocks;
 
 use std::collections::BTreeMap;
 
@@ -43,6 +49,12 @@ pub struct PassInfo {
     /// follows, when there is one.
     pub catalogue: Option<&'static str>,
     pub body: PassBody,
+}
+
+impl std::fmt::Debug for PassInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PassInfo({})", self.name)
+    }
 }
 
 /// Counters a pass reports (e.g. `insts_removed`), summed over the functions it ran on.
@@ -101,7 +113,44 @@ impl ModuleCx<'_> {
 }
 
 /// Every pass of the compiler, in a stable order.
-pub static REGISTRY: &[PassInfo] = &[];
+pub static REGISTRY: &[PassInfo] = &[
+    PassInfo {
+        name: "mem2reg",
+        description: "promote scalar stack slots to SSA values and phis",
+        catalogue: Some("Mem2Reg"),
+        body: PassBody::Function(&mem2reg::Mem2Reg),
+    },
+    PassInfo {
+        name: "constfold",
+        description: "fold instructions on constants; constant branches become jumps",
+        catalogue: Some("ConstantFolding"),
+        body: PassBody::Function(&constfold::ConstFold),
+    },
+    PassInfo {
+        name: "dce",
+        description: "delete instructions whose results nothing with an effect needs",
+        catalogue: Some("DeadCodeElimination"),
+        body: PassBody::Function(&dce::Dce),
+    },
+    PassInfo {
+        name: "unreachable-blocks",
+        description: "delete blocks not reachable from the entry",
+        catalogue: Some("ClearUnreachableBlock"),
+        body: PassBody::Function(&unreachable_blocks::UnreachableBlocks),
+    },
+    PassInfo {
+        name: "trivial-phi",
+        description: "replace phis whose incoming values are all one value (or the phi itself)",
+        catalogue: Some("RemoveTrivialPhi"),
+        body: PassBody::Function(&trivial_phi::TrivialPhi),
+    },
+    PassInfo {
+        name: "simplify-cfg",
+        description: "merge straight-line blocks, bypass empty jump blocks, fold br to one target",
+        catalogue: Some("SimplifyCFG"),
+        body: PassBody::Function(&simplify_cfg::SimplifyCfg),
+    },
+];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|p| p.name == name)
@@ -159,8 +208,22 @@ impl OptLevel {
     }
 }
 
-/// Cheap cleanups after SSA construction.
-pub const O1_PIPELINE: &[&str] = &[];
+/// SSA construction and cheap cleanups: each pass runs once, in an order where each feeds
+/// the next (dead blocks go before the CFG is simplified, trivial phis before dead code).
+pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
-/// The best pipeline we have.
-pub const O2_PIPELINE: &[&str] = &[];
+/// The best pipeline we have: O1 with constant folding, repeated once more because folding
+/// branches exposes dead blocks, merges and new constants.
+pub const O2_PIPELINE: &[&str] = &[
+    "mem2reg",
+    "constfold",
+    "unreachable-blocks",
+    "simplify-cfg",
+    "trivial-phi",
+    "dce",
+    "constfold",
+    "unreachable-blocks",
+    "simplify-cfg",
+    "trivial-phi",
+    "dce",
+];

@@ -1,0 +1,201 @@
+//! `constfold` (catalogue: ConstantFolding): evaluates instructions whose operands are
+//! constants.
+//!
+//! Why: lowering and earlier passes leave arithmetic on constants (`2 * 4`, conversions of
+//! literals, comparisons of constants from `while (1)`-style code); folding them shrinks the
+//! code and turns constant conditional branches into jumps, which exposes dead blocks.
+//!
+//! What it folds, with exactly the interpreter's (and the target's) semantics:
+//! * `i32` arithmetic wrapping (`wrapping_add` ...); `sdiv`/`srem` only when they cannot trap
+//!   — a zero divisor or `INT_MIN / -1` stays in the code, because folding must never change
+//!   whether a program traps;
+//! * `f32` arithmetic with Rust's `f32` operations (IEEE binary32, round to nearest) — but
+//!   never when the result is NaN: the NaN a host produces (x86: negative default NaN) is not
+//!   the one the target produces (ARM: positive), and `putfloat` shows the sign. `fneg` flips
+//!   the sign bit, which is exact everywhere;
+//! * `icmp`/`fcmp` to `i1` constants (float comparisons with IEEE NaN rules); `zext` of
+//!   `i1`; `sitofp` (round to nearest, `as f32`); `fptosi` (truncating, saturating, NaN → 0,
+//!   like `vcvt` and the interpreter: Rust's `as i32`);
+//! * `select` with a constant condition (or two equal operands) becomes the chosen operand;
+//! * `br` on a constant becomes a `jump`; the phis of the successor no longer reached lose
+//!   that edge's entry.
+//!
+//! `undef` operands are not folded. Instructions are visited in reverse post-order, so chains
+//! fold in one sweep; the pass repeats until a sweep changes nothing.
+
+use super::{FunctionCx, FunctionPass};
+use crate::ir::{Const, Function, Inst, InstData, Opcode, Type, Value};
+
+pub struct ConstFold;
+
+impl FunctionPass for ConstFold {
+    fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {
+        let mut folded = 0u64;
+        let mut branches = 0u64;
+        loop {
+            let mut changed = false;
+            let order = cx.analyses.cfg(func).rpo().to_vec();
+            for b in order {
+                let mut next = func.first_inst(b);
+                while let Some(inst) = next {
+                    next = func.next_inst(inst);
+                    match fold_one(func, inst) {
+                        Folded::Nothing => {}
+                        Folded::Value => {
+                            folded += 1;
+                            changed = true;
+                        }
+                        Folded::Branch => {
+                            branches += 1;
+                            changed = true;
+                        }
+                    }
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        cx.count("insts_folded", folded);
+        cx.count("branches_folded", branches);
+        folded + branches > 0
+    }
+}
+
+enum Folded {
+    Nothing,
+    Value,
+    Branch,
+}
+
+fn fold_one(func: &mut Function, inst: Inst) -> Folded {
+    let op = func.opcode(inst);
+    match op {
+        Opcode::Br => {
+            let Some(Const::Bool(c)) = func.as_const(func.args(inst)[0]) else { return Folded::Nothing };
+            let targets = func.targets(inst);
+            let (kept, dropped) = if c { (targets[0], targets[1]) } else { (targets[1], targets[0]) };
+            let block = func.inst_block(inst).expect("visited instructions are placed");
+            remove_one_phi_entry(func, dropped, block);
+            func.replace_inst(inst, InstData::jump(kept));
+            Folded::Branch
+        }
+        Opcode::Select => {
+            let args = func.args(inst);
+            let chosen = match func.as_const(args[0]) {
+                Some(Const::Bool(c)) => Some(if c { args[1] } else { args[2] }),
+                _ if args[1] == args[2] => Some(args[1]),
+                _ => None,
+            };
+            match chosen {
+                Some(v) => replace_with(func, inst, v),
+                None => Folded::Nothing,
+            }
+        }
+        _ => {
+            let Some(result) = func.result(inst) else { return Folded::Nothing };
+            let consts: Option<Vec<Const>> = func.args(inst).iter().map(|&a| func.as_const(a)).collect();
+            let Some(c) = consts.and_then(|args| fold(op, &args, func.value_type(result))) else {
+                return Folded::Nothing;
+            };
+            let v = func.const_value(c);
+            replace_with(func, inst, v)
+        }
+    }
+}
+
+fn replace_with(func: &mut Function, inst: Inst, v: Value) -> Folded {
+    let result = func.result(inst).expect("folded instructions have results");
+    if v == result {
+        return Folded::Nothing; // a self-referential select in unreachable code
+    }
+    func.replace_all_uses(result, v);
+    func.remove_inst(inst);
+    Folded::Value
+}
+
+/// Removes the phi entries of one edge `pred → block` (a block reached twice from `pred`, as
+/// by `br c, b, b`, keeps the entries of the other edge).
+pub(crate) fn remove_one_phi_entry(func: &mut Function, block: crate::ir::Block, pred: crate::ir::Block) {
+    let phis: Vec<Inst> = func.block_phis(block).collect();
+    for phi in phis {
+        if let Some(i) = func.targets(phi).iter().position(|&p| p == pred) {
+            func.remove_phi_incoming(phi, i);
+        }
+    }
+}
+
+/// The constant result of `op` applied to constant operands, or `None` when it cannot or
+/// must not be folded (traps, NaN results, opcodes without a pure constant result).
+pub fn fold(op: Opcode, args: &[Const], ty: Type) -> Option<Const> {
+    use Const::{Bool, Float, Int};
+    let f = f32::from_bits;
+    let float = |x: f32| (!x.is_nan()).then(|| Const::float(x));
+    match (op, args) {
+        (Opcode::Add, &[Int(a), Int(b)]) => Some(Int(a.wrapping_add(b))),
+        (Opcode::Sub, &[Int(a), Int(b)]) => Some(Int(a.wrapping_sub(b))),
+        (Opcode::Mul, &[Int(a), Int(b)]) => Some(Int(a.wrapping_mul(b))),
+        // `checked_*` is `None` exactly for the trapping cases: b == 0 and INT_MIN / -1.
+        (Opcode::SDiv, &[Int(a), Int(b)]) => a.checked_div(b).map(Int),
+        (Opcode::SRem, &[Int(a), Int(b)]) => a.checked_rem(b).map(Int),
+        (Opcode::FAdd, &[Float(a), Float(b)]) => float(f(a) + f(b)),
+        (Opcode::FSub, &[Float(a), Float(b)]) => float(f(a) - f(b)),
+        (Opcode::FMul, &[Float(a), Float(b)]) => float(f(a) * f(b)),
+        (Opcode::FDiv, &[Float(a), Float(b)]) => float(f(a) / f(b)),
+        (Opcode::FNeg, &[Float(a)]) => Some(Float(a ^ 0x8000_0000)),
+        (Opcode::Icmp(cc), &[Int(a), Int(b)]) => Some(Bool(cc.eval(a, b))),
+        (Opcode::Fcmp(cc), &[Float(a), Float(b)]) => Some(Bool(cc.eval(f(a), f(b)))),
+        (Opcode::Zext, &[Bool(b)]) => Some(Int(b as i32)),
+        (Opcode::SiToFp, &[Int(a)]) => Some(Const::float(a as f32)),
+        (Opcode::FpToSi, &[Float(a)]) => Some(Int(f(a) as i32)),
+        (Opcode::Select, &[Bool(c), a, b]) if a.ty() == ty => Some(if c { a } else { b }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{FloatCC, IntCC};
+
+    #[test]
+    fn integer_folding_wraps_and_never_folds_traps() {
+        use Const::Int;
+        assert_eq!(fold(Opcode::Add, &[Int(i32::MAX), Int(1)], Type::I32), Some(Int(i32::MIN)));
+        assert_eq!(fold(Opcode::Mul, &[Int(65536), Int(65536)], Type::I32), Some(Int(0)));
+        assert_eq!(fold(Opcode::SDiv, &[Int(-7), Int(2)], Type::I32), Some(Int(-3)));
+        assert_eq!(fold(Opcode::SRem, &[Int(-7), Int(2)], Type::I32), Some(Int(-1)));
+        assert_eq!(fold(Opcode::SDiv, &[Int(1), Int(0)], Type::I32), None);
+        assert_eq!(fold(Opcode::SRem, &[Int(1), Int(0)], Type::I32), None);
+        assert_eq!(fold(Opcode::SDiv, &[Int(i32::MIN), Int(-1)], Type::I32), None);
+        assert_eq!(fold(Opcode::SRem, &[Int(i32::MIN), Int(-1)], Type::I32), None);
+        assert_eq!(fold(Opcode::SDiv, &[Int(i32::MIN), Int(1)], Type::I32), Some(Int(i32::MIN)));
+    }
+
+    #[test]
+    fn float_folding_is_single_precision_and_leaves_nans_alone() {
+        let c = Const::float;
+        // 16777216 + 1 is not representable in f32: rounds back to 16777216.
+        assert_eq!(fold(Opcode::FAdd, &[c(16777216.0), c(1.0)], Type::F32), Some(c(16777216.0)));
+        assert_eq!(fold(Opcode::FDiv, &[c(1.0), c(0.0)], Type::F32), Some(c(f32::INFINITY)));
+        assert_eq!(fold(Opcode::FDiv, &[c(0.0), c(0.0)], Type::F32), None);
+        assert_eq!(fold(Opcode::FSub, &[c(f32::INFINITY), c(f32::INFINITY)], Type::F32), None);
+        assert_eq!(fold(Opcode::FNeg, &[c(0.0)], Type::F32), Some(c(-0.0)));
+        assert_eq!(fold(Opcode::FNeg, &[Const::Float(0x7fc0_0000)], Type::F32), Some(Const::Float(0xffc0_0000)));
+        let nan = Const::Float(0x7fc0_0000);
+        assert_eq!(fold(Opcode::Fcmp(FloatCC::Ne), &[nan, nan], Type::I1), Some(Const::Bool(true)));
+        assert_eq!(fold(Opcode::Fcmp(FloatCC::Eq), &[nan, nan], Type::I1), Some(Const::Bool(false)));
+        assert_eq!(fold(Opcode::Fcmp(FloatCC::Lt), &[c(1.0), c(2.0)], Type::I1), Some(Const::Bool(true)));
+    }
+
+    #[test]
+    fn conversions_round_and_saturate() {
+        assert_eq!(fold(Opcode::SiToFp, &[Const::Int(16777217)], Type::F32), Some(Const::float(16777216.0)));
+        assert_eq!(fold(Opcode::FpToSi, &[Const::float(-2.9)], Type::I32), Some(Const::Int(-2)));
+        assert_eq!(fold(Opcode::FpToSi, &[Const::float(3e9)], Type::I32), Some(Const::Int(i32::MAX)));
+        assert_eq!(fold(Opcode::FpToSi, &[Const::float(-3e9)], Type::I32), Some(Const::Int(i32::MIN)));
+        assert_eq!(fold(Opcode::FpToSi, &[Const::Float(0x7fc0_0000)], Type::I32), Some(Const::Int(0)));
+        assert_eq!(fold(Opcode::Zext, &[Const::Bool(true)], Type::I32), Some(Const::Int(1)));
+        assert_eq!(fold(Opcode::Icmp(IntCC::Lt), &[Const::Int(-1), Const::Int(0)], Type::I1), Some(Const::Bool(true)));
+    }
+}
