@@ -103,8 +103,8 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
         return Err(Failure::User("sysyc: no input file (see --help)".into()));
     };
     let options = compile_options(cli)?;
-    let bytes = std::fs::read(path)
-        .map_err(|e| Failure::User(format!("sysyc: cannot read {}: {e}", path.display())))?;
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure::User(format!("sysyc: cannot read {}: {e}", path.display())))?;
     let source = sysyc::frontend::source_from_bytes(&bytes);
     let name = path.display().to_string();
 
@@ -158,9 +158,7 @@ fn compile_options(cli: &Cli) -> Result<CompileOptions, Failure> {
 
 fn interpret(module: &sysyc::ir::Module, cost: bool) -> Result<ExitCode, Failure> {
     let mut stdin = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut stdin)
-        .map_err(|e| Failure::User(format!("sysyc: cannot read stdin: {e}")))?;
+    std::io::stdin().read_to_end(&mut stdin).map_err(|e| Failure::User(format!("sysyc: cannot read stdin: {e}")))?;
     let result = driver::interpret(module, &stdin, &InterpConfig::default())
         .map_err(|e| Failure::User(format!("sysyc: cannot interpret: {e}")))?;
     let mut out = std::io::stdout().lock();

@@ -41,6 +41,9 @@ mod expr;
 mod place;
 mod stmt;
 
+#[cfg(test)]
+mod tests;
+
 use cranelift_entity::EntityRef;
 use rustc_hash::FxHashMap;
 

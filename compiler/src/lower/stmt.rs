@@ -5,7 +5,6 @@
 //! with `continue` jumping to the header and `break` to the exit. The exit block exists only
 //! if the condition can be false or a `break` reaches it.
 
-
 use super::builder::{FnBuilder, LoopCx, Slot, Target};
 use super::is_zero_bits;
 use crate::frontend::hir::{self, LocalId, LocalInit, StmtKind};

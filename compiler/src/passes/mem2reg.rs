@@ -12,11 +12,12 @@
 //! Algorithm (Cytron et al., with the minimal-SSA placement):
 //! 1. phis for a variable go at the iterated dominance frontier of the blocks that store to it
 //!    ([`crate::analysis::frontier`]); this is minimal SSA, which can place phis where the
-//!    variable is dead;
+//!    variable is dead. Stores in unreachable blocks do not count: nothing flows from there;
 //! 2. renaming walks the dominator tree in preorder (with an explicit stack, so deep trees
 //!    cannot overflow the native stack), keeping the current value of every variable: a load
 //!    is replaced by it, a store sets it, and the phis of each successor receive it for the
-//!    edge. The value before any store is `undef` of the variable's type;
+//!    edge. The value before any store is `undef` of the variable's type. Phi entries are
+//!    then written in the block's predecessor order;
 //! 3. phis that no real instruction uses (directly or through other such phis) are deleted,
 //!    so the result has the phis of pruned SSA.
 //!
@@ -56,7 +57,9 @@ impl FunctionPass for Mem2Reg {
         // 1. Phi placement.
         let mut phi_var: SecondaryMap<Inst, Option<Var>> = SecondaryMap::new();
         let mut placed: Vec<Inst> = Vec::new();
-        for (k, &(alloca, ty)) in vars.iter().enumerate() {
+        // Last variable first: each phi goes to the front of its block, so a block's phis end
+        // up in variable order.
+        for (k, &(alloca, ty)) in vars.iter().enumerate().rev() {
             let addr = func.result(alloca).expect("alloca has a result");
             let mut def_blocks: SmallVec<[Block; 8]> = SmallVec::new();
             for &user in func.users(addr) {
@@ -79,6 +82,8 @@ impl FunctionPass for Mem2Reg {
         // 2. Renaming along the dominator tree.
         let undefs: Vec<Value> = types.iter().map(|&ty| func.undef(ty)).collect();
         let mut current = undefs.clone();
+        // The value each placed phi receives from each reachable predecessor.
+        let mut incoming: SecondaryMap<Inst, SmallVec<[(Block, Value); 4]>> = SecondaryMap::new();
         let mut loads_replaced = 0u64;
         let mut stores_removed = 0u64;
         enum Work {
@@ -127,10 +132,12 @@ impl FunctionPass for Mem2Reg {
                     _ => {}
                 }
             }
-            for &succ in func.successors(b).to_vec().iter() {
-                for phi in func.block_phis(succ).collect::<SmallVec<[Inst; 8]>>() {
+            let mut succs: SmallVec<[Block; 2]> = func.successors(b).iter().copied().collect();
+            succs.dedup();
+            for succ in succs {
+                for phi in func.block_phis(succ) {
                     if let Some(k) = phi_var[phi] {
-                        func.push_phi_incoming(phi, b, current[k]);
+                        incoming[phi].push((b, current[k]));
                     }
                 }
             }
@@ -140,13 +147,13 @@ impl FunctionPass for Mem2Reg {
             }
         }
 
-        // Edges from unreachable predecessors carry `undef`.
+        // Phi entries in predecessor order, one per edge; edges from unreachable predecessors
+        // (which renaming never visits) carry `undef`.
         for &phi in &placed {
             let (Some(b), Some(k)) = (func.inst_block(phi), phi_var[phi]) else { continue };
             for &pred in cfg.preds(b) {
-                if !cfg.is_reachable(pred) {
-                    func.push_phi_incoming(phi, pred, undefs[k]);
-                }
+                let v = incoming[phi].iter().find(|&&(p, _)| p == pred).map_or(undefs[k], |&(_, v)| v);
+                func.push_phi_incoming(phi, pred, v);
             }
         }
 

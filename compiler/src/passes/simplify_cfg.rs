@@ -150,8 +150,7 @@ fn thread_jump(func: &mut Function, preds: &mut Preds, e: Block) -> bool {
     }
     // Conflict check: a predecessor already branching to `d` must agree on every phi.
     for &p in &distinct_preds {
-        if func.successors(p).contains(&d)
-            && phis.iter().any(|&phi| value_for(func, phi, p) != value_for(func, phi, e))
+        if func.successors(p).contains(&d) && phis.iter().any(|&phi| value_for(func, phi, p) != value_for(func, phi, e))
         {
             return false;
         }

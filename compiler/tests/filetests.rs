@@ -1,0 +1,77 @@
+//! Runs the filetests under `compiler/filetests/`: small `.ir` or `.sy` files, each naming a
+//! pipeline and the shape the printed IR must have after it.
+//!
+//! A file is read (`.ir`: parsed; `.sy`: front end and lowering), the pipeline of its
+//! `passes:` line runs with the verifier after every pass, and the printed module is checked
+//! against the file's directives (format: see `filecheck/mod.rs`). The printed result must
+//! also survive a print → parse → print round trip unchanged. Every failing file is
+//! reported, with the output it was checked against.
+
+mod filecheck;
+
+use std::path::{Path, PathBuf};
+
+use sysyc::driver::{self, CompileOptions};
+use sysyc::ir::{parse_module, print_module};
+use sysyc::passes::OptLevel;
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "ir" || e == "sy") {
+            out.push(path);
+        }
+    }
+}
+
+fn run_one(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let is_sy = path.extension().is_some_and(|e| e == "sy");
+    let spec = filecheck::parse_spec(&text, if is_sy { "//" } else { ";" })?;
+    // `passes: O1` (or O0, O2) names a level's pipeline; anything else is a pass list.
+    let mut options = match OptLevel::parse(&spec.passes).filter(|_| spec.passes.starts_with('O')) {
+        Some(level) => CompileOptions::level(level),
+        None => CompileOptions::passes(&spec.passes)?,
+    };
+    options.verify_each = true;
+    let mut module = if is_sy {
+        driver::lower_source(&path.display().to_string(), &text).map_err(|e| e.to_string())?
+    } else {
+        parse_module(&text).map_err(|e| format!("parse error: {e}"))?
+    };
+    driver::optimise(&mut module, &options, None).map_err(|e| e.to_string())?;
+    let output = print_module(&module);
+    let reparsed = parse_module(&output).map_err(|e| format!("output does not parse back: {e}\n{output}"))?;
+    if print_module(&reparsed) != output {
+        return Err(format!("output does not round-trip through the parser:\n{output}"));
+    }
+    filecheck::check(&output, &spec.directives).map_err(|e| format!("{e}\n--- output ---\n{output}--------------"))
+}
+
+#[test]
+fn filetests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("filetests");
+    let mut files = Vec::new();
+    collect(&root, &mut files);
+    assert!(files.len() >= 30, "expected the filetests under {}, found {}", root.display(), files.len());
+    let failures: Vec<String> = files
+        .iter()
+        .filter_map(|path| {
+            let rel = path.strip_prefix(&root).unwrap_or(path).display().to_string();
+            run_one(path).err().map(|e| format!("FAIL {rel}: {e}"))
+        })
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} of {} filetests failed:\n\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n\n")
+    );
+}
