@@ -20,7 +20,7 @@ pub mod types;
 pub mod verifier;
 
 #[cfg(test)]
-mod random_tests;
+pub(crate) mod random_tests;
 
 pub use entities::{Block, FuncRef, GlobalRef, Inst, StrId, Value};
 pub use function::{Const, Function, ValueData, ValueDef};

@@ -9,7 +9,7 @@ use super::interp::{InterpConfig, run};
 use super::{Block, FuncRef, Function, GlobalData, Module, Type, Value, parse_module, print_module, verify_module};
 use crate::frontend::hir::Builtin;
 
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -19,7 +19,7 @@ impl Rng {
         self.0
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
 
@@ -206,7 +206,7 @@ fn random_function(rng: &mut Rng, name: &str, nparams: usize, callees: &[(FuncRe
     f
 }
 
-fn random_module(rng: &mut Rng) -> Module {
+pub(crate) fn random_module(rng: &mut Rng) -> Module {
     let mut m = Module::new();
     let g = m.globals.push(GlobalData { name: "g".into(), elem: Type::I32, words: 4, init: vec![(1, crate::ir::Const::Int(5))], is_const: false });
     m.strings.push(b"<%d %.3f>".to_vec());

@@ -14,6 +14,9 @@ pub mod simplify_cfg;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::BTreeMap;
 
 use crate::analysis::cache::AnalysisCache;

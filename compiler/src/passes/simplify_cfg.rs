@@ -13,12 +13,15 @@
 //!    `s` have exactly one entry and are replaced by its value; successors of `s` now name
 //!    `p` as their predecessor;
 //! 3. jump threading: a block `e` (not the entry) that contains nothing but `jump d` (`d` ≠
-//!    `e`) is bypassed — every predecessor branches to `d` directly — and deleted. The phis
-//!    of `d` give each new edge the value they had for `e`. That is only done when it creates
-//!    no conflict: if a predecessor of `e` already has an edge to `d`, every phi of `d` must
-//!    have the same value for it as for `e` (a phi cannot tell two edges from one block
-//!    apart). The value for `e` is defined above `e` (which defines nothing), so it dominates
-//!    every predecessor of `e` and may be used on the new edges.
+//!    `e`) — or phis and `jump d`, where the phis are used only by the phis of `d` on their
+//!    entries for `e` (the joins of an else-if cascade) — is bypassed: every predecessor `p`
+//!    branches to `d` directly, and `e` is deleted. Each phi of `d` gives the new edge from `p`
+//!    the value it had for `e`, or, when that value is a phi of `e`, that phi's value for `p`.
+//!    Such a value is available at the end of `p`: it is either `e`'s phi operand for `p`, or
+//!    defined above `e` (which defines nothing else) and so dominating every predecessor of
+//!    `e`. Threading is only done when it creates no conflict: if `p` already has an edge to
+//!    `d`, every phi of `d` must have the same value for it as the new edge would carry (a
+//!    phi cannot tell two edges from one block apart).
 //!
 //! Predecessor lists are kept up to date incrementally, so a sweep is linear in the size of
 //! the function. Blocks without predecessors are left alone (`unreachable-blocks` deletes
@@ -128,50 +131,82 @@ fn merge_successor(func: &mut Function, preds: &mut Preds, b: Block) -> bool {
     true
 }
 
-/// Rewrite 3: bypasses `e` if it only jumps on.
+/// Rewrite 3: bypasses `e` if it only jumps on (possibly after phis that only feed the
+/// phis of its destination).
 fn thread_jump(func: &mut Function, preds: &mut Preds, e: Block) -> bool {
-    let (Some(first), Some(term)) = (func.first_inst(e), func.terminator(e)) else { return false };
-    if first != term || func.opcode(term) != Opcode::Jump || e == func.entry() || preds[e].is_empty() {
+    let Some(term) = func.terminator(e) else { return false };
+    if func.opcode(term) != Opcode::Jump || e == func.entry() || preds[e].is_empty() {
         return false;
     }
     let d = func.targets(term)[0];
     if d == e {
         return false;
     }
-    let phis: SmallVec<[Inst; 8]> = func.block_phis(d).collect();
-    let value_for = |func: &Function, phi: Inst, pred: Block| -> Option<Value> {
-        func.targets(phi).iter().position(|&p| p == pred).map(|i| func.args(phi)[i])
-    };
+    let e_phis: SmallVec<[Inst; 8]> = func.block_phis(e).collect();
+    if func.block_insts(e).count() != e_phis.len() + 1 || !e_phis.iter().all(|&phi| only_forwarded(func, phi, e, d)) {
+        return false;
+    }
+    let d_phis: SmallVec<[Inst; 8]> = func.block_phis(d).collect();
     let mut distinct_preds: SmallVec<[Block; 4]> = SmallVec::new();
     for &p in &preds[e] {
         if !distinct_preds.contains(&p) {
             distinct_preds.push(p);
         }
     }
+    // The value each phi of `d` receives on the new edge p → d: what it received from `e`,
+    // looked through `e`'s own phis.
+    let through = |func: &Function, phi: Inst, p: Block| -> Value {
+        let v = incoming(func, phi, e).expect("a phi has an entry per predecessor");
+        match func.def_inst(v) {
+            Some(def) if e_phis.contains(&def) => incoming(func, def, p).expect("a phi has an entry per predecessor"),
+            _ => v,
+        }
+    };
     // Conflict check: a predecessor already branching to `d` must agree on every phi.
     for &p in &distinct_preds {
-        if func.successors(p).contains(&d) && phis.iter().any(|&phi| value_for(func, phi, p) != value_for(func, phi, e))
+        if func.successors(p).contains(&d)
+            && d_phis.iter().any(|&phi| incoming(func, phi, p) != Some(through(func, phi, p)))
         {
             return false;
         }
     }
-    let values: SmallVec<[Value; 8]> =
-        phis.iter().map(|&phi| value_for(func, phi, e).expect("a phi has an entry per predecessor")).collect();
+    let new_entries: Vec<(Block, usize, SmallVec<[Value; 8]>)> = distinct_preds
+        .iter()
+        .map(|&p| {
+            let edges = func.successors(p).iter().filter(|&&s| s == e).count();
+            (p, edges, d_phis.iter().map(|&phi| through(func, phi, p)).collect())
+        })
+        .collect();
     remove_one_phi_entry(func, d, e);
     remove_one(&mut preds[d], e);
-    for &p in &distinct_preds {
-        let edges = func.successors(p).iter().filter(|&&s| s == e).count();
+    for (p, edges, values) in new_entries {
         func.retarget_edge(p, e, d);
         for _ in 0..edges {
             preds[d].push(p);
-            for (&phi, &v) in phis.iter().zip(&values) {
+            for (&phi, &v) in d_phis.iter().zip(&values) {
                 func.push_phi_incoming(phi, p, v);
             }
         }
     }
     preds[e].clear();
+    // `e`'s phis lost their last uses with `d`'s entries for `e`.
     func.remove_block(e);
     true
+}
+
+/// The value a phi receives from `pred`.
+fn incoming(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
+    func.targets(phi).iter().position(|&p| p == pred).map(|i| func.args(phi)[i])
+}
+
+/// True when the phi of `e` is used only by phis of `d`, on their entries for `e`.
+fn only_forwarded(func: &Function, phi: Inst, e: Block, d: Block) -> bool {
+    let Some(v) = func.result(phi) else { return false };
+    func.users(v).iter().all(|&u| {
+        func.opcode(u) == Opcode::Phi
+            && func.inst_block(u) == Some(d)
+            && func.args(u).iter().zip(func.targets(u)).all(|(&a, &b)| a != v || b == e)
+    })
 }
 
 fn remove_one(list: &mut SmallVec<[Block; 4]>, b: Block) {
