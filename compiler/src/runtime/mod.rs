@@ -2,6 +2,7 @@
 //! programs, its C implementation `sysy_rt.c`.
 
 pub mod io;
+pub mod native;
 pub mod outcome;
 
 pub use io::{Io, PutfArg};
