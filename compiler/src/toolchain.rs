@@ -86,9 +86,7 @@ pub fn arm_gcc() -> Result<PathBuf, ToolchainError> {
     };
     find_program(&name).ok_or_else(|| ToolchainError::NotFound {
         tool: name.to_string_lossy().into_owned(),
-        detail: format!(
-            "{origin}; install gcc-arm-linux-gnueabihf or set ${GCC_ENV} to the cross compiler"
-        ),
+        detail: format!("{origin}; install gcc-arm-linux-gnueabihf or set ${GCC_ENV} to the cross compiler"),
     })
 }
 
@@ -112,7 +110,7 @@ pub fn link_executable(asm: Source<'_>, out: &Path) -> Result<(), ToolchainError
 /// with the runtime library into `out`. `opt_flags` chooses the optimisation (`["-O0"]`,
 /// `["-O2"]`, ...); [`SYSY_C_FLAGS`] and [`TARGET_FLAGS`] are always added, and the runtime
 /// header is force-included (`-include sysy_rt.h`), so the program needs no declarations of
-/// `getint`, `putf`, `starttime()` and the rest.
+/// `getint`, `putf`, `starttime()` and the rest (an explicit `#include "sysy_rt.h"` works too).
 pub fn compile_c(c: Source<'_>, out: &Path, opt_flags: &[&str]) -> Result<(), ToolchainError> {
     let gcc = arm_gcc()?;
     let runtime = native::native_runtime()?;
@@ -120,6 +118,8 @@ pub fn compile_c(c: Source<'_>, out: &Path, opt_flags: &[&str]) -> Result<(), To
     args.extend(SYSY_C_FLAGS.iter().map(OsString::from));
     args.extend(TARGET_FLAGS.iter().map(OsString::from));
     args.push("-static".into());
+    args.push("-I".into());
+    args.push(runtime.dir.into());
     args.push("-include".into());
     args.push(runtime.header.into());
     push_source(&mut args, c, "c");
@@ -187,8 +187,7 @@ pub fn command_line(program: &Path, args: &[OsString]) -> String {
 }
 
 fn quote_arg(arg: &str) -> String {
-    let plain = !arg.is_empty()
-        && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=+,:@%".contains(&b));
+    let plain = !arg.is_empty() && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=+,:@%".contains(&b));
     if plain { arg.to_string() } else { format!("'{}'", arg.replace('\'', r"'\''")) }
 }
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use common::{asm_main, build_c, link_asm, scratch, tools};
 use harness::qemu::{RunOptions, RunStatus, Stdin};
+use sysyc::runtime::Io;
 use sysyc::toolchain::{self, Source, ToolchainError};
 
 #[test]
@@ -17,7 +18,9 @@ fn putint_and_exit_status() {
     let exe = link_asm(
         dir.path(),
         "p42",
-        &asm_main("\tpush {r4, lr}\n\tmov r0, #42\n\tbl putint\n\tmov r0, #10\n\tbl putch\n\tmov r0, #3\n\tpop {r4, pc}"),
+        &asm_main(
+            "\tpush {r4, lr}\n\tmov r0, #42\n\tbl putint\n\tmov r0, #10\n\tbl putch\n\tmov r0, #3\n\tpop {r4, pc}",
+        ),
     );
     let run = qemu.run(&exe, &RunOptions::default()).expect("run");
     assert_eq!(run.stdout, b"42\n");
@@ -103,26 +106,36 @@ fn endless_loop_times_out() {
     assert!(run.wall >= timeout, "killed after {:?}", run.wall);
 }
 
+/// The timer report matches the interpreters' (`Io::timer_report`) once durations are
+/// zeroed, including a `stoptime` without `starttime` and a restarted `starttime`.
 #[test]
 fn timers_are_reported_on_stderr_at_exit() {
     let Some(qemu) = tools("timers_are_reported_on_stderr_at_exit") else { return };
     let dir = scratch();
-    let exe = link_asm(
-        dir.path(),
-        "timers",
-        &asm_main(
-            "\tpush {r4, lr}\n\tmov r0, #12\n\tbl _sysy_starttime\n\tmov r0, #34\n\tbl _sysy_stoptime\n\
-             \tmov r0, #5\n\tbl _sysy_starttime\n\tmovw r0, #12345\n\tbl _sysy_stoptime\n\tmov r0, #0\n\tpop {r4, pc}",
-        ),
-    );
+    let calls = [
+        ("start", 12),
+        ("stop", 34),
+        ("start", 5),
+        ("stop", 12345),
+        ("stop", 7),
+        ("start", 1),
+        ("start", 2),
+        ("stop", 3),
+    ];
+    let mut body = String::from("\tpush {r4, lr}\n");
+    let mut io = Io::new(Vec::new());
+    for (what, line) in calls {
+        body += &format!("\tmovw r0, #{line}\n\tbl _sysy_{what}time\n");
+        if what == "start" { io.start_time(line) } else { io.stop_time(line) }
+    }
+    body += "\tmov r0, #0\n\tpop {r4, pc}";
+    let exe = link_asm(dir.path(), "timers", &asm_main(&body));
     let run = qemu.run(&exe, &RunOptions::default()).expect("run");
     assert_eq!(run.status, RunStatus::Exited(0));
     let stderr = String::from_utf8(run.stderr).expect("utf-8");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 3, "{stderr}");
-    let prefixes = ["Timer@0012-0034: ", "Timer@0005-12345: ", "TOTAL: "];
-    for (line, prefix) in lines.iter().zip(prefixes) {
-        let duration = line.strip_prefix(prefix).unwrap_or_else(|| panic!("{line:?} should start with {prefix:?}"));
+    let mut zeroed = String::new();
+    for line in stderr.lines() {
+        let (label, duration) = line.rsplit_once(' ').unwrap_or_else(|| panic!("no duration in {line:?}"));
         // xH-xM-xS-xus with decimal numbers.
         let fields: Vec<&str> = duration.split('-').collect();
         assert_eq!(fields.len(), 4, "{line}");
@@ -130,7 +143,13 @@ fn timers_are_reported_on_stderr_at_exit() {
             let number = field.strip_suffix(unit).unwrap_or_else(|| panic!("{line}: {field} lacks {unit}"));
             assert!(!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()), "{line}");
         }
+        zeroed += &format!("{label} 0H-0M-0S-0us\n");
     }
+    assert_eq!(zeroed, io.timer_report());
+    assert!(
+        zeroed.starts_with("Timer@0012-0034: 0H-0M-0S-0us\nTimer@0005-12345: 0H-0M-0S-0us\nTimer@0000-0007: "),
+        "{zeroed}"
+    );
 }
 
 #[test]
@@ -143,7 +162,10 @@ fn assembler_errors_carry_the_command_and_its_stderr() {
     let out = dir.path().join("never");
     let err = toolchain::link_executable(Source::Text(&asm_main("\tfrobnicate r0, r1")), &out).unwrap_err();
     let ToolchainError::Failed { command, status, stderr } = &err else { panic!("unexpected error {err:?}") };
-    assert!(command.contains("-static") && command.contains("-march=armv7ve") && command.contains("sysy_rt.o"), "{command}");
+    assert!(
+        command.contains("-static") && command.contains("-march=armv7ve") && command.contains("sysy_rt.o"),
+        "{command}"
+    );
     assert!(stderr.contains("frobnicate"), "{stderr}");
     assert!(status.starts_with("exit status"), "{status}");
     assert!(err.to_string().contains(command.as_str()));

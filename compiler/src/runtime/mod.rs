@@ -4,6 +4,7 @@
 pub mod io;
 pub mod native;
 pub mod outcome;
+mod printf;
 
 pub use io::{Io, PutfArg};
 pub use outcome::{Outcome, SrcLoc, Trap, TrapKind};

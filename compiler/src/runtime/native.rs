@@ -23,7 +23,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::toolchain::{self, ToolchainError, TARGET_FLAGS};
+use crate::toolchain::{self, TARGET_FLAGS, ToolchainError};
 
 /// The runtime library's C source.
 pub const RUNTIME_C: &str = include_str!("sysy_rt.c");
@@ -105,8 +105,11 @@ pub fn build_runtime(cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, Too
     if rt.object.is_file() && rt.header.is_file() {
         return Ok(rt);
     }
-    std::fs::create_dir_all(&rt.dir)
-        .map_err(|source| ToolchainError::Io { action: "cannot create directory", path: rt.dir.clone(), source })?;
+    std::fs::create_dir_all(&rt.dir).map_err(|source| ToolchainError::Io {
+        action: "cannot create directory",
+        path: rt.dir.clone(),
+        source,
+    })?;
     write_atomically(&rt.header, RUNTIME_H.as_bytes())?;
     let source = rt.dir.join("sysy_rt.c");
     write_atomically(&source, RUNTIME_C.as_bytes())?;
@@ -140,17 +143,19 @@ fn cache_key(gcc: &Path) -> Result<String, ToolchainError> {
 }
 
 fn temp_file_in(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile, ToolchainError> {
-    tempfile::Builder::new()
-        .prefix(".tmp-")
-        .suffix(suffix)
-        .tempfile_in(dir)
-        .map_err(|source| ToolchainError::Io { action: "cannot create a temporary file in", path: dir.to_path_buf(), source })
+    tempfile::Builder::new().prefix(".tmp-").suffix(suffix).tempfile_in(dir).map_err(|source| ToolchainError::Io {
+        action: "cannot create a temporary file in",
+        path: dir.to_path_buf(),
+        source,
+    })
 }
 
 fn persist(file: tempfile::NamedTempFile, to: &Path) -> Result<(), ToolchainError> {
-    file.persist(to)
-        .map(drop)
-        .map_err(|e| ToolchainError::Io { action: "cannot rename a temporary file to", path: to.to_path_buf(), source: e.error })
+    file.persist(to).map(drop).map_err(|e| ToolchainError::Io {
+        action: "cannot rename a temporary file to",
+        path: to.to_path_buf(),
+        source: e.error,
+    })
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename, unless the file exists.
@@ -160,8 +165,11 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ToolchainError> {
     }
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut file = temp_file_in(dir, "")?;
-    std::io::Write::write_all(&mut file, bytes)
-        .map_err(|source| ToolchainError::Io { action: "cannot write", path: file.path().to_path_buf(), source })?;
+    std::io::Write::write_all(&mut file, bytes).map_err(|source| ToolchainError::Io {
+        action: "cannot write",
+        path: file.path().to_path_buf(),
+        source,
+    })?;
     persist(file, path)
 }
 
@@ -177,8 +185,19 @@ mod tests {
     #[test]
     fn header_declares_every_runtime_function_the_source_defines() {
         for name in [
-            "getint", "getch", "getfloat", "getarray", "getfarray", "putint", "putch", "putfloat", "putarray",
-            "putfarray", "putf", "_sysy_starttime", "_sysy_stoptime",
+            "getint",
+            "getch",
+            "getfloat",
+            "getarray",
+            "getfarray",
+            "putint",
+            "putch",
+            "putfloat",
+            "putarray",
+            "putfarray",
+            "putf",
+            "_sysy_starttime",
+            "_sysy_stoptime",
         ] {
             let call = format!("{name}(");
             assert!(RUNTIME_H.contains(&call), "header lacks {name}");
