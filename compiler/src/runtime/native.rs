@@ -64,6 +64,8 @@ pub fn native_runtime() -> Result<NativeRuntime, ToolchainError> {
     // Holding the lock while building keeps the threads of one process from building the
     // same object twice; other processes are handled by the atomic renames.
     let mut built = BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A cache directory deleted while the process runs is simply rebuilt.
+    built.retain(|(_, rt)| rt.object.is_file() && rt.header.is_file());
     if let Some((_, rt)) = built.iter().find(|(g, _)| *g == gcc) {
         return Ok(rt.clone());
     }
