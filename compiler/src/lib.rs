@@ -12,3 +12,4 @@ pub mod frontend;
 pub mod ir;
 pub mod passes;
 pub mod runtime;
+pub mod toolchain;
