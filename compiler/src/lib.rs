@@ -14,3 +14,4 @@ pub mod ir;
 pub mod lower;
 pub mod passes;
 pub mod runtime;
+pub mod toolchain;
