@@ -481,13 +481,26 @@ impl<'a> AliasAnalysis<'a> {
     }
 
     /// `inst` (a store or `memzero`) certainly writes every byte of `loc`, so the old contents
-    /// of `loc` are dead after it.
+    /// of `loc` are dead after it. A write covering a whole `alloca` or global from its first
+    /// byte covers every location rooted there, whatever its offset: accesses are assumed in
+    /// bounds (out-of-bounds accesses are undefined behaviour in SysY).
     pub fn must_overwrite(&self, func: &Function, inst: Inst, loc: MemLoc, ctx: Context) -> bool {
         let Some(acc) = self.access(func, inst).filter(|a| a.is_write) else { return false };
         let (pw, pl) = (self.pointer(func, acc.loc.ptr), self.pointer(func, loc.ptr));
         let (Some((rw, ow)), Some((rl, ol))) = (pw.single(), pl.single()) else { return false };
         if rw != rl {
             return false;
+        }
+        let object_bytes = match rw {
+            Root::Alloca(a) => match func.opcode(a) {
+                Opcode::Alloca { count, .. } => Some(count as u64 * 4),
+                _ => None,
+            },
+            Root::Global(g) => Some(self.info.global_words(g) as u64 * 4),
+            Root::Param(_) => None,
+        };
+        if ow.as_constant() == Some(0) && object_bytes.is_some_and(|size| acc.loc.bytes as u64 >= size) {
+            return true;
         }
         match self.offset_diff(func, ow, ol, ctx) {
             OffsetDiff::Exact(d) => d as u64 + loc.bytes as u64 <= acc.loc.bytes as u64,

@@ -271,6 +271,7 @@ pub struct FuncInfo {
     worst: FuncSummary,
     points_to: SecondaryMap<FuncRef, Vec<ObjectSet>>,
     const_globals: BTreeSet<GlobalRef>,
+    global_words: SecondaryMap<GlobalRef, u32>,
     empty_set: ObjectSet,
     any_set: ObjectSet,
 }
@@ -292,6 +293,10 @@ impl FuncInfo {
         let const_globals: BTreeSet<GlobalRef> =
             module.globals.iter().filter(|(_, g)| g.is_const).map(|(r, _)| r).collect();
         let all_globals: BTreeSet<GlobalRef> = module.globals.keys().collect();
+        let mut global_words = SecondaryMap::new();
+        for (g, data) in module.globals.iter() {
+            global_words[g] = data.words;
+        }
         let call_graph = CallGraph::from_functions(funcs);
 
         let mut worst = FuncSummary {
@@ -337,6 +342,7 @@ impl FuncInfo {
             worst,
             points_to: SecondaryMap::new(),
             const_globals,
+            global_words,
             empty_set: ObjectSet::default(),
             any_set: ObjectSet::any(),
         };
@@ -555,5 +561,10 @@ impl FuncInfo {
     /// `g` is declared `const` (a correct program never writes it; a store to it traps).
     pub fn is_const_global(&self, g: GlobalRef) -> bool {
         self.const_globals.contains(&g)
+    }
+
+    /// Size of global `g` in 4-byte words.
+    pub fn global_words(&self, g: GlobalRef) -> u32 {
+        self.global_words[g]
     }
 }

@@ -308,6 +308,9 @@ bb0:
     memzero %A, 10 ; Z
     call @writes_param(%A) ; C1
     %r = call i32 @reads_param(%B)
+    %Ar = gep %A, %r * 4
+    %A2 = gep %A, 2 * 4
+    memzero %A2, 4 ; Z2
     call @writes_g() ; C2
     %n = call i32 getarray(%B)
     call putarray(10, %A) ; C3
@@ -372,10 +375,17 @@ fn mod_ref_of_calls_and_memory_instructions() {
     assert_eq!(awk.mod_ref(wk, ir.i("wk", "S"), k1, Across), ModRef::None);
     assert_eq!(awk.mod_ref(wk, ir.i("wk", "S"), p, Across), ModRef::Mod);
 
-    // memzero %A, 10 covers every word of %A; a store covers exactly its word.
+    // memzero %A, 10 covers every word of %A, even at an unknown index (accesses are in
+    // bounds); memzero of words 2..6 covers exactly those.
     assert!(aa.must_overwrite(func, ir.i("main", "Z"), loc("A5"), Same));
     assert!(aa.must_overwrite(func, ir.i("main", "Z"), MemLoc::words(ir.v("main", "A"), 10), Same));
-    assert!(!aa.must_overwrite(func, ir.i("main", "Z"), MemLoc::words(ir.v("main", "A5"), 6), Same));
+    assert!(aa.must_overwrite(func, ir.i("main", "Z"), loc("Ar"), Across));
+    assert!(!aa.must_overwrite(func, ir.i("main", "Z"), loc("B5"), Same));
+    assert!(aa.must_overwrite(func, ir.i("main", "Z2"), loc("A5"), Same));
+    assert!(aa.must_overwrite(func, ir.i("main", "Z2"), MemLoc::words(ir.v("main", "A2"), 4), Same));
+    assert!(!aa.must_overwrite(func, ir.i("main", "Z2"), MemLoc::words(ir.v("main", "A5"), 2), Same));
+    assert!(!aa.must_overwrite(func, ir.i("main", "Z2"), loc("A"), Same));
+    assert!(!aa.must_overwrite(func, ir.i("main", "Z2"), loc("Ar"), Same));
     assert!(aa.must_overwrite(func, ir.i("main", "S"), loc("B5"), Same));
     assert!(!aa.must_overwrite(func, ir.i("main", "S"), loc("B"), Same));
     assert!(!aa.must_overwrite(func, ir.i("main", "ld"), loc("A5"), Same));

@@ -10,6 +10,7 @@ mod alias;
 mod callgraph;
 mod funcinfo;
 mod memdep;
+mod random;
 
 use std::collections::HashMap;
 
