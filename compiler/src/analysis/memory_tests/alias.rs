@@ -463,3 +463,42 @@ bb0:
     // The recursive call writes through its parameter, which is our slot, not our parameter.
     assert_eq!(aa.mod_ref(func, call, p, Across), ModRef::None);
 }
+
+#[test]
+fn ranges_in_both_orders() {
+    let ir = Ir::parse(
+        "
+func @r(%a: ptr, %i: i32) -> void {
+bb0:
+    %a2 = gep %a, 2 * 4
+    %a5 = gep %a, 5 * 4
+    %a6 = gep %a, 6 * 4
+    %a1 = gep %a, 1 * 4
+    %im1 = sub i32 %i, 1
+    %ai = gep %a, %i * 4
+    %aim1 = gep %a, %im1 * 4
+    ret
+}
+",
+    );
+    let info = FuncInfo::compute(&ir.m);
+    let func = ir.func("r");
+    let aa = AliasAnalysis::new(&info, ir.f("r"), func);
+    let word = |n: &str| MemLoc::word(ir.v("r", n));
+    let range = |n: &str, w: u32| MemLoc::words(ir.v("r", n), w);
+    let both = |x: MemLoc, y: MemLoc, want: AliasResult| {
+        assert_eq!(aa.alias(func, x, y, Same), want, "{x:?} vs {y:?}");
+        assert_eq!(aa.alias(func, y, x, Same), want, "{y:?} vs {x:?}");
+    };
+    // Words 2..6 contain word 5 but not words 6 or 1.
+    both(range("a2", 4), word("a5"), May);
+    both(range("a2", 4), word("a6"), No);
+    both(range("a2", 4), word("a1"), No);
+    both(range("a2", 4), range("a5", 4), May);
+    both(range("a2", 4), range("a2", 4), Must);
+    both(range("a2", 4), word("a2"), May);
+    // a[i-1] vs a[i]: a negative constant difference.
+    both(word("aim1"), word("ai"), No);
+    both(range("aim1", 2), word("ai"), May);
+    both(range("aim1", 1), range("ai", 3), No);
+}

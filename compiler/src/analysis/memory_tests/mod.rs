@@ -20,8 +20,16 @@ use crate::ir::{FuncRef, Function, GlobalRef, Inst, Module, Value, parse_module,
 /// A parsed test module with name lookups.
 pub(super) struct Ir {
     pub m: Module,
-    /// Per function name: value names in definition order, and `(tag, instruction position)`.
-    funcs: HashMap<String, (Vec<String>, Vec<(String, usize)>)>,
+    funcs: HashMap<String, FuncNames>,
+}
+
+/// The names found in one function's text.
+#[derive(Default)]
+struct FuncNames {
+    /// Value names in definition order.
+    values: Vec<String>,
+    /// `(tag, position of the instruction in text order)`.
+    tags: Vec<(String, usize)>,
 }
 
 impl Ir {
@@ -31,24 +39,25 @@ impl Ir {
             panic!("test IR does not verify: {errors:?}");
         }
         let mut funcs = HashMap::new();
-        let mut current: Option<(String, Vec<String>, Vec<(String, usize)>, usize)> = None;
+        // (function name, names so far, instructions so far)
+        let mut current: Option<(String, FuncNames, usize)> = None;
         for line in text.lines() {
             let line = line.trim();
             if let Some(rest) = line.strip_prefix("func @") {
                 let name = rest[..rest.find('(').expect("func header")].to_string();
                 let params = &rest[rest.find('(').unwrap() + 1..rest.find(')').expect("func header")];
-                let names = params
+                let values = params
                     .split(',')
                     .filter_map(|p| p.trim().strip_prefix('%'))
                     .map(|p| p[..p.find(':').expect("param type")].to_string())
                     .collect();
-                current = Some((name, names, Vec::new(), 0));
+                current = Some((name, FuncNames { values, tags: Vec::new() }, 0));
                 continue;
             }
-            let Some((_, names, tags, count)) = current.as_mut() else { continue };
+            let Some((_, names, count)) = current.as_mut() else { continue };
             if line == "}" {
-                let (name, names, tags, _) = current.take().unwrap();
-                funcs.insert(name, (names, tags));
+                let (name, names, _) = current.take().unwrap();
+                funcs.insert(name, names);
                 continue;
             }
             let code = line.split(';').next().unwrap().trim();
@@ -56,10 +65,10 @@ impl Ir {
                 continue;
             }
             if let Some(rest) = code.strip_prefix('%') {
-                names.push(rest[..rest.find(' ').expect("result name")].to_string());
+                names.values.push(rest[..rest.find(' ').expect("result name")].to_string());
             }
             if let Some(tag) = line.split(';').nth(1) {
-                tags.push((tag.trim().to_string(), *count));
+                names.tags.push((tag.trim().to_string(), *count));
             }
             *count += 1;
         }
@@ -80,8 +89,7 @@ impl Ir {
 
     /// Value `%name` of function `func`.
     pub fn v(&self, func: &str, name: &str) -> Value {
-        let (names, _) = &self.funcs[func];
-        let n = names.iter().position(|x| x == name).unwrap_or_else(|| panic!("no value %{name} in {func}"));
+        let n = self.funcs[func].values.iter().position(|x| x == name).unwrap_or_else(|| panic!("no value %{name} in {func}"));
         let f = self.func(func);
         let numbering = Names::new(f);
         f.values().find(|&v| numbering.value(v) == Some(n as u32)).expect("numbered value")
@@ -89,12 +97,12 @@ impl Ir {
 
     /// The instruction defining `%name`, or tagged `; name`, in function `func`.
     pub fn i(&self, func: &str, name: &str) -> Inst {
-        let (names, tags) = &self.funcs[func];
+        let names = &self.funcs[func];
         let f = self.func(func);
-        if names.iter().any(|x| x == name) {
+        if names.values.iter().any(|x| x == name) {
             return f.def_inst(self.v(func, name)).expect("instruction result");
         }
-        let &(_, pos) = tags.iter().find(|(t, _)| t == name).unwrap_or_else(|| panic!("no tag {name} in {func}"));
+        let &(_, pos) = names.tags.iter().find(|(t, _)| t == name).unwrap_or_else(|| panic!("no tag {name} in {func}"));
         f.all_insts().nth(pos).map(|(_, i)| i).expect("tagged instruction")
     }
 }
