@@ -56,6 +56,29 @@
 //! order. Locations that can only be in `const` globals are never written (a store there
 //! traps, so no later instruction observes it).
 //!
+//! # Recipes
+//! * Reordering two memory instructions of one block (scheduling, sinking a store): they
+//!   commute unless `alias(.., SameIteration) != No` and one of them writes; a call commutes
+//!   with an access unless `mod_ref` says it reads (for a store) or writes the location — and
+//!   never reorder two calls that both [`does_io`](FuncSummary::does_io).
+//! * Load elimination, store-to-load forwarding: [`super::memdep::MemDepQuery::dependency`].
+//! * Loop-invariant loads: the address is defined outside the loop and
+//!   [`super::memdep::MemDepQuery::first_writer`] over the loop's blocks finds nothing
+//!   (whether the load may then be executed speculatively is the pass's decision).
+//! * Dead stores: a store is dead if a later instruction of its block [`must_overwrite`]s its
+//!   location with nothing in between that [`inst_may_read`]s it (`SameIteration`), or if its
+//!   location is in an `alloca` that no instruction reachable from the store may read
+//!   (`AcrossIterations`; calls read an `alloca` only when it is passed to them).
+//! * Calls of [`FuncSummary::is_pure`] functions with equal arguments are equal. Calls of
+//!   [`FuncSummary::is_read_only`] functions with equal arguments are equal if no instruction
+//!   on the way from one to the other has [`written_objects`] intersecting the first call's
+//!   [`read_objects`].
+//!
+//! [`must_overwrite`]: AliasAnalysis::must_overwrite
+//! [`inst_may_read`]: AliasAnalysis::inst_may_read
+//! [`written_objects`]: AliasAnalysis::written_objects
+//! [`read_objects`]: AliasAnalysis::read_objects
+//!
 //! # Lifetime
 //! Build one [`AliasAnalysis`] per function with [`AliasAnalysis::new`]; it borrows only the
 //! [`FuncInfo`], so the pass may keep mutating the function and pass it to each query.
@@ -434,6 +457,39 @@ impl<'a> AliasAnalysis<'a> {
             }
         }
         Some(fx)
+    }
+
+    /// The objects `inst` may write (whole objects, no offsets): a store's or `memzero`'s
+    /// target, an `alloca`'s own slot, a call's [`CallEffects::writes`]; empty otherwise.
+    /// Meant for object-level questions such as "may anything between two calls of a
+    /// read-only function write what it reads": `written_objects(x).intersects(&read_objects(call))`.
+    pub fn written_objects(&self, func: &Function, inst: Inst) -> Reach {
+        match func.opcode(inst) {
+            Opcode::Store | Opcode::MemZero { .. } => match func.args(inst).first() {
+                Some(&p) => self.reach(func, p),
+                None => Reach { unknown: true, ..Reach::default() },
+            },
+            Opcode::Alloca { .. } => {
+                let mut r = Reach::default();
+                r.add_local(inst);
+                r
+            }
+            Opcode::Call(_) => self.call_effects(func, inst).map(|fx| fx.writes).unwrap_or_default(),
+            _ => Reach::default(),
+        }
+    }
+
+    /// The objects `inst` may read (whole objects): a load's source, a call's
+    /// [`CallEffects::reads`]; empty otherwise.
+    pub fn read_objects(&self, func: &Function, inst: Inst) -> Reach {
+        match func.opcode(inst) {
+            Opcode::Load => match func.args(inst).first() {
+                Some(&p) => self.reach(func, p),
+                None => Reach { unknown: true, ..Reach::default() },
+            },
+            Opcode::Call(_) => self.call_effects(func, inst).map(|fx| fx.reads).unwrap_or_default(),
+            _ => Reach::default(),
+        }
     }
 
     /// The location can only be in `const` globals (so nothing writes it).

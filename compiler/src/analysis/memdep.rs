@@ -27,8 +27,18 @@
 //! A budget (instructions and blocks examined) bounds the cost; running out answers
 //! [`MemDep::Unknown`].
 //!
-//! [`MemDepQuery::first_writer`] answers the loop-invariance question ("does anything in
-//! these blocks write `loc`, in any iteration?").
+//! [`MemDepQuery::dependency_at_end`] asks the same at the end of a block (a preheader, a
+//! predecessor for load PRE). [`MemDepQuery::first_writer`] answers the loop-invariance
+//! question ("does anything in these blocks write `loc`, in any iteration?").
+//!
+//! # Using the answers
+//! * Load elimination / GVN of loads: for `%v = load T %p`, ask
+//!   `dependency(load, MemLoc::word(%p), true)`; on `Store(s)` replace `%v` by `s`'s stored
+//!   value, on `Load(l)` by `l`'s result, on `Zero(_)` by the zero of `T` (if the types
+//!   match — SysY never reinterprets, but check). `Uninit` may be replaced by `undef`.
+//! * `Entry` for a global in `main` means the global still holds its initialiser — if
+//!   `main` is not called by any function (see [`super::callgraph::CallGraph::num_calls_to`]).
+//! * `Clobber` and `Unknown`: keep the load.
 
 use cranelift_entity::SecondaryMap;
 
@@ -105,14 +115,26 @@ impl<'q, 'a> MemDepQuery<'q, 'a> {
     /// What `loc` holds just before `at` (see [`MemDep`]). With `want_loads`, an earlier load
     /// of exactly `loc` also ends the walk ([`MemDep::Load`]).
     pub fn dependency(&self, at: Inst, loc: MemLoc, want_loads: bool) -> MemDep {
+        match self.func.inst_block(at) {
+            Some(block) => self.walk(block, self.func.prev_inst(at), loc, want_loads),
+            None => MemDep::Unknown,
+        }
+    }
+
+    /// What `loc` holds at the end of `block`, after its last instruction (e.g. a loop
+    /// preheader, for hoisting or promoting a load there).
+    pub fn dependency_at_end(&self, block: Block, loc: MemLoc, want_loads: bool) -> MemDep {
+        self.walk(block, self.func.last_inst(block), loc, want_loads)
+    }
+
+    /// The walk of the module documentation, starting at `cursor` (inclusive) in `block`.
+    fn walk(&self, mut block: Block, mut cursor: Option<Inst>, loc: MemLoc, want_loads: bool) -> MemDep {
         let func = self.func;
-        let Some(mut block) = func.inst_block(at) else { return MemDep::Unknown };
-        if !self.domtree.is_reachable(block) {
+        if !func.is_block_live(block) || !self.domtree.is_reachable(block) {
             return MemDep::Unknown;
         }
         let mut insts_left = self.budget.max_insts;
         let mut blocks_left = self.budget.max_blocks;
-        let mut cursor = func.prev_inst(at);
         let mut seen: SecondaryMap<Block, u32> = SecondaryMap::new();
         let mut stamp = 0u32;
         loop {

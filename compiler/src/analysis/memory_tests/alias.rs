@@ -502,3 +502,23 @@ bb0:
     both(range("aim1", 2), word("ai"), May);
     both(range("aim1", 1), range("ai", 3), No);
 }
+
+#[test]
+fn object_level_reads_and_writes() {
+    let ir = Ir::parse(MODREF);
+    let info = FuncInfo::compute(&ir.m);
+    let func = ir.func("main");
+    let aa = AliasAnalysis::new(&info, ir.f("main"), func);
+    let i = |n: &str| ir.i("main", n);
+    // reads_param(%B) reads B; getarray(%B) writes it; writes_param(%A) writes only A.
+    let reads_b = aa.read_objects(func, i("r"));
+    assert!(aa.written_objects(func, i("n")).intersects(&reads_b));
+    assert!(!aa.written_objects(func, i("C1")).intersects(&reads_b));
+    assert!(!aa.written_objects(func, i("C2")).intersects(&reads_b));
+    assert!(aa.written_objects(func, i("S")).intersects(&reads_b));
+    assert!(aa.written_objects(func, i("B")).intersects(&reads_b));
+    assert!(!aa.written_objects(func, i("A")).intersects(&reads_b));
+    assert!(aa.read_objects(func, i("ld")).intersects(&aa.written_objects(func, i("Z"))));
+    assert!(aa.read_objects(func, i("C4")).is_empty() && aa.written_objects(func, i("C4")).is_empty());
+    assert!(aa.written_objects(func, i("ld")).is_empty());
+}

@@ -251,3 +251,23 @@ fn budget_exhaustion_is_unknown() {
     let no_blocks = MemDepBudget { max_insts: 100, max_blocks: 1 };
     assert_eq!(dep_with_budget(&ir, "d", "lx", false, no_blocks), MemDep::Unknown);
 }
+
+#[test]
+fn at_the_end_of_a_block() {
+    let ir = Ir::parse(LOOP_INVARIANT);
+    let info = FuncInfo::compute(&ir.m);
+    let func = ir.func("inv");
+    let aa = AliasAnalysis::new(&info, ir.f("inv"), func);
+    let cfg = ControlFlowGraph::compute(func);
+    let dt = DomTree::compute(&cfg);
+    let q = MemDepQuery::new(func, &aa, &cfg, &dt);
+    let [entry, body, exit] = [0, 1, 2].map(|i| func.layout()[i]);
+    let ak = MemLoc::word(ir.v("inv", "ak"));
+    assert_eq!(q.dependency_at_end(entry, ak, false), MemDep::Store(ir.i("inv", "Sk")));
+    assert_eq!(q.dependency_at_end(body, ak, false), MemDep::Store(ir.i("inv", "Sk")));
+    assert_eq!(q.dependency_at_end(exit, ak, false), MemDep::Store(ir.i("inv", "Sk")));
+    assert_eq!(q.dependency_at_end(exit, ak, true), MemDep::Load(ir.i("inv", "x")));
+    let ak1 = MemLoc::word(ir.v("inv", "ak1"));
+    assert_eq!(q.dependency_at_end(entry, ak1, false), MemDep::Uninit(ir.i("inv", "a")));
+    assert_eq!(q.dependency_at_end(exit, ak1, false), MemDep::Store(ir.i("inv", "Sk1")));
+}
