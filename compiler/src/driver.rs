@@ -6,11 +6,14 @@
 //!   [`CompileOptions`]; returns the optimised [`Module`] and the [`PipelineReport`];
 //! * [`compile_ir_observed`] — the same with an observer called after every pass (what
 //!   `--print-after-all` and per-pass oracles use);
-//! * [`interpret`] — runs a module in the IR interpreter.
+//! * [`interpret`] — runs a module in the IR interpreter;
+//! * [`interpret_with_time_limit`] — the same under a wall-clock limit (what an in-process
+//!   test engine needs).
 //!
 //! A back end plugs in after [`compile_ir`]: it receives the optimised module.
 
 use std::fmt;
+use std::time::{Duration, Instant};
 
 use crate::faults::FaultSet;
 use crate::frontend::{self, FrontendError};
@@ -19,6 +22,7 @@ use crate::ir::interp::{self, InterpConfig, InterpError, InterpResult};
 use crate::lower;
 use crate::passes::manager::Observer;
 use crate::passes::{self, OptLevel, PassInfo, PassManager, PipelineError, PipelineOptions, PipelineReport};
+use crate::runtime::TrapKind;
 
 /// How to compile.
 #[derive(Clone, Debug, Default)]
@@ -126,6 +130,61 @@ pub fn interpret(module: &Module, stdin: &[u8], config: &InterpConfig) -> Result
     interp::run(module, stdin, config)
 }
 
+/// Step budget of the first attempt of [`interpret_with_time_limit`].
+const FIRST_BUDGET: u64 = 50_000_000;
+
+/// The run did not end within the time limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the run did not end within {0:?}")]
+pub struct TimedOut(pub Duration);
+
+/// Runs `main` of a translated program with a wall-clock limit on top of `config`'s limits.
+///
+/// The IR interpreter counts steps but has no clock, so the run is first tried with a small
+/// step budget and retried with a larger one (four times larger, or what the measured speed
+/// allows in the remaining time) until it ends by itself, reaches `config.max_steps` (then the
+/// result is its `step-limit` trap) or the time is up. Runs are deterministic, so the retries
+/// only cost time: about a third more than the final run.
+pub fn interpret_with_time_limit(
+    program: &interp::Program,
+    stdin: &[u8],
+    config: &InterpConfig,
+    limit: Duration,
+) -> Result<InterpResult, TimedOut> {
+    run_in_time(program, stdin, config, limit, FIRST_BUDGET)
+}
+
+fn run_in_time(
+    program: &interp::Program,
+    stdin: &[u8],
+    config: &InterpConfig,
+    limit: Duration,
+    first_budget: u64,
+) -> Result<InterpResult, TimedOut> {
+    let deadline = Instant::now() + limit;
+    let mut budget = first_budget.min(config.max_steps);
+    loop {
+        let attempt = Instant::now();
+        let result = program.run(stdin, &InterpConfig { max_steps: budget, ..config.clone() });
+        let out_of_steps = result.outcome.trap.as_ref().is_some_and(|t| t.kind == TrapKind::StepLimit);
+        if !out_of_steps || budget >= config.max_steps {
+            return Ok(result);
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(TimedOut(limit));
+        }
+        let rate = budget as f64 / (now - attempt).as_secs_f64().max(1e-6);
+        let affordable = (rate * (deadline - now).as_secs_f64()) as u64;
+        let next = budget.saturating_mul(4).min(affordable).min(config.max_steps);
+        if next <= budget {
+            // Not even the current budget fits in the time left.
+            return Err(TimedOut(limit));
+        }
+        budget = next;
+    }
+}
+
 /// The opt-bisect log in LLVM's style, one line per step:
 /// `BISECT: running pass (3) dce on function main` or `BISECT: NOT running pass (...)`.
 pub fn bisect_log_text(report: &PipelineReport) -> String {
@@ -135,4 +194,42 @@ pub fn bisect_log_text(report: &PipelineReport) -> String {
         s.push_str(&format!("BISECT: {verdict} pass ({}) {} on function {}\n", step.index, step.pass, step.function));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn program(src: &str) -> interp::Program {
+        let (module, _) = compile_ir("t.sy", src, &CompileOptions::level(OptLevel::O2)).expect("compiles");
+        interp::Program::new(&module).expect("runnable")
+    }
+
+    #[test]
+    fn time_limited_runs_retry_until_the_program_ends() {
+        let p =
+            program("int main() { int i = 0, s = 0; while (i < 5000) { s = s + i; i = i + 1; } putint(s); return 3; }");
+        let config = InterpConfig::default();
+        let unlimited = p.run(b"", &config);
+        assert!(unlimited.outcome.steps > 10_000);
+        // A first budget far too small: several retries, the same result in the end.
+        let limited = run_in_time(&p, b"", &config, Duration::from_secs(600), 100).expect("ends in time");
+        assert_eq!(limited, unlimited);
+        assert_eq!(limited.outcome.stdout, b"12497500");
+    }
+
+    #[test]
+    fn the_configured_step_limit_still_applies() {
+        let p = program("int main() { while (1) {} return 0; }");
+        let config = InterpConfig { max_steps: 10_000, ..InterpConfig::default() };
+        let r = run_in_time(&p, b"", &config, Duration::from_secs(600), 100).expect("step limit first");
+        assert_eq!(r.outcome.trap.map(|t| t.kind), Some(TrapKind::StepLimit));
+    }
+
+    #[test]
+    fn an_endless_run_times_out() {
+        let p = program("int main() { while (1) {} return 0; }");
+        let r = interpret_with_time_limit(&p, b"", &InterpConfig::default(), Duration::from_millis(200));
+        assert_eq!(r, Err(TimedOut(Duration::from_millis(200))));
+    }
 }
