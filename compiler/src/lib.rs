@@ -3,4 +3,5 @@
 
 pub mod frontend;
 pub mod ir;
+pub mod isa;
 pub mod runtime;

@@ -1,0 +1,98 @@
+//! Stage `arm-branch-opt`: branch clean-up on allocated code.
+//!
+//! 1. *Threading*: a branch to a block that consists of a lone `b X` (typically an edge
+//!    block whose moves all vanished) goes to `X` directly (following chains, stopping at
+//!    cycles of such blocks).
+//! 2. Blocks no branch refers to any more (other than the entry) are deleted. Before this
+//!    stage every block ends in an explicit branch or return, so nothing falls into them.
+//! 3. *Fall-through*: a `b` to the next block in layout is removed; a two-way conditional
+//!    branch whose one target is the next block becomes a single `b<cc>` (with the
+//!    condition inverted when the taken side is the next block).
+
+use std::collections::BTreeSet;
+
+use regalloc2::Block;
+use rustc_hash::FxHashMap;
+
+use super::mir::{MInst, PFunction};
+
+pub fn run(pf: &mut PFunction) {
+    let Some(&(entry, _)) = pf.blocks.first() else { return };
+    let index: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i)).collect();
+    let lone_jump = |b: Block| -> Option<Block> {
+        let (_, block) = &pf.blocks[*index.get(&b)?];
+        match block.insts.as_slice() {
+            [MInst::Jump { target }] if b != entry => Some(*target),
+            _ => None,
+        }
+    };
+    let resolve = |mut b: Block| {
+        let mut seen = BTreeSet::new();
+        while let Some(next) = lone_jump(b) {
+            if !seen.insert(b) {
+                break;
+            }
+            b = next;
+        }
+        b
+    };
+    let mut new_targets: Vec<Vec<MInst>> = Vec::new();
+    for (_, block) in &pf.blocks {
+        let mut insts = block.insts.clone();
+        if let Some(last) = insts.last_mut() {
+            match last {
+                MInst::Jump { target } => *target = resolve(*target),
+                MInst::CondBr { cc, taken, not_taken } => {
+                    let (t, n) = (resolve(*taken), resolve(*not_taken));
+                    *last = if t == n { MInst::Jump { target: t } } else { MInst::CondBr { cc: *cc, taken: t, not_taken: n } };
+                }
+                _ => {}
+            }
+        }
+        new_targets.push(insts);
+    }
+    for ((_, block), insts) in pf.blocks.iter_mut().zip(new_targets) {
+        block.insts = insts;
+    }
+
+    let mut referenced: BTreeSet<Block> = BTreeSet::new();
+    referenced.insert(entry);
+    for (_, block) in &pf.blocks {
+        match block.insts.last() {
+            Some(MInst::Jump { target }) => {
+                referenced.insert(*target);
+            }
+            Some(MInst::CondBr { taken, not_taken, .. }) => {
+                referenced.insert(*taken);
+                referenced.insert(*not_taken);
+            }
+            _ => {}
+        }
+    }
+    pf.blocks.retain(|(b, _)| referenced.contains(b));
+
+    for i in 0..pf.blocks.len() {
+        let next = pf.blocks.get(i + 1).map(|(b, _)| *b);
+        let insts = &mut pf.blocks[i].1.insts;
+        let Some(last) = insts.last().cloned() else { continue };
+        match last {
+            MInst::Jump { target } if Some(target) == next => {
+                insts.pop();
+            }
+            MInst::CondBr { cc, taken, not_taken } if Some(not_taken) == next => {
+                insts.pop();
+                insts.push(MInst::BranchCond { cc, target: taken });
+            }
+            MInst::CondBr { cc, taken, not_taken } if Some(taken) == next => {
+                insts.pop();
+                insts.push(MInst::BranchCond { cc: cc.invert(), target: not_taken });
+            }
+            MInst::CondBr { cc, taken, not_taken } => {
+                insts.pop();
+                insts.push(MInst::BranchCond { cc, target: taken });
+                insts.push(MInst::Jump { target: not_taken });
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,8 @@
+//! Tests of the ARM back end: hand-built IR programs compiled, linked with a C shim of the
+//! runtime library and run under `qemu-arm` (skipped without the cross tools), plus checks
+//! of the assembly text itself.
+
+mod builder;
+mod programs;
+mod run;
+mod text;
