@@ -531,3 +531,485 @@ fn deep_recursion() {
     m.add_function(b.finish());
     check(&m, "", "200000", 200_000 & 0xff);
 }
+
+#[test]
+fn large_frames_and_stack_arguments() {
+    use crate::ir::Type::{F32, I32};
+    let mut m = Module::new();
+    // int big(a, b, c, d, e, f, float x): a 20000-int local array pushes the incoming
+    // arguments e, f beyond the ldr offset range.
+    let mut types = vec![I32; 6];
+    types.extend([F32; 17]);
+    let mut f = FnBuilder::new("big", &types, I32);
+    let arr = f.alloca(I32, 20_000);
+    let farr = f.alloca(F32, 300);
+    let (zero, n) = (f.int(0), f.int(20_000));
+    f.counted_loop(zero, n, &[], |f, i, _| {
+        let p = f.gep(arr, i, 4);
+        f.store(p, i);
+        vec![]
+    });
+    let c299 = f.int(299);
+    let fp = f.gep(farr, c299, 4);
+    let x = f.param(22);
+    f.store(fp, x);
+    let xv = f.load(fp, F32);
+    let xi = f.fptosi(xv);
+    let c19999 = f.int(19_999);
+    let far = f.gep(arr, c19999, 4);
+    let last = f.load(far, I32);
+    let mut acc = f.add(last, xi);
+    for i in 0..6 {
+        let p = f.param(i);
+        let w = f.int(1 << i);
+        let t = f.mul(p, w);
+        acc = f.add(acc, t);
+    }
+    f.ret(Some(acc));
+    let big = m.add_function(f.finish());
+
+    let mut b = FnBuilder::new("main", &[], I32);
+    // A megabyte-scale local array: zeroed, sparsely written, summed.
+    let huge = b.alloca(I32, 1 << 20);
+    b.memzero(huge, 1 << 20);
+    let (zero, k, step) = (b.int(0), b.int(1000), b.int(1000));
+    b.counted_loop(zero, k, &[], |b, i, _| {
+        let idx = b.mul(i, step);
+        let p = b.gep(huge, idx, 4);
+        b.store(p, i);
+        vec![]
+    });
+    let top = b.int((1 << 20) - 1);
+    let ptop = b.gep(huge, top, 4);
+    let nine = b.int(9);
+    b.store(ptop, nine);
+    let total = b.counted_loop(zero, top, &[(I32, zero)], |b, i, s| {
+        let p = b.gep(huge, i, 4);
+        let v = b.load(p, I32);
+        vec![b.add(s[0], v)]
+    });
+    let vtop = b.load(ptop, I32);
+    let total = b.add(total[0], vtop);
+    b.putint(total);
+    b.putch(' ');
+    let mut args: Vec<_> = (0..6).map(|i| b.int(i * 10 + 1)).collect();
+    args.extend((0..17).map(|i| b.float(i as f32 + 0.75)));
+    let r = b.call_fn(big, &args, I32).unwrap();
+    b.putint(r);
+    b.putch('\n');
+    b.ret(Some(zero));
+    m.add_function(b.finish());
+
+    let total: i32 = (0..1000).sum::<i32>() + 9;
+    dump("large", &m);
+    let r = 19_999 + 16 + (0..6).map(|i| (i * 10 + 1) << i).sum::<i32>();
+    let mut e = Expect::new();
+    e.int(total).ch(' ').int(r).ch('\n');
+    check(&m, "", &e.text(), 0);
+}
+
+#[test]
+fn globals_scalars_arrays_and_constants() {
+    use crate::ir::{Const, GlobalData, Type::F32, Type::I32};
+    let mut m = Module::new();
+    let gi = m.globals.push(GlobalData { name: "counter".into(), elem: I32, words: 1, init: vec![(0, Const::Int(42))], is_const: false });
+    let gf = m.globals.push(GlobalData { name: "scale".into(), elem: F32, words: 1, init: vec![(0, Const::float(3.5))], is_const: false });
+    let ga = m.globals.push(GlobalData {
+        name: "index".into(), // a libc function name: must not clash
+        elem: I32,
+        words: 300,
+        init: vec![(1, Const::Int(-1)), (2, Const::Int(7)), (250, Const::Int(1 << 30))],
+        is_const: false,
+    });
+    let gz = m.globals.push(GlobalData { name: "zeros".into(), elem: I32, words: 5000, init: vec![], is_const: false });
+    let gc = m.globals.push(GlobalData {
+        name: "table".into(),
+        elem: I32,
+        words: 4,
+        init: vec![(0, Const::Int(10)), (3, Const::Int(40))],
+        is_const: true,
+    });
+    let mut b = FnBuilder::new("main", &[], I32);
+    let (pi, pf, pa, pz, pc) = (b.f.global_addr(gi), b.f.global_addr(gf), b.f.global_addr(ga), b.f.global_addr(gz), b.f.global_addr(gc));
+    let v = b.load(pi, I32);
+    let one = b.int(1);
+    let v1 = b.add(v, one);
+    b.store(pi, v1);
+    let again = b.load(pi, I32);
+    b.putint(again);
+    b.putch(' ');
+    let s = b.load(pf, F32);
+    let two = b.float(2.0);
+    let s2 = b.fmul(s, two);
+    b.store(pf, s2);
+    let s3 = b.load(pf, F32);
+    b.putfloat(s3);
+    b.putch(' ');
+    let (zero, n300, n5000) = (b.int(0), b.int(300), b.int(5000));
+    let sa = b.counted_loop(zero, n300, &[(I32, zero)], |b, i, s| {
+        let p = b.gep(pa, i, 4);
+        let x = b.load(p, I32);
+        vec![b.add(s[0], x)]
+    });
+    b.putint(sa[0]);
+    b.putch(' ');
+    let c4999 = b.int(4999);
+    let pzl = b.gep(pz, c4999, 4);
+    b.store(pzl, n5000);
+    let sz = b.counted_loop(zero, n5000, &[(I32, zero)], |b, i, s| {
+        let p = b.gep(pz, i, 4);
+        let x = b.load(p, I32);
+        vec![b.add(s[0], x)]
+    });
+    b.putint(sz[0]);
+    b.putch(' ');
+    let c3 = b.int(3);
+    let p3 = b.gep(pc, c3, 4);
+    let t3 = b.load(p3, I32);
+    let t0 = b.load(pc, I32);
+    let t = b.add(t3, t0);
+    b.putint(t);
+    b.putch('\n');
+    b.ret(Some(zero));
+    m.add_function(b.finish());
+    let mut e = Expect::new();
+    e.int(43).ch(' ').float(7.0).ch(' ').int(-1 + 7 + (1 << 30)).ch(' ').int(5000).ch(' ').int(50).ch('\n');
+    check(&m, "", &e.text(), 0);
+}
+
+#[test]
+fn putf_with_ints_and_floats() {
+    use crate::ir::{Callee, Type::I32};
+    use crate::runtime::PutfArg;
+    let formats: [(&[u8], Vec<PutfArg>); 4] = [
+        (b"%d %f\n", vec![PutfArg::Int(-7), PutfArg::Float(1.25)]),
+        (b"%f|%d %d %f %d\n", vec![PutfArg::Float(-0.5), PutfArg::Int(1), PutfArg::Int(2), PutfArg::Float(3.75), PutfArg::Int(4)]),
+        (
+            b"%d %d %d %f %f %f %f %d %f\n",
+            vec![
+                PutfArg::Int(10),
+                PutfArg::Int(20),
+                PutfArg::Int(30),
+                PutfArg::Float(0.125),
+                PutfArg::Float(1e6),
+                PutfArg::Float(-2.5),
+                PutfArg::Float(100.0),
+                PutfArg::Int(-99),
+                PutfArg::Float(7.0),
+            ],
+        ),
+        (b"no args, 100%% \"quoted\"\t\\\n", vec![]),
+    ];
+    let mut m = Module::new();
+    let ids: Vec<_> = formats.iter().map(|(f, _)| m.strings.push(f.to_vec())).collect();
+    let mut b = FnBuilder::new("main", &[], I32);
+    for ((_, args), &id) in formats.iter().zip(&ids) {
+        let vals: Vec<_> = args
+            .iter()
+            .map(|a| match *a {
+                PutfArg::Int(i) => b.int(i),
+                PutfArg::Float(f) => b.float(f),
+            })
+            .collect();
+        b.call(Callee::PutF(id), &vals, crate::ir::Type::Void);
+    }
+    let z = b.int(0);
+    b.ret(Some(z));
+    m.add_function(b.finish());
+    let mut io = crate::runtime::Io::new(Vec::new());
+    for (f, args) in &formats {
+        io.put_f(f, args);
+    }
+    let expected = String::from_utf8(io.take_stdout()).unwrap();
+    check(&m, "", &expected, 0);
+}
+
+#[test]
+fn input_and_output() {
+    use crate::ir::Type::I32;
+    let input = "5\n1 -2 3 -4 2147483647\n";
+    let m = main_module(|b| {
+        let n = b.getint();
+        let zero = b.int(0);
+        let s = b.counted_loop(zero, n, &[(I32, zero)], |b, _, s| {
+            let x = b.getint();
+            let two = b.int(2);
+            let d = b.mul(x, two);
+            b.putint(d);
+            b.putch(' ');
+            vec![b.add(s[0], x)]
+        });
+        b.putch('\n');
+        b.putint(s[0]);
+        b.ret(Some(s[0]));
+    });
+    let vals = [1i32, -2, 3, -4, i32::MAX];
+    let mut e = Expect::new();
+    for v in vals {
+        e.int(v.wrapping_mul(2)).ch(' ');
+    }
+    let sum = vals.iter().fold(0i32, |a, &v| a.wrapping_add(v));
+    e.ch('\n').int(sum);
+    check(&m, input, &e.text(), sum & 0xff);
+}
+
+/// Reads `values.len()` integers from stdin and applies `op` with each constant of
+/// `constants` (as an immediate operand) and with the same constant read at run time.
+fn binary_op_table(
+    values: &[i32],
+    constants: &[i32],
+    ops: &[(crate::ir::Opcode, fn(i32, i32) -> i32)],
+) -> (Module, String, String) {
+    use crate::ir::Type::I32;
+    let mut input = format!("{}\n", values.len());
+    for v in values {
+        input.push_str(&format!("{v} "));
+    }
+    input.push_str(&format!("\n{}\n", constants.len()));
+    for c in constants {
+        input.push_str(&format!("{c} "));
+    }
+    input.push('\n');
+    let m = main_module(|b| {
+        let arr = b.alloca(I32, values.len() as u32);
+        let carr = b.alloca(I32, constants.len() as u32);
+        let n = b.getint();
+        let zero = b.int(0);
+        b.counted_loop(zero, n, &[], |b, i, _| {
+            let x = b.getint();
+            let p = b.gep(arr, i, 4);
+            b.store(p, x);
+            vec![]
+        });
+        let nc = b.getint();
+        b.counted_loop(zero, nc, &[], |b, i, _| {
+            let x = b.getint();
+            let p = b.gep(carr, i, 4);
+            b.store(p, x);
+            vec![]
+        });
+        for &(op, _) in ops {
+            for (ci, &c) in constants.iter().enumerate() {
+                let cv = b.int(c);
+                let cidx = b.int(ci as i32);
+                b.counted_loop(zero, n, &[], |b, i, _| {
+                    let p = b.gep(arr, i, 4);
+                    let x = b.load(p, I32);
+                    let r1 = b.bin(op, x, cv);
+                    b.putint(r1);
+                    b.putch(' ');
+                    let pc = b.gep(carr, cidx, 4);
+                    let cr = b.load(pc, I32);
+                    let r2 = b.bin(op, x, cr);
+                    b.putint(r2);
+                    b.putch(' ');
+                    let r3 = b.bin(op, cv, x);
+                    b.putint(r3);
+                    b.putch(' ');
+                    vec![]
+                });
+                b.putch('\n');
+            }
+        }
+        b.ret(Some(zero));
+    });
+    let mut e = Expect::new();
+    for &(_, f) in ops {
+        for &c in constants {
+            for &x in values {
+                e.int(f(x, c)).ch(' ').int(f(x, c)).ch(' ').int(f(c, x)).ch(' ');
+            }
+            e.ch('\n');
+        }
+    }
+    (m, input, e.text())
+}
+
+#[test]
+fn division_and_remainder() {
+    use crate::ir::Opcode;
+    // No zero dividends/divisors on either side, and no INT_MIN / -1.
+    let values = [1, -1, 2, -2, 3, 7, -7, 100, -100, 1234567, -1234567, 2147483647, -2147483647, 65536, -65537, 999999937];
+    let constants = [1, -1, 2, -2, 3, -3, 4, -8, 7, 10, -10, 16, 641, 1000, 65535, 65536, 1_000_000_007, -1_000_000_007, 2147483647];
+    let ops: [(Opcode, fn(i32, i32) -> i32); 2] = [(Opcode::SDiv, i32::wrapping_div), (Opcode::SRem, i32::wrapping_rem)];
+    let (m, input, expected) = binary_op_table(&values, &constants, &ops);
+    check(&m, &input, &expected, 0);
+}
+
+#[test]
+fn arithmetic_with_immediates() {
+    use crate::ir::Opcode;
+    let values = [0, 1, -1, 5, -5, 1000, -123456, 2147483647, -2147483648, 65535];
+    let constants = [0, 1, -1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, -3, 255, 256, 257, 4095, 65535, -65536, 0x12345678, -2147483648];
+    let ops: [(Opcode, fn(i32, i32) -> i32); 3] =
+        [(Opcode::Add, i32::wrapping_add), (Opcode::Sub, i32::wrapping_sub), (Opcode::Mul, i32::wrapping_mul)];
+    let (m, input, expected) = binary_op_table(&values, &constants, &ops);
+    check(&m, &input, &expected, 0);
+}
+
+#[test]
+fn compares_selects_and_folded_operands() {
+    use crate::ir::Type::I32;
+    let values = [0, 1, -1, 256, -257, 1000, 65537, -2147483648, 2147483647];
+    let constants = [0, 1, -1, 255, -256, 257, 65537, -65537, 2147483647, -2147483648];
+    let mut input = String::new();
+    for v in values {
+        input.push_str(&format!("{v} "));
+    }
+    let m = main_module(|b| {
+        let zero = b.int(0);
+        let n = b.int(values.len() as i32);
+        b.counted_loop(zero, n, &[], |b, _, _| {
+            let x = b.getint();
+            for &c in &constants {
+                let cv = b.int(c);
+                for cc in IntCC::ALL {
+                    // x <cc> c and c <cc> x, as selects of a register and an immediate.
+                    let p = b.icmp(cc, x, cv);
+                    let seven = b.int(7);
+                    let s = b.select(p, seven, x);
+                    b.putint(s);
+                    let q = b.icmp(cc, cv, x);
+                    let z = b.zext(q);
+                    b.putint(z);
+                }
+                b.putch(' ');
+            }
+            // Folded multiplications: x + 4*c, x - c*8, c*x + x, x - c*x (mla / mls),
+            // and 2*x - c (rsb with a shifted operand).
+            let four = b.int(4);
+            let eight = b.int(8);
+            let two = b.int(2);
+            let k = b.int(1234);
+            let m1 = b.mul(k, four);
+            let r1 = b.add(x, m1);
+            let m2 = b.mul(x, eight);
+            let r2 = b.sub(k, m2);
+            let m3 = b.mul(k, x);
+            let r3 = b.add(m3, x);
+            let m4 = b.mul(k, x);
+            let r4 = b.sub(x, m4);
+            let m5 = b.mul(x, two);
+            let r5 = b.sub(m5, k);
+            for r in [r1, r2, r3, r4, r5] {
+                b.putint(r);
+                b.putch(',');
+            }
+            b.putch('\n');
+            vec![]
+        });
+        b.ret(Some(zero));
+    });
+    let mut e = Expect::new();
+    for x in values {
+        for c in constants {
+            for cc in IntCC::ALL {
+                e.int(if cc.eval(x, c) { 7 } else { x }).int(i32::from(cc.eval(c, x)));
+            }
+            e.ch(' ');
+        }
+        let k = 1234i32;
+        let rs = [
+            x.wrapping_add(k.wrapping_mul(4)),
+            k.wrapping_sub(x.wrapping_mul(8)),
+            k.wrapping_mul(x).wrapping_add(x),
+            x.wrapping_sub(k.wrapping_mul(x)),
+            x.wrapping_mul(2).wrapping_sub(k),
+        ];
+        for r in rs {
+            e.int(r).ch(',');
+        }
+        e.ch('\n');
+    }
+    check(&m, &input, &e.text(), 0);
+}
+
+#[test]
+fn register_pressure_across_calls() {
+    use crate::ir::Type::{F32, I32};
+    // 24 integers and 40 floats live across a call, then combined.
+    let input = "3\n";
+    let m = main_module(|b| {
+        let x = b.getint();
+        let xf = b.sitofp(x);
+        let ints: Vec<_> = (0..24)
+            .map(|i| {
+                let c = b.int(i * 37 + 1);
+                b.mul(x, c)
+            })
+            .collect();
+        let floats: Vec<_> = (0..40)
+            .map(|i| {
+                let c = b.float(i as f32 * 0.5 + 0.25);
+                b.fmul(xf, c)
+            })
+            .collect();
+        b.putint(x);
+        b.putch('\n');
+        let mut acc = b.int(0);
+        for (i, &v) in ints.iter().enumerate() {
+            let w = b.int(i as i32 + 1);
+            let t = b.mul(v, w);
+            acc = b.add(acc, t);
+        }
+        let mut facc = b.float(0.0);
+        for &v in &floats {
+            facc = b.fadd(facc, v);
+        }
+        b.putint(acc);
+        b.putch(' ');
+        b.putfloat(facc);
+        b.putch('\n');
+        let _ = (I32, F32);
+        b.ret(Some(acc));
+    });
+    let x = 3i32;
+    let acc: i32 = (0..24).map(|i| x * (i * 37 + 1) * (i + 1)).sum();
+    let mut facc = 0.0f32;
+    for i in 0..40 {
+        facc += x as f32 * (i as f32 * 0.5 + 0.25);
+    }
+    let mut e = Expect::new();
+    e.int(3).ch('\n').int(acc).ch(' ').float(facc).ch('\n');
+    check(&m, input, &e.text(), acc & 0xff);
+}
+
+#[test]
+fn memzero_of_every_shape() {
+    use crate::ir::Type::I32;
+    let sizes = [1u32, 3, 8, 9, 15, 16, 17, 31, 33, 47, 48, 49, 100, 1000];
+    let m = main_module(|b| {
+        let zero = b.int(0);
+        for &k in &sizes {
+            // Fill k + 2 words with garbage, zero the middle k, print sum and sentinels.
+            let arr = b.alloca(I32, k + 2);
+            let total = b.int(k as i32 + 2);
+            b.counted_loop(zero, total, &[], |b, i, _| {
+                let p = b.gep(arr, i, 4);
+                let g = b.int(-3);
+                let v = b.mul(i, g);
+                let one = b.int(1);
+                let v = b.sub(v, one);
+                b.store(p, v);
+                vec![]
+            });
+            let one = b.int(1);
+            let mid = b.gep(arr, one, 4);
+            b.memzero(mid, k);
+            let s = b.counted_loop(zero, total, &[(I32, zero)], |b, i, s| {
+                let p = b.gep(arr, i, 4);
+                let v = b.load(p, I32);
+                vec![b.add(s[0], v)]
+            });
+            b.putint(s[0]);
+            b.putch(' ');
+        }
+        b.ret(Some(zero));
+    });
+    let mut e = Expect::new();
+    for k in sizes {
+        let last = k as i32 + 1;
+        e.int(-1 + (-3 * last - 1)).ch(' ');
+    }
+    check(&m, "", &e.text(), 0);
+}
