@@ -10,8 +10,8 @@
 //! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
 //!    reservations: `ip` and `d16`–`d31` are the back end's scratch) and inserts moves,
 //!    spills and reloads.
-//! 3. Optional stages on allocated code: [`peephole`] (`arm-peephole`) and [`branches`]
-//!    (`arm-branch-opt`).
+//! 3. Optional stages on allocated code: [`copyprop`] (`arm-copy-prop`), [`peephole`]
+//!    (`arm-peephole`) and [`branches`] (`arm-branch-opt`).
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
 //!    assembly, expanding pseudo-instructions.
 //!
@@ -32,6 +32,7 @@
 pub mod abi;
 mod branches;
 pub mod cfg;
+mod copyprop;
 pub mod emit;
 pub mod frame;
 pub mod imm;
@@ -72,13 +73,21 @@ pub enum Stage {
     OpFold,
     ConstDiv,
     ConstHoist,
+    CopyProp,
     Peephole,
     BranchOpt,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 6] =
-        [Stage::AddrFold, Stage::OpFold, Stage::ConstDiv, Stage::ConstHoist, Stage::Peephole, Stage::BranchOpt];
+    pub const ALL: [Stage; 7] = [
+        Stage::AddrFold,
+        Stage::OpFold,
+        Stage::ConstDiv,
+        Stage::ConstHoist,
+        Stage::CopyProp,
+        Stage::Peephole,
+        Stage::BranchOpt,
+    ];
 
     /// The stable name of the stage.
     pub fn name(self) -> &'static str {
@@ -90,11 +99,12 @@ impl Stage {
     }
 }
 
-const STAGES: [(&str, &str); 6] = [
+const STAGES: [(&str, &str); 7] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
     ("arm-op-fold", "fold single-use multiplications into mla/mls or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
+    ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
     ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
     ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
 ];
@@ -111,7 +121,7 @@ pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
 /// Which optional stages run. The default runs all of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
-    enabled: [bool; 6],
+    enabled: [bool; 7],
 }
 
 impl Default for BackendOptions {
@@ -123,12 +133,12 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 6] }
+        BackendOptions { enabled: [true; 7] }
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 6] }
+        BackendOptions { enabled: [false; 7] }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {
@@ -213,6 +223,9 @@ pub fn compile_module(module: &Module, opts: &BackendOptions) -> Result<String, 
     for (i, (fref, func)) in module.funcs().enumerate() {
         let mf = isel::select(module, func, syms.funcs[fref].clone(), &syms, opts)?;
         let mut pf = regalloc::allocate(mf)?;
+        if opts.enabled(Stage::CopyProp) {
+            copyprop::run(&mut pf);
+        }
         if opts.enabled(Stage::Peephole) {
             peephole::run(&mut pf);
         }

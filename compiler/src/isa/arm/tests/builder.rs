@@ -53,12 +53,6 @@ impl FnBuilder {
     pub fn mul(&mut self, a: Value, b: Value) -> Value {
         self.bin(Opcode::Mul, a, b)
     }
-    pub fn sdiv(&mut self, a: Value, b: Value) -> Value {
-        self.bin(Opcode::SDiv, a, b)
-    }
-    pub fn srem(&mut self, a: Value, b: Value) -> Value {
-        self.bin(Opcode::SRem, a, b)
-    }
     pub fn fadd(&mut self, a: Value, b: Value) -> Value {
         self.bin(Opcode::FAdd, a, b)
     }

@@ -849,7 +849,6 @@ fn arithmetic_with_immediates() {
 
 #[test]
 fn compares_selects_and_folded_operands() {
-    use crate::ir::Type::I32;
     let values = [0, 1, -1, 256, -257, 1000, 65537, -2147483648, 2147483647];
     let constants = [0, 1, -1, 255, -256, 257, 65537, -65537, 2147483647, -2147483648];
     let mut input = String::new();
