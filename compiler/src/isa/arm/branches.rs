@@ -3,9 +3,14 @@
 //! 1. *Threading*: a branch to a block that consists of a lone `b X` (typically an edge
 //!    block whose moves all vanished) goes to `X` directly (following chains, stopping at
 //!    cycles of such blocks).
-//! 2. Blocks no branch refers to any more (other than the entry) are deleted. Before this
+//! 2. *Compare duplication*: a jump to a block that only compares and branches
+//!    (`cmp`/`vcmp` + `b<cc>`) is replaced by a copy of that compare and branch. At the
+//!    bottom of a `while` loop this turns `b header` + `cmp` + `b<cc>` into `cmp` + `b<cc>`
+//!    back to the body (one branch less per iteration). The registers compared are the same
+//!    at the end of the jumping block as at the start of its target.
+//! 3. Blocks no branch refers to any more (other than the entry) are deleted. Before this
 //!    stage every block ends in an explicit branch or return, so nothing falls into them.
-//! 3. *Fall-through*: a `b` to the next block in layout is removed; a two-way conditional
+//! 4. *Fall-through*: a `b` to the next block in layout is removed; a two-way conditional
 //!    branch whose one target is the next block becomes a single `b<cc>` (with the
 //!    condition inverted when the taken side is the next block).
 
@@ -36,9 +41,24 @@ pub fn run(pf: &mut PFunction) {
         }
         b
     };
+    let compare_block = |b: Block| -> Option<Vec<MInst>> {
+        let (_, block) = &pf.blocks[*index.get(&b)?];
+        match block.insts.as_slice() {
+            [cmp @ (MInst::Cmp { .. } | MInst::VCmp { .. }), br @ MInst::CondBr { .. }] if b != entry => {
+                Some(vec![cmp.clone(), br.clone()])
+            }
+            _ => None,
+        }
+    };
     let mut new_targets: Vec<Vec<MInst>> = Vec::new();
     for (_, block) in &pf.blocks {
         let mut insts = block.insts.clone();
+        if let Some(MInst::Jump { target }) = insts.last()
+            && let Some(copy) = compare_block(resolve(*target))
+        {
+            insts.pop();
+            insts.extend(copy);
+        }
         if let Some(last) = insts.last_mut() {
             match last {
                 MInst::Jump { target } => *target = resolve(*target),

@@ -74,7 +74,7 @@ impl FrameLayout {
             }
         }
         let push_bytes = 4 * saved_gprs.len() as u32;
-        while (locals + push_bytes) % 8 != 0 {
+        while !(locals + push_bytes).is_multiple_of(8) {
             locals += 4;
         }
         FrameLayout {

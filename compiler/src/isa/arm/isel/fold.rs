@@ -80,11 +80,9 @@ impl FoldInfo {
         let live_user = |u: Inst| func.inst_block(u).is_some_and(|b| reachable[b]);
 
         for &i in &insts {
-            if let Opcode::Alloca { count, .. } = func.opcode(i) {
-                if let Some(v) = func.result(i) {
-                    info.allocas.insert(v, info.alloca_sizes.len() as u32);
-                    info.alloca_sizes.push(count.saturating_mul(4));
-                }
+            if let (Opcode::Alloca { count, .. }, Some(v)) = (func.opcode(i), func.result(i)) {
+                info.allocas.insert(v, info.alloca_sizes.len() as u32);
+                info.alloca_sizes.push(count.saturating_mul(4));
             }
         }
 
@@ -155,6 +153,10 @@ impl FoldInfo {
                         || func.inst_block(mi) != func.inst_block(u)
                         || func.users(m).len() != 1
                     {
+                        continue;
+                    }
+                    // Multiplications by 0 and ±1 are cheaper on their own.
+                    if func.args(mi).iter().any(|&a| matches!(func.as_int_const(a), Some(-1..=1))) {
                         continue;
                     }
                     let shifted = mul_by_power_of_two(func, mi).is_some();

@@ -417,10 +417,11 @@ impl ISel<'_> {
 
     /// Sets the flags from an `i1` value and returns the condition meaning "true".
     pub(super) fn cond(&mut self, c: Value) -> Result<Cond, BackendError> {
-        if let Some(ci) = self.func.def_inst(c) {
-            if self.fold.skipped[ci] && matches!(self.func.opcode(ci), Opcode::Icmp(_) | Opcode::Fcmp(_)) {
-                return self.compare(ci);
-            }
+        if let Some(ci) = self.func.def_inst(c)
+            && self.fold.skipped[ci]
+            && matches!(self.func.opcode(ci), Opcode::Icmp(_) | Opcode::Fcmp(_))
+        {
+            return self.compare(ci);
         }
         let rn = self.value_reg(c)?;
         self.emit(MInst::Cmp { op: CmpOp::Cmp, rn, op2: Op2::Imm(0) });

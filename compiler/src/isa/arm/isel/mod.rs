@@ -427,10 +427,10 @@ impl ISel<'_> {
 
     /// `Op2::Imm` for encodable integer constants, a register otherwise.
     fn op2_of(&mut self, v: Value) -> Result<Op2, BackendError> {
-        if let Some(c) = int_const(self.func, v) {
-            if is_arm_imm(c as u32) {
-                return Ok(Op2::Imm(c as u32));
-            }
+        if let Some(c) = int_const(self.func, v)
+            && is_arm_imm(c as u32)
+        {
+            return Ok(Op2::Imm(c as u32));
         }
         Ok(Op2::Reg(self.value_reg(v)?))
     }

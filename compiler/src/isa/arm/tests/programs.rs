@@ -753,12 +753,15 @@ fn input_and_output() {
     check(&m, input, &e.text(), sum & 0xff);
 }
 
+/// A reference implementation of a binary integer operation.
+type IntOp = fn(i32, i32) -> i32;
+
 /// Reads `values.len()` integers from stdin and applies `op` with each constant of
 /// `constants` (as an immediate operand) and with the same constant read at run time.
 fn binary_op_table(
     values: &[i32],
     constants: &[i32],
-    ops: &[(crate::ir::Opcode, fn(i32, i32) -> i32)],
+    ops: &[(crate::ir::Opcode, IntOp)],
 ) -> (Module, String, String) {
     use crate::ir::Type::I32;
     let mut input = format!("{}\n", values.len());
@@ -831,7 +834,7 @@ fn division_and_remainder() {
     // No zero dividends/divisors on either side, and no INT_MIN / -1.
     let values = [1, -1, 2, -2, 3, 7, -7, 100, -100, 1234567, -1234567, 2147483647, -2147483647, 65536, -65537, 999999937];
     let constants = [1, -1, 2, -2, 3, -3, 4, -8, 7, 10, -10, 16, 641, 1000, 65535, 65536, 1_000_000_007, -1_000_000_007, 2147483647];
-    let ops: [(Opcode, fn(i32, i32) -> i32); 2] = [(Opcode::SDiv, i32::wrapping_div), (Opcode::SRem, i32::wrapping_rem)];
+    let ops: [(Opcode, IntOp); 2] = [(Opcode::SDiv, i32::wrapping_div), (Opcode::SRem, i32::wrapping_rem)];
     let (m, input, expected) = binary_op_table(&values, &constants, &ops);
     check(&m, &input, &expected, 0);
 }
@@ -841,7 +844,7 @@ fn arithmetic_with_immediates() {
     use crate::ir::Opcode;
     let values = [0, 1, -1, 5, -5, 1000, -123456, 2147483647, -2147483648, 65535];
     let constants = [0, 1, -1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, -3, 255, 256, 257, 4095, 65535, -65536, 0x12345678, -2147483648];
-    let ops: [(Opcode, fn(i32, i32) -> i32); 3] =
+    let ops: [(Opcode, IntOp); 3] =
         [(Opcode::Add, i32::wrapping_add), (Opcode::Sub, i32::wrapping_sub), (Opcode::Mul, i32::wrapping_mul)];
     let (m, input, expected) = binary_op_table(&values, &constants, &ops);
     check(&m, &input, &expected, 0);
@@ -1011,4 +1014,82 @@ fn memzero_of_every_shape() {
         e.int(-1 + (-3 * last - 1)).ch(' ');
     }
     check(&m, "", &e.text(), 0);
+}
+
+#[test]
+fn control_flow_corner_cases() {
+    use crate::ir::{Const, GlobalData, Type::I32};
+    let mut m = Module::new();
+    let g = m.globals.push(GlobalData { name: "n".into(), elem: I32, words: 1, init: vec![(0, Const::Int(0))], is_const: false });
+    // The entry block heads a loop: counts the global up to 5, printing each value.
+    let mut f = FnBuilder::new("spin", &[I32], I32);
+    let entry = f.cur;
+    let exit = f.block();
+    let gp = f.f.global_addr(g);
+    let x = f.load(gp, I32);
+    f.putint(x);
+    let one = f.int(1);
+    let x1 = f.add(x, one);
+    f.store(gp, x1);
+    let limit = f.param(0);
+    let c = f.icmp(IntCC::Lt, x1, limit);
+    f.br(c, entry, exit);
+    f.switch(exit);
+    f.ret(Some(x1));
+    let spin = m.add_function(f.finish());
+
+    let mut b = FnBuilder::new("main", &[], I32);
+    let five = b.int(5);
+    let r = b.call_fn(spin, &[five], I32).unwrap();
+    b.putch(' ');
+    b.putint(r);
+    b.putch('\n');
+    // A branch on a constant, a branch with equal targets, an unreachable block.
+    let (t, f2, dead, j) = (b.block(), b.block(), b.block(), b.block());
+    let yes = b.f.bconst(true);
+    b.br(yes, t, f2);
+    b.switch(dead);
+    b.putch('X');
+    b.jump(j);
+    b.switch(f2);
+    b.putch('F');
+    b.jump(j);
+    b.switch(t);
+    b.putch('T');
+    let cz = b.getint();
+    let zero = b.int(0);
+    let c1 = b.icmp(IntCC::Gt, cz, zero);
+    b.br(c1, j, j);
+    b.switch(j);
+    // An i1 phi: (x > 3) from one side, (x < -3) from the other; then a branch and select.
+    let x = b.getint();
+    let (p1, p2, merge, yes_b, no_b, done) = (b.block(), b.block(), b.block(), b.block(), b.block(), b.block());
+    let cpos = b.icmp(IntCC::Ge, x, zero);
+    b.br(cpos, p1, p2);
+    b.switch(p1);
+    let three = b.int(3);
+    let big = b.icmp(IntCC::Gt, x, three);
+    b.jump(merge);
+    b.switch(p2);
+    let m3 = b.int(-3);
+    let small = b.icmp(IntCC::Lt, x, m3);
+    b.jump(merge);
+    b.switch(merge);
+    let (_, far) = b.phi(crate::ir::Type::I1, &[(p1, big), (p2, small)]);
+    let hundred = b.int(100);
+    let sel = b.select(far, hundred, x);
+    b.putint(sel);
+    b.br(far, yes_b, no_b);
+    b.switch(yes_b);
+    b.putch('+');
+    b.jump(done);
+    b.switch(no_b);
+    b.putch('-');
+    b.jump(done);
+    b.switch(done);
+    b.putch('\n');
+    b.ret(Some(zero));
+    m.add_function(b.finish());
+    check(&m, "1 -7", "01234 5\nT100+\n", 0);
+    check(&m, "0 2", "01234 5\nT2-\n", 0);
 }
