@@ -61,6 +61,7 @@ pub fn select(
     syms: &Symbols,
     opts: &BackendOptions,
 ) -> Result<MFunction, BackendError> {
+    check_shapes(func)?;
     let cfg = CfgInfo::compute(func)?;
     let fold = FoldInfo::compute(
         func,
@@ -518,6 +519,51 @@ impl ISel<'_> {
         self.emit(MInst::Alu { op, rd, rn, op2 });
         rd
     }
+}
+
+/// Checks operand counts and result presence, which selection relies on when it indexes
+/// operands (the IR verifier guarantees them; this turns a broken invariant into an error).
+fn check_shapes(func: &Function) -> Result<(), BackendError> {
+    for &b in func.layout() {
+        for inst in func.block_insts(b) {
+            let data = func.inst(inst);
+            let (args, targets) = (data.args.len(), data.targets.len());
+            let ok = match data.op {
+                Opcode::Add
+                | Opcode::Sub
+                | Opcode::Mul
+                | Opcode::SDiv
+                | Opcode::SRem
+                | Opcode::FAdd
+                | Opcode::FSub
+                | Opcode::FMul
+                | Opcode::FDiv
+                | Opcode::Icmp(_)
+                | Opcode::Fcmp(_)
+                | Opcode::Store
+                | Opcode::Gep { .. } => args == 2,
+                Opcode::FNeg | Opcode::Zext | Opcode::SiToFp | Opcode::FpToSi | Opcode::Load | Opcode::MemZero { .. } => {
+                    args == 1
+                }
+                Opcode::Select => args == 3,
+                Opcode::Alloca { .. } | Opcode::Unreachable => args == 0,
+                Opcode::Call(_) => true,
+                Opcode::Phi => args == targets,
+                Opcode::Jump => args == 0 && targets == 1,
+                Opcode::Br => args == 1 && targets == 2,
+                Opcode::Ret => args <= 1,
+            };
+            let result_ok = data.ty.is_void() || func.result(inst).is_some();
+            if !ok || !result_ok {
+                return Err(BackendError::InvalidIr(format!(
+                    "{}: malformed {} in {b} ({args} operands, {targets} targets)",
+                    func.name,
+                    data.op.mnemonic()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The integer value of an `i32` or `i1` constant.

@@ -1093,3 +1093,81 @@ fn control_flow_corner_cases() {
     check(&m, "1 -7", "01234 5\nT100+\n", 0);
     check(&m, "0 2", "01234 5\nT2-\n", 0);
 }
+
+#[test]
+fn float_matrix_multiply() {
+    use crate::ir::{GlobalData, Type::F32, Type::I32};
+    const N: i32 = 12;
+    let mut m = Module::new();
+    let ga = m.globals.push(GlobalData { name: "a".into(), elem: F32, words: (N * N) as u32, init: vec![], is_const: false });
+    let gb = m.globals.push(GlobalData { name: "b".into(), elem: F32, words: (N * N) as u32, init: vec![], is_const: false });
+    let gc = m.globals.push(GlobalData { name: "c".into(), elem: F32, words: (N * N) as u32, init: vec![], is_const: false });
+    let mut b = FnBuilder::new("main", &[], I32);
+    let (pa, pb, pc) = (b.f.global_addr(ga), b.f.global_addr(gb), b.f.global_addr(gc));
+    let (zero, n) = (b.int(0), b.int(N));
+    let row_bytes = (N * 4) as u32;
+    b.counted_loop(zero, n, &[], |b, i, _| {
+        b.counted_loop(zero, n, &[], |b, j, _| {
+            let ra = b.gep(pa, i, row_bytes);
+            let ea = b.gep(ra, j, 4);
+            let s = b.add(i, j);
+            let fs = b.sitofp(s);
+            let q = b.float(0.25);
+            let v = b.fmul(fs, q);
+            b.store(ea, v);
+            let rb = b.gep(pb, i, row_bytes);
+            let eb = b.gep(rb, j, 4);
+            let d = b.sub(i, j);
+            let fd = b.sitofp(d);
+            b.store(eb, fd);
+            vec![]
+        });
+        vec![]
+    });
+    let fz = b.float(0.0);
+    b.counted_loop(zero, n, &[], |b, i, _| {
+        let ra = b.gep(pa, i, row_bytes);
+        let rc = b.gep(pc, i, row_bytes);
+        b.counted_loop(zero, n, &[], |b, j, _| {
+            let acc = b.counted_loop(zero, n, &[(F32, fz)], |b, k, acc| {
+                let ea = b.gep(ra, k, 4);
+                let x = b.load(ea, F32);
+                let rb = b.gep(pb, k, row_bytes);
+                let eb = b.gep(rb, j, 4);
+                let y = b.load(eb, F32);
+                let p = b.fmul(x, y);
+                vec![b.fadd(acc[0], p)]
+            });
+            let ec = b.gep(rc, j, 4);
+            b.store(ec, acc[0]);
+            vec![]
+        });
+        vec![]
+    });
+    let total = b.counted_loop(zero, n, &[(F32, fz)], |b, i, acc| {
+        let rc = b.gep(pc, i, row_bytes);
+        let ec = b.gep(rc, i, 4);
+        let v = b.load(ec, F32);
+        vec![b.fadd(acc[0], v)]
+    });
+    b.putfloat(total[0]);
+    b.putch('\n');
+    b.ret(Some(zero));
+    m.add_function(b.finish());
+    dump("matmul", &m);
+
+    let n = N as usize;
+    let a: Vec<f32> = (0..n * n).map(|x| ((x / n + x % n) as i32) as f32 * 0.25).collect();
+    let bm: Vec<f32> = (0..n * n).map(|x| ((x / n) as i32 - (x % n) as i32) as f32).collect();
+    let mut total = 0.0f32;
+    for i in 0..n {
+        let mut acc = 0.0f32;
+        for k in 0..n {
+            acc += a[i * n + k] * bm[k * n + i];
+        }
+        total += acc;
+    }
+    let mut e = Expect::new();
+    e.float(total).ch('\n');
+    check(&m, "", &e.text(), 0);
+}

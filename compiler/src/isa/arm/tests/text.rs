@@ -38,3 +38,64 @@ fn stage_names_are_unique_and_settable() {
     }
     assert!(BackendOptions::all().set("no-such-stage", true).is_err());
 }
+
+#[test]
+fn malformed_ir_is_an_error_not_a_panic() {
+    use crate::ir::{InstData, Opcode};
+    // A block without a terminator.
+    let mut m = Module::new();
+    let mut b = FnBuilder::new("main", &[], Type::I32);
+    let x = b.int(1);
+    b.add(x, x);
+    m.add_function(b.finish());
+    let err = compile_module(&m, &BackendOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("no terminator"), "{err}");
+
+    // A phi without a value for one of its predecessors.
+    let mut m = Module::new();
+    let mut b = FnBuilder::new("main", &[], Type::I32);
+    let (l, r, j) = (b.block(), b.block(), b.block());
+    let one = b.int(1);
+    let cnd = b.icmp(crate::ir::IntCC::Eq, one, one);
+    b.br(cnd, l, r);
+    b.switch(l);
+    b.jump(j);
+    b.switch(r);
+    b.jump(j);
+    b.switch(j);
+    let (_, p) = b.phi(Type::I32, &[(l, one)]);
+    b.ret(Some(p));
+    m.add_function(b.finish());
+    let err = compile_module(&m, &BackendOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("no value for predecessor"), "{err}");
+
+    // A branch with a missing target.
+    let mut m = Module::new();
+    let mut b = FnBuilder::new("main", &[], Type::I32);
+    let t = b.block();
+    let c = b.f.bconst(false);
+    b.f.append(b.cur, InstData::new(Opcode::Br, &[c], &[t], Type::Void));
+    b.switch(t);
+    let z = b.int(0);
+    b.ret(Some(z));
+    m.add_function(b.finish());
+    let err = compile_module(&m, &BackendOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("malformed br"), "{err}");
+}
+
+#[test]
+fn symbols_are_mangled_and_main_is_global() {
+    let mut m = Module::new();
+    m.globals.push(GlobalData { name: "write".into(), elem: Type::I32, words: 1, init: vec![], is_const: false });
+    let mut f = FnBuilder::new("malloc", &[], Type::Void);
+    f.ret(None);
+    m.add_function(f.finish());
+    let mut b = FnBuilder::new("main", &[], Type::I32);
+    let z = b.int(0);
+    b.ret(Some(z));
+    m.add_function(b.finish());
+    let asm = compile_module(&m, &BackendOptions::all()).unwrap();
+    assert!(asm.contains("\t.global\tmain\n") && asm.contains("\nmain:"), "{asm}");
+    assert!(asm.contains("\nsy.malloc:") && asm.contains("\nsy.write:"), "{asm}");
+    assert!(!asm.contains("\nmalloc:") && !asm.contains("\nwrite:"), "{asm}");
+}
