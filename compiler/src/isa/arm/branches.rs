@@ -10,7 +10,11 @@
 //!    at the end of the jumping block as at the start of its target.
 //! 3. Blocks no branch refers to any more (other than the entry) are deleted. Before this
 //!    stage every block ends in an explicit branch or return, so nothing falls into them.
-//! 4. *Fall-through*: a `b` to the next block in layout is removed; a two-way conditional
+//! 4. *Layout*: blocks are chained so that a successor follows its block where possible:
+//!    the block that followed in the original order if it is a successor, else the
+//!    successor that came first in the original order (loop bodies usually precede their
+//!    exits), else the next unplaced block in the original order.
+//! 5. *Fall-through*: a `b` to the next block in layout is removed; a two-way conditional
 //!    branch whose one target is the next block becomes a single `b<cc>` (with the
 //!    condition inverted when the taken side is the next block).
 
@@ -90,6 +94,7 @@ pub fn run(pf: &mut PFunction) {
         }
     }
     pf.blocks.retain(|(b, _)| referenced.contains(b));
+    reorder(pf);
 
     for i in 0..pf.blocks.len() {
         let next = pf.blocks.get(i + 1).map(|(b, _)| *b);
@@ -115,4 +120,37 @@ pub fn run(pf: &mut PFunction) {
             _ => {}
         }
     }
+}
+
+fn reorder(pf: &mut PFunction) {
+    let n = pf.blocks.len();
+    let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i)).collect();
+    let succs: Vec<Vec<usize>> = pf
+        .blocks
+        .iter()
+        .map(|(_, b)| match b.insts.last() {
+            Some(MInst::Jump { target }) => vec![pos[target]],
+            Some(MInst::CondBr { taken, not_taken, .. }) => vec![pos[taken], pos[not_taken]],
+            _ => vec![],
+        })
+        .collect();
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut cur = 0;
+    loop {
+        placed[cur] = true;
+        order.push(cur);
+        let candidates: Vec<usize> = succs[cur].iter().copied().filter(|&s| !placed[s]).collect();
+        let next = if candidates.contains(&(cur + 1)) {
+            Some(cur + 1)
+        } else {
+            candidates.iter().copied().min().or_else(|| (0..n).find(|&i| !placed[i]))
+        };
+        match next {
+            Some(b) => cur = b,
+            None => break,
+        }
+    }
+    let mut slots: Vec<Option<(Block, super::mir::PBlock)>> = std::mem::take(&mut pf.blocks).into_iter().map(Some).collect();
+    pf.blocks = order.into_iter().filter_map(|i| slots[i].take()).collect();
 }
