@@ -171,6 +171,12 @@ impl FnEmitter<'_> {
             MInst::Vldr { sd, addr } => self.mem("vldr", &reg(*sd), *addr, Range::Vfp),
             MInst::Vstr { ss, addr } => self.mem("vstr", &reg(*ss), *addr, Range::Vfp),
             MInst::VArith { op, sd, sn, sm } => self.line(format!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm))),
+            MInst::VMla { sd, sa, sn, sm } => {
+                if sd != sa {
+                    self.line(format!("vmov.f32\t{}, {}", reg(*sd), reg(*sa)));
+                }
+                self.line(format!("vmla.f32\t{}, {}, {}", reg(*sd), reg(*sn), reg(*sm)));
+            }
             MInst::VNeg { sd, sm } => self.line(format!("vneg.f32\t{}, {}", reg(*sd), reg(*sm))),
             MInst::VMov { sd, sm } => self.line(format!("vmov.f32\t{}, {}", reg(*sd), reg(*sm))),
             MInst::VMovCond { cc, sd, sn, sm } => {

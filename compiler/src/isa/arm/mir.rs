@@ -253,6 +253,9 @@ pub enum MInst {
     Vstr { ss: Reg, addr: Addr },
     VArith { op: VOp, sd: Reg, sn: Reg, sm: Reg },
     VNeg { sd: Reg, sm: Reg },
+    /// `vmla.f32 sd, sn, sm`: `sd = sa + sn·sm`, rounding the product and then the sum (not
+    /// fused: bit-identical to `vmul` + `vadd`); `sd` is tied to `sa`.
+    VMla { sd: Reg, sa: Reg, sn: Reg, sm: Reg },
     /// `vmov.f32 sd, sm` (register copy).
     VMov { sd: Reg, sm: Reg },
     /// `vmov<cc>.f32 sd, sm`, where `sd` is tied to `sn`.
@@ -387,6 +390,12 @@ impl MInst {
             | MInst::VCvtS32F32 { sd, sm } => {
                 v.reg_use(sm);
                 v.reg_def(sd);
+            }
+            MInst::VMla { sd, sa, sn, sm } => {
+                v.reg_use(sa);
+                v.reg_use(sn);
+                v.reg_use(sm);
+                v.reg_reuse_def(sd, 0);
             }
             MInst::VMovCond { sd, sn, sm, .. } => {
                 v.reg_use(sn);

@@ -101,7 +101,7 @@ impl Stage {
 
 const STAGES: [(&str, &str); 7] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
-    ("arm-op-fold", "fold single-use multiplications into mla/mls or shifted add/sub operands"),
+    ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),

@@ -12,7 +12,10 @@
 //!   or a `zext`, is skipped: each user re-emits the comparison right before the instruction
 //!   reading the flags, so no 0/1 value is materialised.
 //! * **Multiplications** with a single use by an `add`/`sub` in the same block fold into
-//!   `mla`/`mls`, or into a shifted operand when multiplying by a power of two.
+//!   `mla`/`mls`, or into a shifted operand when multiplying by a power of two; a float
+//!   multiplication used only by an `fadd` folds into `vmla.f32` (unfused, so the result is
+//!   bit-identical; `vmls` is not used because it negates the product, which flips the sign
+//!   of a NaN result compared with `vsub`).
 //!
 //! Folding only extends live ranges of the folded instruction's operands up to the user;
 //! the same-block condition for multiplications keeps loop-invariant products out of loops.
@@ -52,7 +55,7 @@ const MAX_FOLDED_OFFSET: i64 = 1 << 28;
 
 pub struct FoldInfo {
     pub skipped: SecondaryMap<Inst, bool>,
-    /// For an `add`/`sub`: the operand index of the multiplication folded into it.
+    /// For an `add`/`sub`/`fadd`: the operand index of the multiplication folded into it.
     pub folded_mul: FxHashMap<Inst, usize>,
     /// The frame index of each `alloca` result.
     pub allocas: FxHashMap<Value, u32>,
@@ -138,6 +141,26 @@ impl FoldInfo {
 
         if fold_ops {
             for &u in &insts {
+                // acc + x*y → vmla (the multiplication in the same block, used only here).
+                if func.opcode(u) == Opcode::FAdd {
+                    let args = func.args(u);
+                    for idx in [1, 0] {
+                        let m = args[idx];
+                        if args[1 - idx] == m {
+                            continue;
+                        }
+                        let Some(mi) = func.def_inst(m) else { continue };
+                        if func.opcode(mi) == Opcode::FMul
+                            && func.inst_block(mi) == func.inst_block(u)
+                            && func.users(m).len() == 1
+                        {
+                            info.skipped[mi] = true;
+                            info.folded_mul.insert(u, idx);
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 let op = func.opcode(u);
                 if !matches!(op, Opcode::Add | Opcode::Sub) || func.inst(u).ty != Type::I32 {
                     continue;

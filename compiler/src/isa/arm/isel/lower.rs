@@ -74,6 +74,18 @@ impl ISel<'_> {
             Opcode::Mul => Some(self.lower_mul(args[0], args[1])?),
             Opcode::SDiv => Some(self.lower_div(args[0], args[1], false)?),
             Opcode::SRem => Some(self.lower_div(args[0], args[1], true)?),
+            Opcode::FAdd if self.fold.folded_mul.contains_key(&inst) => {
+                let idx = self.fold.folded_mul[&inst];
+                let sa = self.value_reg(args[1 - idx])?;
+                let mi = func
+                    .def_inst(args[idx])
+                    .ok_or_else(|| BackendError::Internal(format!("{}: folded multiplication lost", func.name)))?;
+                let sn = self.value_reg(func.args(mi)[0])?;
+                let sm = self.value_reg(func.args(mi)[1])?;
+                let sd = self.new_float();
+                self.emit(MInst::VMla { sd, sa, sn, sm });
+                Some(sd)
+            }
             Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv => {
                 let op = match data.op {
                     Opcode::FAdd => VOp::Add,

@@ -1171,3 +1171,37 @@ fn float_matrix_multiply() {
     e.float(total).ch('\n');
     check(&m, "", &e.text(), 0);
 }
+
+#[test]
+fn multiply_accumulate_is_bit_identical() {
+    use super::run::build_and_run;
+    use crate::isa::arm::BackendOptions;
+    // acc + x*y over special values; vmla must print exactly what vmul + vadd prints
+    // (NaN signs included), so compare the folded and unfolded programs on the target.
+    let specials = [0.0f32, -0.0, 1.0, -1.5, 3.4e38, -3.4e38, 1e-40, f32::INFINITY, f32::NEG_INFINITY, 7.25];
+    let m = main_module(|b| {
+        let zero = b.float(0.0);
+        let nan = b.fdiv(zero, zero);
+        let mut vals: Vec<_> = specials.iter().map(|&f| b.float(f)).collect();
+        vals.push(nan);
+        for &acc in &vals {
+            for &x in &vals {
+                for &y in &[vals[2], vals[4], vals[7], vals[10]] {
+                    let p = b.fmul(x, y);
+                    let s = b.fadd(acc, p);
+                    b.putfloat(s);
+                    b.putch(' ');
+                }
+            }
+            b.putch('\n');
+        }
+        let r = b.int(0);
+        b.ret(Some(r));
+    });
+    let asm = crate::isa::arm::compile_module(&m, &BackendOptions::all()).unwrap();
+    assert!(asm.contains("vmla.f32"), "the fold should apply:\n{asm}");
+    let Some(folded) = build_and_run(&m, &BackendOptions::all(), "") else { return };
+    let Some(plain) = build_and_run(&m, &BackendOptions::without(&["arm-op-fold"]).unwrap(), "") else { return };
+    assert_eq!(folded.stdout, plain.stdout);
+    assert!(folded.stdout.contains("nan") && folded.stdout.contains("inf"));
+}
