@@ -322,7 +322,7 @@ pub fn trailer(out: &mut String, module: &Module, syms: &Symbols) -> Result<(), 
     out.push_str("\n\t.global\t__sysy_prog_end\n__sysy_prog_end:\n");
     for (g, data) in module.globals.iter() {
         let sym = &syms.globals[g];
-        let bytes = 4 * data.words.max(1);
+        let bytes = 4 * u64::from(data.words.max(1));
         let section = if data.is_const {
             "\t.section\t.rodata"
         } else if data.init.iter().all(|&(_, c)| const_bits(c) == 0) {
@@ -357,14 +357,14 @@ pub fn trailer(out: &mut String, module: &Module, syms: &Symbols) -> Result<(), 
             }
             if i > next {
                 flush(out, &mut words);
-                let _ = writeln!(out, "\t.zero\t{}", 4 * (i - next));
+                let _ = writeln!(out, "\t.zero\t{}", 4 * u64::from(i - next));
             }
             words.push(bits);
             next = i + 1;
         }
         flush(out, &mut words);
-        if bytes > 4 * next {
-            let _ = writeln!(out, "\t.zero\t{}", bytes - 4 * next);
+        if bytes > 4 * u64::from(next) {
+            let _ = writeln!(out, "\t.zero\t{}", bytes - 4 * u64::from(next));
         }
     }
     if !module.strings.is_empty() {

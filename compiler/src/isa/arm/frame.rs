@@ -26,9 +26,13 @@
 
 use std::fmt::Write;
 
+use super::BackendError;
 use super::imm::is_arm_imm;
 use super::mir::{FrameObj, PFunction};
 use super::regs::{self, LR};
+
+/// Largest frame accepted (1 GiB; `qemu-arm`'s default stack is 8 MiB anyway).
+const MAX_FRAME: u64 = 1 << 30;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FrameLayout {
@@ -44,7 +48,8 @@ pub struct FrameLayout {
 }
 
 impl FrameLayout {
-    pub fn compute(pf: &PFunction) -> FrameLayout {
+    /// Lays out the frame; fails when it would not fit the address space comfortably.
+    pub fn compute(pf: &PFunction) -> Result<FrameLayout, BackendError> {
         let mentioned = pf.mentioned_regs();
         let mut saved_gprs: Vec<u8> = (4..=11).filter(|&r| mentioned.contains(regs::gpr(r))).collect();
         if pf.frame.has_calls || mentioned.contains(regs::gpr(LR)) {
@@ -55,15 +60,21 @@ impl FrameLayout {
 
         let outgoing = pf.frame.outgoing.next_multiple_of(8);
         let spill_base = outgoing;
-        let mut next = spill_base + 4 * pf.num_spill_slots;
+        let mut next = u64::from(spill_base) + 4 * u64::from(pf.num_spill_slots);
         let mut order: Vec<usize> = (0..pf.frame.allocas.len()).collect();
         order.sort_by_key(|&i| (pf.frame.allocas[i], i));
         let mut alloca_offsets = vec![0; pf.frame.allocas.len()];
         for i in order {
-            alloca_offsets[i] = next;
-            next += pf.frame.allocas[i].next_multiple_of(4);
+            alloca_offsets[i] = u32::try_from(next).unwrap_or(u32::MAX);
+            next += u64::from(pf.frame.allocas[i].next_multiple_of(4));
         }
-        let mut locals = next;
+        if next > MAX_FRAME {
+            return Err(BackendError::InvalidIr(format!(
+                "{}: stack frame of {next} bytes is too large (limit {MAX_FRAME})",
+                pf.sym
+            )));
+        }
+        let mut locals = next as u32;
         if locals == 0 && saved_gprs.len() % 2 == 1 {
             match (4..=11).find(|r| !saved_gprs.contains(r)) {
                 Some(pad) => {
@@ -77,14 +88,14 @@ impl FrameLayout {
         while !(locals + push_bytes).is_multiple_of(8) {
             locals += 4;
         }
-        FrameLayout {
+        Ok(FrameLayout {
             incoming_base: locals + dregs_bytes + push_bytes,
             saved_gprs,
             saved_dregs_last,
             locals,
             spill_base,
             alloca_offsets,
-        }
+        })
     }
 
     /// Offset of a stack object from `sp` (after the prologue).

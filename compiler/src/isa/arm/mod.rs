@@ -21,6 +21,19 @@
 //! which patterns are chosen; with all of them off the selector still produces correct, plain
 //! code. Instruction selection, allocation, frame layout and emission always run.
 //!
+//! # Choices worth knowing
+//!
+//! * The IR has no shift or bitwise operations, so the machine IR has no register-shifted
+//!   (`r, lsl r`) operands; immediate-shifted operands come from multiplications by powers
+//!   of two, scaled indices and division sequences.
+//! * `memzero` never calls `memset`: up to 8 words are single `str`s, anything longer is an
+//!   inline loop storing 64 bytes per iteration with `vstmia` from zeroed `d16`–`d19`, which
+//!   is as fast per word as a library call and avoids the call's clobbers.
+//! * `unreachable` is selected as a return (of whatever `r0`/`s0` hold): reaching it is
+//!   undefined behaviour, and returning is the most forgiving outcome.
+//! * Division by zero and `INT_MIN / -1` are undefined in SysY; `sdiv` returns 0 and
+//!   `INT_MIN` for them, the constant-divisor sequences whatever the arithmetic gives.
+//!
 //! # Symbols
 //!
 //! `main` keeps its name; every other function and every global is emitted as `sy.<name>`.
@@ -232,7 +245,7 @@ pub fn compile_module(module: &Module, opts: &BackendOptions) -> Result<String, 
         if opts.enabled(Stage::BranchOpt) {
             branches::run(&mut pf);
         }
-        let layout = frame::FrameLayout::compute(&pf);
+        let layout = frame::FrameLayout::compute(&pf)?;
         emit::emit_function(&mut out, &pf, &layout, i);
     }
     emit::trailer(&mut out, module, &syms)?;

@@ -99,3 +99,16 @@ fn symbols_are_mangled_and_main_is_global() {
     assert!(asm.contains("\nsy.malloc:") && asm.contains("\nsy.write:"), "{asm}");
     assert!(!asm.contains("\nmalloc:") && !asm.contains("\nwrite:"), "{asm}");
 }
+
+#[test]
+fn oversized_frame_is_an_error() {
+    let mut m = Module::new();
+    let mut b = FnBuilder::new("main", &[], Type::I32);
+    let a = b.alloca(Type::I32, 1 << 29);
+    let z = b.int(0);
+    b.store(a, z);
+    b.ret(Some(z));
+    m.add_function(b.finish());
+    let err = compile_module(&m, &BackendOptions::all()).unwrap_err();
+    assert!(err.to_string().contains("too large"), "{err}");
+}
