@@ -388,8 +388,21 @@ impl ISel<'_> {
                     continue;
                 }
             };
-            let r = self.value_reg(v)?;
-            args.push(vreg(r));
+            // A one-instruction constant passed along an edge costs the same as the copy the
+            // edge needs anyway: build it here rather than keeping a hoisted register alive.
+            let saved = self.hoist_ctx;
+            if let Some(c) = func.as_const(v)
+                && is_cheap(match c {
+                    Const::Int(i) => Mat::Int(i),
+                    Const::Bool(b) => Mat::Int(i32::from(b)),
+                    Const::Float(bits) => Mat::Float(bits),
+                })
+            {
+                self.hoist_ctx = Hoist::InPlace;
+            }
+            let r = self.value_reg(v);
+            self.hoist_ctx = saved;
+            args.push(vreg(r?));
         }
         Ok(args)
     }
@@ -445,12 +458,7 @@ impl ISel<'_> {
         };
         // One-instruction values are rebuilt at every use in straight-line code: reusing
         // them would only lengthen live ranges (often across calls) without saving anything.
-        let cheap = match m {
-            Mat::Int(c) => is_arm_imm(c as u32) || is_arm_imm(!(c as u32)) || (c as u32) <= 0xffff,
-            Mat::Float(bits) => vfp_imm(f32::from_bits(bits)).is_some(),
-            Mat::Frame(..) => true,
-            Mat::Global(..) | Mat::Str(_) => false,
-        };
+        let cheap = is_cheap(m);
         let cache = if hoisted { &self.hoist_cache } else { &self.local_cache };
         if let Some(&r) = cache.get(&(target, m)) {
             return r;
@@ -564,6 +572,16 @@ fn check_shapes(func: &Function) -> Result<(), BackendError> {
         }
     }
     Ok(())
+}
+
+/// Materialised in one instruction.
+fn is_cheap(m: Mat) -> bool {
+    match m {
+        Mat::Int(c) => is_arm_imm(c as u32) || is_arm_imm(!(c as u32)) || (c as u32) <= 0xffff,
+        Mat::Float(bits) => vfp_imm(f32::from_bits(bits)).is_some(),
+        Mat::Frame(..) => true,
+        Mat::Global(..) | Mat::Str(_) => false,
+    }
 }
 
 /// The integer value of an `i32` or `i1` constant.
