@@ -26,7 +26,9 @@ use rustc_hash::FxHashMap;
 use super::mir::{MInst, PFunction};
 
 pub fn run(pf: &mut PFunction) {
-    let Some(&(entry, _)) = pf.blocks.first() else { return };
+    let Some(&(entry, _)) = pf.blocks.first() else {
+        return;
+    };
     let index: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i)).collect();
     let lone_jump = |b: Block| -> Option<Block> {
         let (_, block) = &pf.blocks[*index.get(&b)?];
@@ -68,7 +70,11 @@ pub fn run(pf: &mut PFunction) {
                 MInst::Jump { target } => *target = resolve(*target),
                 MInst::CondBr { cc, taken, not_taken } => {
                     let (t, n) = (resolve(*taken), resolve(*not_taken));
-                    *last = if t == n { MInst::Jump { target: t } } else { MInst::CondBr { cc: *cc, taken: t, not_taken: n } };
+                    *last = if t == n {
+                        MInst::Jump { target: t }
+                    } else {
+                        MInst::CondBr { cc: *cc, taken: t, not_taken: n }
+                    };
                 }
                 _ => {}
             }
@@ -99,7 +105,9 @@ pub fn run(pf: &mut PFunction) {
     for i in 0..pf.blocks.len() {
         let next = pf.blocks.get(i + 1).map(|(b, _)| *b);
         let insts = &mut pf.blocks[i].1.insts;
-        let Some(last) = insts.last().cloned() else { continue };
+        let Some(last) = insts.last().cloned() else {
+            continue;
+        };
         match last {
             MInst::Jump { target } if Some(target) == next => {
                 insts.pop();
@@ -151,6 +159,7 @@ fn reorder(pf: &mut PFunction) {
             None => break,
         }
     }
-    let mut slots: Vec<Option<(Block, super::mir::PBlock)>> = std::mem::take(&mut pf.blocks).into_iter().map(Some).collect();
+    let mut slots: Vec<Option<(Block, super::mir::PBlock)>> =
+        std::mem::take(&mut pf.blocks).into_iter().map(Some).collect();
     pf.blocks = order.into_iter().filter_map(|i| slots[i].take()).collect();
 }

@@ -171,11 +171,7 @@ impl CfgInfo {
         let mut hoist: SecondaryMap<Block, Hoist> = SecondaryMap::new();
         for &b in &rpo {
             if let Some(h) = outermost[b] {
-                hoist[b] = if h == entry {
-                    Hoist::Entry
-                } else {
-                    idom[h].map_or(Hoist::InPlace, Hoist::Block)
-                };
+                hoist[b] = if h == entry { Hoist::Entry } else { idom[h].map_or(Hoist::InPlace, Hoist::Block) };
             }
         }
         Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, hoist })

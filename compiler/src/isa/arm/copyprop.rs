@@ -232,11 +232,14 @@ fn optimise_once(insts: &mut Vec<MInst>, live_out: PRegSet) -> bool {
     for i in 0..insts.len() {
         let ops = operands(&insts[i]);
         // Dead pure instruction.
-        if is_simple(&insts[i]) && ops.iter().filter(|(_, k)| *k == Kind::Def).all(|(p, _)| !live_after[i].contains(*p)) {
+        if is_simple(&insts[i]) && ops.iter().filter(|(_, k)| *k == Kind::Def).all(|(p, _)| !live_after[i].contains(*p))
+        {
             insts.remove(i);
             return true;
         }
-        let Some((dst, src)) = as_copy(&insts[i]) else { continue };
+        let Some((dst, src)) = as_copy(&insts[i]) else {
+            continue;
+        };
         if dst == src {
             insts.remove(i);
             return true;
@@ -257,8 +260,12 @@ fn retarget_definition(insts: &mut Vec<MInst>, i: usize, dst: PReg, src: PReg) -
         let defines_src = ops.iter().any(|&(p, k)| p == src && matches!(k, Kind::Def | Kind::OtherDef))
             || insts[j].clobbers().contains(src);
         if defines_src {
-            let defs: SmallVec<[usize; 2]> =
-                ops.iter().enumerate().filter(|(_, (_, k))| matches!(k, Kind::Def | Kind::OtherDef)).map(|(n, _)| n).collect();
+            let defs: SmallVec<[usize; 2]> = ops
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, k))| matches!(k, Kind::Def | Kind::OtherDef))
+                .map(|(n, _)| n)
+                .collect();
             let simple = is_simple(&insts[j]) && defs.len() == 1 && ops[defs[0]].1 == Kind::Def;
             if !simple {
                 return false;

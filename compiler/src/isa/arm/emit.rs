@@ -126,7 +126,9 @@ impl FnEmitter<'_> {
     fn inst(&mut self, inst: &MInst) {
         match inst {
             MInst::Args { .. } => {}
-            MInst::Alu { op, rd, rn, op2: o } => self.line(format!("{}\t{}, {}, {}", op.name(), reg(*rd), reg(*rn), op2(*o))),
+            MInst::Alu { op, rd, rn, op2: o } => {
+                self.line(format!("{}\t{}, {}, {}", op.name(), reg(*rd), reg(*rn), op2(*o)))
+            }
             MInst::Mov { rd, op2: o } => match o {
                 Op2::Shifted(rm, s, n) => self.line(format!("{}\t{}, {}, #{n}", s.name(), reg(*rd), reg(*rm))),
                 _ => self.line(format!("mov\t{}, {}", reg(*rd), op2(*o))),
@@ -170,7 +172,9 @@ impl FnEmitter<'_> {
             MInst::Str { rs, addr } => self.mem("str", &reg(*rs), *addr, Range::Word),
             MInst::Vldr { sd, addr } => self.mem("vldr", &reg(*sd), *addr, Range::Vfp),
             MInst::Vstr { ss, addr } => self.mem("vstr", &reg(*ss), *addr, Range::Vfp),
-            MInst::VArith { op, sd, sn, sm } => self.line(format!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm))),
+            MInst::VArith { op, sd, sn, sm } => {
+                self.line(format!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm)))
+            }
             MInst::VMla { sd, sa, sn, sm } => {
                 if sd != sa {
                     self.line(format!("vmov.f32\t{}, {}", reg(*sd), reg(*sa)));

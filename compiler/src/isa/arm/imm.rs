@@ -129,8 +129,20 @@ mod tests {
 
     fn check_divisor(d: i32) {
         let magic = DivMagic::for_divisor(d).expect("magic exists");
-        let mut samples =
-            vec![0, 1, -1, 2, -2, d, d.wrapping_neg(), d.wrapping_sub(1), d.wrapping_add(1), i32::MAX, i32::MIN, i32::MIN + 1];
+        let mut samples = vec![
+            0,
+            1,
+            -1,
+            2,
+            -2,
+            d,
+            d.wrapping_neg(),
+            d.wrapping_sub(1),
+            d.wrapping_add(1),
+            i32::MAX,
+            i32::MIN,
+            i32::MIN + 1,
+        ];
         let mut x: u32 = 0x1234_5678 ^ d as u32;
         for _ in 0..2000 {
             x ^= x << 13;

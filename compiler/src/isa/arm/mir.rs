@@ -222,73 +222,207 @@ impl Addr {
 #[derive(Clone, Debug, PartialEq)]
 pub enum MInst {
     /// Defines the register-passed parameters at function entry (emits nothing).
-    Args { defs: Vec<(Reg, PReg)> },
+    Args {
+        defs: Vec<(Reg, PReg)>,
+    },
     /// `op rd, rn, op2`.
-    Alu { op: AluOp, rd: Reg, rn: Reg, op2: Op2 },
+    Alu {
+        op: AluOp,
+        rd: Reg,
+        rn: Reg,
+        op2: Op2,
+    },
     /// `mov rd, op2` (also `lsl`/`lsr`/`asr` by an immediate via a shifted operand).
-    Mov { rd: Reg, op2: Op2 },
+    Mov {
+        rd: Reg,
+        op2: Op2,
+    },
     /// Any 32-bit constant: `mov`, `mvn`, `movw` or `movw`+`movt`.
-    LoadImm { rd: Reg, value: u32 },
+    LoadImm {
+        rd: Reg,
+        value: u32,
+    },
     /// The address of a symbol: `movw`+`movt` with `:lower16:`/`:upper16:`.
-    LoadSym { rd: Reg, sym: String },
+    LoadSym {
+        rd: Reg,
+        sym: String,
+    },
     /// `add rd, sp, #offset(obj) + off`.
-    FrameAddr { rd: Reg, obj: FrameObj, off: i32 },
-    Mul { rd: Reg, rn: Reg, rm: Reg },
+    FrameAddr {
+        rd: Reg,
+        obj: FrameObj,
+        off: i32,
+    },
+    Mul {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
     /// `mla rd, rn, rm, ra`: `ra + rn·rm`.
-    Mla { rd: Reg, rn: Reg, rm: Reg, ra: Reg },
+    Mla {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+        ra: Reg,
+    },
     /// `mls rd, rn, rm, ra`: `ra - rn·rm`.
-    Mls { rd: Reg, rn: Reg, rm: Reg, ra: Reg },
+    Mls {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+        ra: Reg,
+    },
     /// `smmul rd, rn, rm`: high word of the signed 64-bit product.
-    Smmul { rd: Reg, rn: Reg, rm: Reg },
-    Sdiv { rd: Reg, rn: Reg, rm: Reg },
+    Smmul {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    Sdiv {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
     /// `cmp rn, op2` / `cmn rn, op2`.
-    Cmp { op: CmpOp, rn: Reg, op2: Op2 },
+    Cmp {
+        op: CmpOp,
+        rn: Reg,
+        op2: Op2,
+    },
     /// `mov rd, #0; mov<cc> rd, #1` (after a comparison).
-    SetCond { cc: Cond, rd: Reg },
+    SetCond {
+        cc: Cond,
+        rd: Reg,
+    },
     /// `mov<cc> rd, op2`, where `rd` is tied to `rn` (the value when `cc` fails).
-    MovCond { cc: Cond, rd: Reg, rn: Reg, op2: Op2 },
-    Ldr { rd: Reg, addr: Addr },
-    Str { rs: Reg, addr: Addr },
-    Vldr { sd: Reg, addr: Addr },
-    Vstr { ss: Reg, addr: Addr },
-    VArith { op: VOp, sd: Reg, sn: Reg, sm: Reg },
-    VNeg { sd: Reg, sm: Reg },
+    MovCond {
+        cc: Cond,
+        rd: Reg,
+        rn: Reg,
+        op2: Op2,
+    },
+    Ldr {
+        rd: Reg,
+        addr: Addr,
+    },
+    Str {
+        rs: Reg,
+        addr: Addr,
+    },
+    Vldr {
+        sd: Reg,
+        addr: Addr,
+    },
+    Vstr {
+        ss: Reg,
+        addr: Addr,
+    },
+    VArith {
+        op: VOp,
+        sd: Reg,
+        sn: Reg,
+        sm: Reg,
+    },
+    VNeg {
+        sd: Reg,
+        sm: Reg,
+    },
     /// `vmla.f32 sd, sn, sm`: `sd = sa + sn·sm`, rounding the product and then the sum (not
     /// fused: bit-identical to `vmul` + `vadd`); `sd` is tied to `sa`.
-    VMla { sd: Reg, sa: Reg, sn: Reg, sm: Reg },
+    VMla {
+        sd: Reg,
+        sa: Reg,
+        sn: Reg,
+        sm: Reg,
+    },
     /// `vmov.f32 sd, sm` (register copy).
-    VMov { sd: Reg, sm: Reg },
+    VMov {
+        sd: Reg,
+        sm: Reg,
+    },
     /// `vmov<cc>.f32 sd, sm`, where `sd` is tied to `sn`.
-    VMovCond { cc: Cond, sd: Reg, sn: Reg, sm: Reg },
+    VMovCond {
+        cc: Cond,
+        sd: Reg,
+        sn: Reg,
+        sm: Reg,
+    },
     /// `vmov.f32 sd, #imm` (an encodable VFP immediate).
-    VMovImm { sd: Reg, imm: f32 },
+    VMovImm {
+        sd: Reg,
+        imm: f32,
+    },
     /// `vmov sd, rn`: raw bits core → VFP.
-    VMovFromCore { sd: Reg, rn: Reg },
+    VMovFromCore {
+        sd: Reg,
+        rn: Reg,
+    },
     /// `vmov rd, sn`: raw bits VFP → core.
-    VMovToCore { rd: Reg, sn: Reg },
+    VMovToCore {
+        rd: Reg,
+        sn: Reg,
+    },
     /// `vcmp.f32 sn, sm` (or `#0`), then `vmrs APSR_nzcv, fpscr`.
-    VCmp { sn: Reg, sm: Option<Reg> },
+    VCmp {
+        sn: Reg,
+        sm: Option<Reg>,
+    },
     /// `vcvt.f32.s32 sd, sm` (`sm` holds an integer).
-    VCvtF32S32 { sd: Reg, sm: Reg },
+    VCvtF32S32 {
+        sd: Reg,
+        sm: Reg,
+    },
     /// `vcvt.s32.f32 sd, sm` (truncating; `sd` receives an integer).
-    VCvtS32F32 { sd: Reg, sm: Reg },
+    VCvtS32F32 {
+        sd: Reg,
+        sm: Reg,
+    },
     /// Promote `src` to double (in the scratch `d16`) and split it into a core register pair
     /// (`lo` = low word): a variadic double argument.
-    CvtF64Pair { lo: Reg, hi: Reg, src: Reg },
+    CvtF64Pair {
+        lo: Reg,
+        hi: Reg,
+        src: Reg,
+    },
     /// Promote `src` to double and store it (8 bytes) at `addr`: a variadic double argument
     /// on the stack.
-    VStrF64 { src: Reg, addr: Addr },
+    VStrF64 {
+        src: Reg,
+        addr: Addr,
+    },
     /// Zero `words` words from `base` with an inline loop (four stores per iteration).
-    MemZeroLoop { base: Reg, words: u32, ptr: Reg, count: Reg, zero: Reg },
+    MemZeroLoop {
+        base: Reg,
+        words: u32,
+        ptr: Reg,
+        count: Reg,
+        zero: Reg,
+    },
     /// `bl sym`. `uses`/`defs` are the argument/result registers of the calling convention.
-    Call { sym: String, uses: SmallVec<[(Reg, PReg); 4]>, defs: SmallVec<[(Reg, PReg); 1]>, clobbers: PRegSet },
-    Jump { target: Block },
+    Call {
+        sym: String,
+        uses: SmallVec<[(Reg, PReg); 4]>,
+        defs: SmallVec<[(Reg, PReg); 1]>,
+        clobbers: PRegSet,
+    },
+    Jump {
+        target: Block,
+    },
     /// `b<cc> taken; b not_taken`.
-    CondBr { cc: Cond, taken: Block, not_taken: Block },
+    CondBr {
+        cc: Cond,
+        taken: Block,
+        not_taken: Block,
+    },
     /// A conditional branch that falls through when `cc` fails (after block layout).
-    BranchCond { cc: Cond, target: Block },
+    BranchCond {
+        cc: Cond,
+        target: Block,
+    },
     /// Epilogue and return; `val` is the result in `r0`/`s0`.
-    Ret { val: Option<(Reg, PReg)> },
+    Ret {
+        val: Option<(Reg, PReg)>,
+    },
 }
 
 /// Receives the register operands of an instruction, in a fixed order.
@@ -339,9 +473,7 @@ impl MInst {
                 op2.visit(v);
                 v.reg_def(rd);
             }
-            MInst::LoadImm { rd, .. } | MInst::LoadSym { rd, .. } | MInst::FrameAddr { rd, .. } => {
-                v.reg_def(rd)
-            }
+            MInst::LoadImm { rd, .. } | MInst::LoadSym { rd, .. } | MInst::FrameAddr { rd, .. } => v.reg_def(rd),
             MInst::Mul { rd, rn, rm } | MInst::Smmul { rd, rn, rm } | MInst::Sdiv { rd, rn, rm } => {
                 v.reg_use(rn);
                 v.reg_use(rm);
@@ -519,6 +651,9 @@ pub struct MBlockData {
     /// For each successor, the values passed to its parameters.
     pub branch_args: SmallVec<[Vec<VReg>; 2]>,
     pub origin: BlockOrigin,
+    /// Position in the code layout (blocks are numbered in reverse post-order for the
+    /// allocator, but emitted in layout order).
+    pub layout: u32,
 }
 
 /// Stack requirements known after instruction selection.
@@ -547,6 +682,20 @@ pub struct MFunction {
 pub struct PBlock {
     pub insts: Vec<MInst>,
     pub origin: BlockOrigin,
+}
+
+impl MInst {
+    /// Rewrites the block operands of a branch.
+    pub fn map_targets(&mut self, f: impl Fn(Block) -> Block) {
+        match self {
+            MInst::Jump { target } | MInst::BranchCond { target, .. } => *target = f(*target),
+            MInst::CondBr { taken, not_taken, .. } => {
+                *taken = f(*taken);
+                *not_taken = f(*not_taken);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A function after register allocation.

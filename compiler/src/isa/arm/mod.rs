@@ -175,9 +175,7 @@ impl BackendOptions {
     }
 
     pub fn is_enabled(&self, name: &str) -> Result<bool, BackendError> {
-        Stage::from_name(name)
-            .map(|s| self.enabled(s))
-            .ok_or_else(|| BackendError::UnknownStage(name.to_string()))
+        Stage::from_name(name).map(|s| self.enabled(s)).ok_or_else(|| BackendError::UnknownStage(name.to_string()))
     }
 }
 

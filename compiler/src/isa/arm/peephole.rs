@@ -68,18 +68,34 @@ enum Rewrite {
 fn pair(first: &MInst, second: &MInst) -> Rewrite {
     match (first, second) {
         (MInst::Str { rs, addr: a1 }, MInst::Ldr { rd, addr: a2 }) if a1 == a2 => {
-            if rs == rd { Rewrite::Drop } else { Rewrite::Replace(MInst::Mov { rd: *rd, op2: Op2::Reg(*rs) }) }
+            if rs == rd {
+                Rewrite::Drop
+            } else {
+                Rewrite::Replace(MInst::Mov { rd: *rd, op2: Op2::Reg(*rs) })
+            }
         }
         (MInst::Vstr { ss, addr: a1 }, MInst::Vldr { sd, addr: a2 }) if a1 == a2 => {
-            if ss == sd { Rewrite::Drop } else { Rewrite::Replace(MInst::VMov { sd: *sd, sm: *ss }) }
+            if ss == sd {
+                Rewrite::Drop
+            } else {
+                Rewrite::Replace(MInst::VMov { sd: *sd, sm: *ss })
+            }
         }
         (MInst::Ldr { rd: r1, addr: a1 }, MInst::Ldr { rd: r2, addr: a2 })
             if a1 == a2 && !addr_regs(a1).contains(&Some(*r1)) =>
         {
-            if r1 == r2 { Rewrite::Drop } else { Rewrite::Replace(MInst::Mov { rd: *r2, op2: Op2::Reg(*r1) }) }
+            if r1 == r2 {
+                Rewrite::Drop
+            } else {
+                Rewrite::Replace(MInst::Mov { rd: *r2, op2: Op2::Reg(*r1) })
+            }
         }
         (MInst::Vldr { sd: s1, addr: a1 }, MInst::Vldr { sd: s2, addr: a2 }) if a1 == a2 => {
-            if s1 == s2 { Rewrite::Drop } else { Rewrite::Replace(MInst::VMov { sd: *s2, sm: *s1 }) }
+            if s1 == s2 {
+                Rewrite::Drop
+            } else {
+                Rewrite::Replace(MInst::VMov { sd: *s2, sm: *s1 })
+            }
         }
         (MInst::Mov { rd: a, op2: Op2::Reg(b) }, MInst::Mov { rd: c, op2: Op2::Reg(d) }) if a == d && b == c => {
             Rewrite::Drop

@@ -32,6 +32,7 @@ struct RaFunc {
     params: Vec<Vec<VReg>>,
     branch_args: Vec<Vec<Vec<VReg>>>,
     origins: Vec<BlockOrigin>,
+    layout: Vec<u32>,
     num_vregs: usize,
 }
 
@@ -189,6 +190,7 @@ pub fn allocate(mf: MFunction) -> Result<PFunction, BackendError> {
         params: Vec::new(),
         branch_args: Vec::new(),
         origins: Vec::new(),
+        layout: Vec::new(),
         num_vregs: mf.num_vregs,
     };
     for b in mf.blocks {
@@ -200,6 +202,7 @@ pub fn allocate(mf: MFunction) -> Result<PFunction, BackendError> {
         f.params.push(b.params);
         f.branch_args.push(b.branch_args.into_vec());
         f.origins.push(b.origin);
+        f.layout.push(b.layout);
     }
     for inst in &mut f.insts {
         let start = f.operands.len();
@@ -255,6 +258,8 @@ fn rewrite(
         }
         blocks.push((Block::new(bi), PBlock { insts: out, origin: f.origins[bi] }));
     }
+    // Emission follows the layout order, the entry block first.
+    blocks.sort_by_key(|(b, _)| (b.index() != 0, f.layout[b.index()]));
     Ok(PFunction { sym, blocks, frame, num_spill_slots: output.num_spillslots as u32 })
 }
 

@@ -13,10 +13,10 @@ use regalloc2::RegClass;
 use smallvec::SmallVec;
 
 use super::{ISel, Mat};
+use crate::ir::{Callee, Inst, Type};
 use crate::isa::arm::abi::{self, ArgLoc, VarArgLoc};
 use crate::isa::arm::mir::{Addr, FrameObj, MInst, Reg, result_reg};
 use crate::isa::arm::{BackendError, regs};
-use crate::ir::{Callee, Inst, Type};
 
 impl ISel<'_> {
     pub(super) fn lower_call(&mut self, inst: Inst, callee: Callee) -> Result<Option<Reg>, BackendError> {

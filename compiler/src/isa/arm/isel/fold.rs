@@ -215,8 +215,12 @@ impl FoldInfo {
             return e;
         }
         let leaf = AddrExpr::of_base(AddrBase::Reg(v));
-        let Some(i) = func.def_inst(v) else { return leaf };
-        let Opcode::Gep { scale } = func.opcode(i) else { return leaf };
+        let Some(i) = func.def_inst(v) else {
+            return leaf;
+        };
+        let Opcode::Gep { scale } = func.opcode(i) else {
+            return leaf;
+        };
         let (base, index) = (func.args(i)[0], func.args(i)[1]);
         let inner = if let Some(&a) = self.allocas.get(&base) {
             AddrExpr::of_base(AddrBase::Alloca(a))

@@ -16,10 +16,10 @@ use regalloc2::RegClass;
 
 use super::fold::{AddrBase, AddrExpr, mul_by_power_of_two};
 use super::{ISel, Mat, class_of, int_const};
+use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 use crate::isa::arm::imm::{DivMagic, is_arm_imm};
 use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MInst, Op2, Reg, Shift, VOp};
 use crate::isa::arm::{BackendError, Stage};
-use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 
 /// Which load/store encoding an address must fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,7 +157,9 @@ impl ISel<'_> {
                         self.emit(MInst::Vldr { sd, addr });
                         Some(sd)
                     }
-                    _ => return Err(BackendError::InvalidIr(format!("{}: load of type {ty}", func.name))),
+                    _ => {
+                        return Err(BackendError::InvalidIr(format!("{}: load of type {ty}", func.name)));
+                    }
                 }
             }
             Opcode::Store => {
@@ -173,7 +175,9 @@ impl ISel<'_> {
                         let addr = self.addr_mode(args[0], MemKind::Word)?;
                         self.emit(MInst::Str { rs, addr });
                     }
-                    ty => return Err(BackendError::InvalidIr(format!("{}: store of type {ty}", func.name))),
+                    ty => {
+                        return Err(BackendError::InvalidIr(format!("{}: store of type {ty}", func.name)));
+                    }
                 }
                 None
             }
@@ -184,7 +188,11 @@ impl ISel<'_> {
             }
             Opcode::Call(callee) => self.lower_call(inst, callee)?,
             op => {
-                return Err(BackendError::Internal(format!("{}: {} reached instruction lowering", func.name, op.mnemonic())));
+                return Err(BackendError::Internal(format!(
+                    "{}: {} reached instruction lowering",
+                    func.name,
+                    op.mnemonic()
+                )));
             }
         };
         if let (Some(r), Some(v)) = (result, func.result(inst)) {
@@ -221,7 +229,9 @@ impl ISel<'_> {
             match (k, y) {
                 (Some(k), _) => self.emit(MInst::Alu { op: AluOp::Add, rd, rn: other, op2: shifted(x, Shift::Lsl, k) }),
                 (None, Some(y)) => self.emit(MInst::Mla { rd, rn: x, rm: y, ra: other }),
-                (None, None) => return Err(BackendError::Internal("multiplication without operands".into())),
+                (None, None) => {
+                    return Err(BackendError::Internal("multiplication without operands".into()));
+                }
             }
             return Ok(rd);
         }
@@ -250,10 +260,16 @@ impl ISel<'_> {
             let (x, k, y) = self.folded_mul_operands(inst, idx)?;
             let rd = self.new_int();
             match (idx, k, y) {
-                (1, Some(k), _) => self.emit(MInst::Alu { op: AluOp::Sub, rd, rn: other, op2: shifted(x, Shift::Lsl, k) }),
+                (1, Some(k), _) => {
+                    self.emit(MInst::Alu { op: AluOp::Sub, rd, rn: other, op2: shifted(x, Shift::Lsl, k) })
+                }
                 (1, None, Some(y)) => self.emit(MInst::Mls { rd, rn: x, rm: y, ra: other }),
-                (0, Some(k), _) => self.emit(MInst::Alu { op: AluOp::Rsb, rd, rn: other, op2: shifted(x, Shift::Lsl, k) }),
-                _ => return Err(BackendError::Internal("unsupported folded subtraction".into())),
+                (0, Some(k), _) => {
+                    self.emit(MInst::Alu { op: AluOp::Rsb, rd, rn: other, op2: shifted(x, Shift::Lsl, k) })
+                }
+                _ => {
+                    return Err(BackendError::Internal("unsupported folded subtraction".into()));
+                }
             }
             return Ok(rd);
         }
@@ -563,7 +579,9 @@ impl ISel<'_> {
         }
         if words <= INLINE_STORES {
             let base = match self.addr_mode(addr, MemKind::Word)? {
-                Addr::Index { base, index, shift } => Addr::Imm { base: self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, shift)), off: 0 },
+                Addr::Index { base, index, shift } => {
+                    Addr::Imm { base: self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, shift)), off: 0 }
+                }
                 other => other,
             };
             let zero = self.materialise(Mat::Int(0));

@@ -63,13 +63,8 @@ pub fn select(
 ) -> Result<MFunction, BackendError> {
     check_shapes(func)?;
     let cfg = CfgInfo::compute(func)?;
-    let fold = FoldInfo::compute(
-        func,
-        &cfg.order,
-        &cfg.reachable,
-        opts.enabled(Stage::AddrFold),
-        opts.enabled(Stage::OpFold),
-    );
+    let fold =
+        FoldInfo::compute(func, &cfg.order, &cfg.reachable, opts.enabled(Stage::AddrFold), opts.enabled(Stage::OpFold));
     let mut s = ISel {
         sym,
         module,
@@ -146,6 +141,7 @@ impl ISel<'_> {
             preds: SmallVec::new(),
             branch_args: SmallVec::new(),
             origin,
+            layout: self.blocks.len() as u32,
         });
         self.term_start.push(0);
         self.hoisted.push(Vec::new());
@@ -196,16 +192,54 @@ impl ISel<'_> {
                 self.blocks[i].insts.splice(at..at, hoisted);
             }
         }
+        self.renumber_in_rpo();
         for i in 0..self.blocks.len() {
             for s in self.blocks[i].succs.clone() {
                 self.blocks[s.index()].preds.push(Block::new(i));
             }
         }
-        MFunction {
-            sym: self.sym,
-            blocks: self.blocks,
-            num_vregs: self.num_vregs,
-            frame: self.frame,
+        MFunction { sym: self.sym, blocks: self.blocks, num_vregs: self.num_vregs, frame: self.frame }
+    }
+
+    /// Renumbers the blocks in reverse post-order: the allocator's heuristics (loop depth)
+    /// and `regalloc2`'s checker expect every block after at least one predecessor.
+    fn renumber_in_rpo(&mut self) {
+        let n = self.blocks.len();
+        let mut visited = vec![false; n];
+        let mut postorder = Vec::with_capacity(n);
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        visited[0] = true;
+        while let Some(&mut (b, ref mut i)) = stack.last_mut() {
+            if let Some(&s) = self.blocks[b].succs.get(*i) {
+                *i += 1;
+                if !visited[s.index()] {
+                    visited[s.index()] = true;
+                    stack.push((s.index(), 0));
+                }
+            } else {
+                postorder.push(b);
+                stack.pop();
+            }
+        }
+        // Every block is reachable by construction; keep any stragglers at the end anyway.
+        let mut order: Vec<usize> = postorder.into_iter().rev().collect();
+        order.extend((0..n).filter(|&b| !visited[b]));
+        let mut new_index = vec![0usize; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new;
+        }
+        let remap = |b: Block| Block::new(new_index[b.index()]);
+        let mut old_blocks: Vec<Option<MBlockData>> = std::mem::take(&mut self.blocks).into_iter().map(Some).collect();
+        for &old in &order {
+            if let Some(mut data) = old_blocks[old].take() {
+                for s in data.succs.iter_mut() {
+                    *s = remap(*s);
+                }
+                for inst in data.insts.iter_mut() {
+                    inst.map_targets(remap);
+                }
+                self.blocks.push(data);
+            }
         }
     }
 
@@ -230,7 +264,10 @@ impl ISel<'_> {
     /// Records the register holding the result of an instruction.
     fn bind(&mut self, v: Value, r: Reg) -> Result<(), BackendError> {
         if self.value_regs.insert(v, r).is_some() {
-            return Err(BackendError::Internal(format!("{}: {v} used before its definition was selected", self.func.name)));
+            return Err(BackendError::Internal(format!(
+                "{}: {v} used before its definition was selected",
+                self.func.name
+            )));
         }
         Ok(())
     }
@@ -423,11 +460,9 @@ impl ISel<'_> {
             ValueDef::Const(Const::Bool(b)) => Ok(self.materialise(Mat::Int(i32::from(b)))),
             ValueDef::Const(Const::Float(bits)) => Ok(self.materialise(Mat::Float(bits))),
             ValueDef::Global(g) => Ok(self.materialise(Mat::Global(g, 0))),
-            ValueDef::Undef => Ok(self.materialise(if func.value_type(v) == Type::F32 {
-                Mat::Float(0)
-            } else {
-                Mat::Int(0)
-            })),
+            ValueDef::Undef => {
+                Ok(self.materialise(if func.value_type(v) == Type::F32 { Mat::Float(0) } else { Mat::Int(0) }))
+            }
             ValueDef::Inst(i) if self.fold.skipped[i] && matches!(func.opcode(i), Opcode::Gep { .. }) => {
                 let e = self.fold.addr_expr(func, v);
                 self.addr_expr_reg(e)
@@ -550,9 +585,12 @@ fn check_shapes(func: &Function) -> Result<(), BackendError> {
                 | Opcode::Fcmp(_)
                 | Opcode::Store
                 | Opcode::Gep { .. } => args == 2,
-                Opcode::FNeg | Opcode::Zext | Opcode::SiToFp | Opcode::FpToSi | Opcode::Load | Opcode::MemZero { .. } => {
-                    args == 1
-                }
+                Opcode::FNeg
+                | Opcode::Zext
+                | Opcode::SiToFp
+                | Opcode::FpToSi
+                | Opcode::Load
+                | Opcode::MemZero { .. } => args == 1,
                 Opcode::Select => args == 3,
                 Opcode::Alloca { .. } | Opcode::Unreachable => args == 0,
                 Opcode::Call(_) => true,

@@ -4,5 +4,6 @@
 
 mod builder;
 mod programs;
+mod random;
 mod run;
 mod text;

@@ -165,7 +165,8 @@ fn swap_rotate_and_lost_copy_loops() {
 fn arrays_with_gep_chains() {
     use crate::ir::Type::I32;
     let mut m = Module::new();
-    let g = m.globals.push(crate::ir::GlobalData { name: "g".into(), elem: I32, words: 50, init: vec![], is_const: false });
+    let g =
+        m.globals.push(crate::ir::GlobalData { name: "g".into(), elem: I32, words: 50, init: vec![], is_const: false });
     let mut b = FnBuilder::new("main", &[], I32);
     // int a[100]; a[i] = i*i - 3*i; sum.
     let a = b.alloca(I32, 100);
@@ -405,8 +406,11 @@ fn calls_with_many_and_mixed_arguments() {
     let r3 = b.call_fn(many_floats, &fargs, F32).unwrap();
     b.putfloat(r3);
     b.putch(' ');
-    let margs: Vec<_> =
-        types.iter().enumerate().map(|(i, &ty)| if ty == I32 { b.int(i as i32 * 3 - 5) } else { b.float(i as f32 * 1.5) }).collect();
+    let margs: Vec<_> = types
+        .iter()
+        .enumerate()
+        .map(|(i, &ty)| if ty == I32 { b.int(i as i32 * 3 - 5) } else { b.float(i as f32 * 1.5) })
+        .collect();
     let r4 = b.call_fn(mixed, &margs, F32).unwrap();
     b.putfloat(r4);
     b.putch('\n');
@@ -612,8 +616,20 @@ fn large_frames_and_stack_arguments() {
 fn globals_scalars_arrays_and_constants() {
     use crate::ir::{Const, GlobalData, Type::F32, Type::I32};
     let mut m = Module::new();
-    let gi = m.globals.push(GlobalData { name: "counter".into(), elem: I32, words: 1, init: vec![(0, Const::Int(42))], is_const: false });
-    let gf = m.globals.push(GlobalData { name: "scale".into(), elem: F32, words: 1, init: vec![(0, Const::float(3.5))], is_const: false });
+    let gi = m.globals.push(GlobalData {
+        name: "counter".into(),
+        elem: I32,
+        words: 1,
+        init: vec![(0, Const::Int(42))],
+        is_const: false,
+    });
+    let gf = m.globals.push(GlobalData {
+        name: "scale".into(),
+        elem: F32,
+        words: 1,
+        init: vec![(0, Const::float(3.5))],
+        is_const: false,
+    });
     let ga = m.globals.push(GlobalData {
         name: "index".into(), // a libc function name: must not clash
         elem: I32,
@@ -630,7 +646,8 @@ fn globals_scalars_arrays_and_constants() {
         is_const: true,
     });
     let mut b = FnBuilder::new("main", &[], I32);
-    let (pi, pf, pa, pz, pc) = (b.f.global_addr(gi), b.f.global_addr(gf), b.f.global_addr(ga), b.f.global_addr(gz), b.f.global_addr(gc));
+    let (pi, pf, pa, pz, pc) =
+        (b.f.global_addr(gi), b.f.global_addr(gf), b.f.global_addr(ga), b.f.global_addr(gz), b.f.global_addr(gc));
     let v = b.load(pi, I32);
     let one = b.int(1);
     let v1 = b.add(v, one);
@@ -683,7 +700,10 @@ fn putf_with_ints_and_floats() {
     use crate::runtime::PutfArg;
     let formats: [(&[u8], Vec<PutfArg>); 4] = [
         (b"%d %f\n", vec![PutfArg::Int(-7), PutfArg::Float(1.25)]),
-        (b"%f|%d %d %f %d\n", vec![PutfArg::Float(-0.5), PutfArg::Int(1), PutfArg::Int(2), PutfArg::Float(3.75), PutfArg::Int(4)]),
+        (
+            b"%f|%d %d %f %d\n",
+            vec![PutfArg::Float(-0.5), PutfArg::Int(1), PutfArg::Int(2), PutfArg::Float(3.75), PutfArg::Int(4)],
+        ),
         (
             b"%d %d %d %f %f %f %f %d %f\n",
             vec![
@@ -758,11 +778,7 @@ type IntOp = fn(i32, i32) -> i32;
 
 /// Reads `values.len()` integers from stdin and applies `op` with each constant of
 /// `constants` (as an immediate operand) and with the same constant read at run time.
-fn binary_op_table(
-    values: &[i32],
-    constants: &[i32],
-    ops: &[(crate::ir::Opcode, IntOp)],
-) -> (Module, String, String) {
+fn binary_op_table(values: &[i32], constants: &[i32], ops: &[(crate::ir::Opcode, IntOp)]) -> (Module, String, String) {
     use crate::ir::Type::I32;
     let mut input = format!("{}\n", values.len());
     for v in values {
@@ -832,8 +848,29 @@ fn binary_op_table(
 fn division_and_remainder() {
     use crate::ir::Opcode;
     // No zero dividends/divisors on either side, and no INT_MIN / -1.
-    let values = [1, -1, 2, -2, 3, 7, -7, 100, -100, 1234567, -1234567, 2147483647, -2147483647, 65536, -65537, 999999937];
-    let constants = [1, -1, 2, -2, 3, -3, 4, -8, 7, 10, -10, 16, 641, 1000, 65535, 65536, 1_000_000_007, -1_000_000_007, 2147483647];
+    let values =
+        [1, -1, 2, -2, 3, 7, -7, 100, -100, 1234567, -1234567, 2147483647, -2147483647, 65536, -65537, 999999937];
+    let constants = [
+        1,
+        -1,
+        2,
+        -2,
+        3,
+        -3,
+        4,
+        -8,
+        7,
+        10,
+        -10,
+        16,
+        641,
+        1000,
+        65535,
+        65536,
+        1_000_000_007,
+        -1_000_000_007,
+        2147483647,
+    ];
     let ops: [(Opcode, IntOp); 2] = [(Opcode::SDiv, i32::wrapping_div), (Opcode::SRem, i32::wrapping_rem)];
     let (m, input, expected) = binary_op_table(&values, &constants, &ops);
     check(&m, &input, &expected, 0);
@@ -843,7 +880,32 @@ fn division_and_remainder() {
 fn arithmetic_with_immediates() {
     use crate::ir::Opcode;
     let values = [0, 1, -1, 5, -5, 1000, -123456, 2147483647, -2147483648, 65535];
-    let constants = [0, 1, -1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, -3, 255, 256, 257, 4095, 65535, -65536, 0x12345678, -2147483648];
+    let constants = [
+        0,
+        1,
+        -1,
+        2,
+        3,
+        5,
+        7,
+        8,
+        9,
+        15,
+        16,
+        17,
+        31,
+        33,
+        100,
+        -3,
+        255,
+        256,
+        257,
+        4095,
+        65535,
+        -65536,
+        0x12345678,
+        -2147483648,
+    ];
     let ops: [(Opcode, IntOp); 3] =
         [(Opcode::Add, i32::wrapping_add), (Opcode::Sub, i32::wrapping_sub), (Opcode::Mul, i32::wrapping_mul)];
     let (m, input, expected) = binary_op_table(&values, &constants, &ops);
@@ -1020,7 +1082,13 @@ fn memzero_of_every_shape() {
 fn control_flow_corner_cases() {
     use crate::ir::{Const, GlobalData, Type::I32};
     let mut m = Module::new();
-    let g = m.globals.push(GlobalData { name: "n".into(), elem: I32, words: 1, init: vec![(0, Const::Int(0))], is_const: false });
+    let g = m.globals.push(GlobalData {
+        name: "n".into(),
+        elem: I32,
+        words: 1,
+        init: vec![(0, Const::Int(0))],
+        is_const: false,
+    });
     // The entry block heads a loop: counts the global up to 5, printing each value.
     let mut f = FnBuilder::new("spin", &[I32], I32);
     let entry = f.cur;
@@ -1099,9 +1167,27 @@ fn float_matrix_multiply() {
     use crate::ir::{GlobalData, Type::F32, Type::I32};
     const N: i32 = 12;
     let mut m = Module::new();
-    let ga = m.globals.push(GlobalData { name: "a".into(), elem: F32, words: (N * N) as u32, init: vec![], is_const: false });
-    let gb = m.globals.push(GlobalData { name: "b".into(), elem: F32, words: (N * N) as u32, init: vec![], is_const: false });
-    let gc = m.globals.push(GlobalData { name: "c".into(), elem: F32, words: (N * N) as u32, init: vec![], is_const: false });
+    let ga = m.globals.push(GlobalData {
+        name: "a".into(),
+        elem: F32,
+        words: (N * N) as u32,
+        init: vec![],
+        is_const: false,
+    });
+    let gb = m.globals.push(GlobalData {
+        name: "b".into(),
+        elem: F32,
+        words: (N * N) as u32,
+        init: vec![],
+        is_const: false,
+    });
+    let gc = m.globals.push(GlobalData {
+        name: "c".into(),
+        elem: F32,
+        words: (N * N) as u32,
+        init: vec![],
+        is_const: false,
+    });
     let mut b = FnBuilder::new("main", &[], I32);
     let (pa, pb, pc) = (b.f.global_addr(ga), b.f.global_addr(gb), b.f.global_addr(gc));
     let (zero, n) = (b.int(0), b.int(N));
@@ -1200,8 +1286,12 @@ fn multiply_accumulate_is_bit_identical() {
     });
     let asm = crate::isa::arm::compile_module(&m, &BackendOptions::all()).unwrap();
     assert!(asm.contains("vmla.f32"), "the fold should apply:\n{asm}");
-    let Some(folded) = build_and_run(&m, &BackendOptions::all(), "") else { return };
-    let Some(plain) = build_and_run(&m, &BackendOptions::without(&["arm-op-fold"]).unwrap(), "") else { return };
+    let Some(folded) = build_and_run(&m, &BackendOptions::all(), "") else {
+        return;
+    };
+    let Some(plain) = build_and_run(&m, &BackendOptions::without(&["arm-op-fold"]).unwrap(), "") else {
+        return;
+    };
     assert_eq!(folded.stdout, plain.stdout);
     assert!(folded.stdout.contains("nan") && folded.stdout.contains("inf"));
 }

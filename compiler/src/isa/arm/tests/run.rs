@@ -45,7 +45,12 @@ fn tools_present() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
     *PRESENT.get_or_init(|| {
         let ok = |tool: &str| {
-            Command::new(tool).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+            Command::new(tool)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
         };
         ok(GCC) && ok(QEMU)
     })
@@ -136,7 +141,8 @@ pub fn build_and_run(module: &Module, opts: &BackendOptions, stdin: &str) -> Opt
 /// Option sets every execution test runs under: everything on, everything off, and each
 /// optional stage off alone.
 pub fn option_sets() -> Vec<(String, BackendOptions)> {
-    let mut sets = vec![("all".to_string(), BackendOptions::all()), ("none".to_string(), BackendOptions::mandatory_only())];
+    let mut sets =
+        vec![("all".to_string(), BackendOptions::all()), ("none".to_string(), BackendOptions::mandatory_only())];
     for (name, _) in crate::isa::arm::backend_stages() {
         let opts = BackendOptions::without(&[name]).expect("known stage");
         sets.push((format!("without {name}"), opts));
@@ -147,7 +153,9 @@ pub fn option_sets() -> Vec<(String, BackendOptions)> {
 /// Runs `module` under every option set and checks stdout and the exit status.
 pub fn check(module: &Module, stdin: &str, expected_stdout: &str, expected_status: i32) {
     for (label, opts) in option_sets() {
-        let Some(r) = build_and_run(module, &opts, stdin) else { return };
+        let Some(r) = build_and_run(module, &opts, stdin) else {
+            return;
+        };
         assert_eq!(r.stdout, expected_stdout, "stdout differs ({label})\n--- assembly ---\n{}", r.asm);
         assert_eq!(r.status, expected_status, "exit status differs ({label})\n--- assembly ---\n{}", r.asm);
     }
