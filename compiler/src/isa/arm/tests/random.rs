@@ -5,7 +5,7 @@
 
 use super::builder::FnBuilder;
 use super::run::build_and_run;
-use crate::ir::{FloatCC, IntCC, Module, Opcode, Type, Value};
+use crate::ir::{FloatCC, FuncRef, GlobalData, IntCC, Module, Opcode, Type, Value};
 use crate::isa::arm::BackendOptions;
 
 #[derive(Clone, Copy, Debug)]
@@ -42,11 +42,40 @@ impl Rng {
     }
 }
 
+/// Side tables of a generated program: the arrays it reads and writes and its helpers.
+struct Env {
+    /// A local `int[16]` (alloca) and a global `int[16]`, and their modelled contents.
+    local: Value,
+    global: Value,
+    local_mem: [i32; 16],
+    global_mem: [i32; 16],
+    /// `int mix(int a0..a5, float f0, float f1)`.
+    mix: FuncRef,
+    /// `float fmix(float a, int b, float c)`.
+    fmix: FuncRef,
+}
+
+fn mix(a: [i32; 6], f0: f32, f1: f32) -> i32 {
+    let mut acc = (f0 * f1) as i32;
+    for (i, x) in a.into_iter().enumerate() {
+        acc = acc.wrapping_add(x.wrapping_mul(i as i32 * 2 - 5));
+    }
+    acc
+}
+
+fn fmix(a: f32, b: i32, c: f32) -> f32 {
+    a * c - b as f32
+}
+
 struct Gen<'a> {
     b: &'a mut FnBuilder,
     rng: Rng,
     vals: Vec<(Value, Val)>,
     out: String,
+    env: Env,
+    /// Whether the code being generated runs (false inside the arm of a diamond that is not
+    /// taken): only running code prints or changes the memory model.
+    running: bool,
 }
 
 impl Gen<'_> {
@@ -86,7 +115,7 @@ impl Gen<'_> {
 
     /// Emits one operation and records its value.
     fn op(&mut self) {
-        let r = match self.rng.below(14) {
+        let r = match self.rng.below(16) {
             0..=2 => {
                 let (a, x) = self.int_operand();
                 let (c, y) = self.int_operand();
@@ -182,6 +211,8 @@ impl Gen<'_> {
             }
             11 => return self.diamond(),
             12 => return self.small_loop(),
+            13 => return self.memory(),
+            14 => return self.call(),
             _ => return self.print_some(),
         };
         self.push(r.0, r.1);
@@ -202,7 +233,8 @@ impl Gen<'_> {
         let taken = x < y;
         // Output printed by an arm only happens when that arm runs.
         let arm = |g: &mut Gen, block, runs: bool| {
-            let printed = g.out.len();
+            let outer = g.running;
+            g.running = outer && runs;
             g.b.switch(block);
             for _ in 0..g.rng.below(4) {
                 g.op();
@@ -211,9 +243,7 @@ impl Gen<'_> {
             let end = g.b.cur;
             g.b.jump(join);
             g.vals.truncate(keep);
-            if !runs {
-                g.out.truncate(printed);
-            }
+            g.running = outer;
             (end, v, val)
         };
         let (t_end, tv, tval) = arm(self, then_b, taken);
@@ -252,8 +282,86 @@ impl Gen<'_> {
         let (v, x) = self.pick_int();
         self.b.putint(v);
         self.b.putch(' ');
-        self.out.push_str(&format!("{x} "));
+        if self.running {
+            self.out.push_str(&format!("{x} "));
+        }
     }
+
+    /// A store to and a load from one of the arrays, at a constant index or at an index
+    /// computed from a value (`((x % 16) + 16) % 16`).
+    fn memory(&mut self) {
+        let global = self.rng.below(2) == 0;
+        let base = if global { self.env.global } else { self.env.local };
+        let index = |g: &mut Gen| -> (Value, usize) {
+            if g.rng.below(2) == 0 {
+                let k = g.rng.below(16);
+                (g.b.int(k as i32), k)
+            } else {
+                let (x, xv) = g.pick_int();
+                let sixteen = g.b.int(16);
+                let r = g.b.bin(Opcode::SRem, x, sixteen);
+                let r = g.b.add(r, sixteen);
+                let r = g.b.bin(Opcode::SRem, r, sixteen);
+                (r, ((xv % 16) + 16) as usize % 16)
+            }
+        };
+        let (si, sk) = index(self);
+        let (v, vv) = self.int_operand();
+        let p = self.b.gep(base, si, 4);
+        self.b.store(p, v);
+        let (li, lk) = index(self);
+        let q = self.b.gep(base, li, 4);
+        let loaded = self.b.load(q, Type::I32);
+        let mem = if global { &mut self.env.global_mem } else { &mut self.env.local_mem };
+        if self.running {
+            mem[sk] = vv;
+        }
+        let lv = mem[lk];
+        self.push(loaded, Val::I(lv));
+    }
+
+    fn call(&mut self) {
+        if self.rng.below(2) == 0 {
+            let ints: Vec<(Value, i32)> = (0..6).map(|_| self.int_operand()).collect();
+            let (f0, f0v) = self.float_operand();
+            let (f1, f1v) = self.float_operand();
+            let mut args: Vec<Value> = ints.iter().map(|&(v, _)| v).collect();
+            args.extend([f0, f1]);
+            let r = self.b.call_fn(self.env.mix, &args, Type::I32).expect("int result");
+            let a: Vec<i32> = ints.iter().map(|&(_, x)| x).collect();
+            let a: [i32; 6] = a.try_into().expect("six ints");
+            self.push(r, Val::I(mix(a, f0v, f1v)));
+        } else {
+            let (a, av) = self.float_operand();
+            let (b, bv) = self.int_operand();
+            let (c, cv) = self.float_operand();
+            let r = self.b.call_fn(self.env.fmix, &[a, b, c], Type::F32).expect("float result");
+            self.push(r, Val::F(fmix(av, bv, cv)));
+        }
+    }
+}
+
+/// Defines the helpers `mix` and `fmix` (see their Rust models above).
+fn helpers(m: &mut Module) -> (FuncRef, FuncRef) {
+    let mut types = vec![Type::I32; 6];
+    types.extend([Type::F32, Type::F32]);
+    let mut f = FnBuilder::new("mix", &types, Type::I32);
+    let p = f.fmul(f.param(6), f.param(7));
+    let mut acc = f.fptosi(p);
+    for i in 0..6 {
+        let w = f.int(i as i32 * 2 - 5);
+        let t = f.mul(f.param(i), w);
+        acc = f.add(acc, t);
+    }
+    f.ret(Some(acc));
+    let mix = m.add_function(f.finish());
+    let mut f = FnBuilder::new("fmix", &[Type::F32, Type::I32, Type::F32], Type::F32);
+    let prod = f.fmul(f.param(0), f.param(2));
+    let bf = f.sitofp(f.param(1));
+    let r = f.fsub(prod, bf);
+    f.ret(Some(r));
+    let fmix = m.add_function(f.finish());
+    (mix, fmix)
 }
 
 fn generate(seed: u64, ops: usize) -> (Module, String, String) {
@@ -261,8 +369,16 @@ fn generate(seed: u64, ops: usize) -> (Module, String, String) {
     let inputs: Vec<i32> = (0..6).map(|_| rng.int()).collect();
     let finputs: Vec<f32> = (0..3).map(|_| rng.float()).collect();
     let input = inputs.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ");
+    let mut m = Module::new();
+    let (mix, fmix) = helpers(&mut m);
+    let garr =
+        m.globals.push(GlobalData { name: "garr".into(), elem: Type::I32, words: 16, init: vec![], is_const: false });
     let mut b = FnBuilder::new("main", &[], Type::I32);
-    let mut g = Gen { b: &mut b, rng, vals: Vec::new(), out: String::new() };
+    let local = b.alloca(Type::I32, 16);
+    b.memzero(local, 16);
+    let global = b.f.global_addr(garr);
+    let env = Env { local, global, local_mem: [0; 16], global_mem: [0; 16], mix, fmix };
+    let mut g = Gen { b: &mut b, rng, vals: Vec::new(), out: String::new(), env, running: true };
     for &x in &inputs {
         let v = g.b.getint();
         g.push(v, Val::I(x));
@@ -300,7 +416,6 @@ fn generate(seed: u64, ops: usize) -> (Module, String, String) {
     let expected = g.out.clone();
     let zero = b.int(0);
     b.ret(Some(zero));
-    let mut m = Module::new();
     m.add_function(b.finish());
     (m, input, expected)
 }
