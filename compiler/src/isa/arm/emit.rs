@@ -63,6 +63,45 @@ enum Range {
     Vfp,
 }
 
+impl Range {
+    fn fits(self, off: i64) -> bool {
+        match self {
+            Range::Word => (-4095..=4095).contains(&off),
+            Range::Vfp => (-1020..=1020).contains(&off) && off % 4 == 0,
+        }
+    }
+}
+
+/// `base + off` is one `add`/`sub` (or a `mov` for 0) without a scratch register.
+fn add_fits(off: i64) -> bool {
+    let v = off as u32;
+    off == 0 || is_arm_imm(v) || is_arm_imm(v.wrapping_neg())
+}
+
+/// The `sp`-relative or register-relative offset of a non-indexed address.
+fn resolved_offset(addr: &Addr, layout: &FrameLayout) -> Option<i64> {
+    match *addr {
+        Addr::Index { .. } => None,
+        Addr::Imm { off, .. } => Some(i64::from(off)),
+        Addr::Frame { obj, off } => Some(layout.offset(obj) + i64::from(off)),
+    }
+}
+
+/// Whether emitting `pf` with `layout` needs `ip` as a scratch register inside some
+/// instruction (an offset out of range, a frame address that is not an immediate).
+pub fn needs_scratch(pf: &PFunction, layout: &FrameLayout) -> bool {
+    pf.blocks.iter().flat_map(|(_, b)| &b.insts).any(|inst| match inst {
+        MInst::Ldr { addr, .. } | MInst::Str { addr, .. } => {
+            resolved_offset(addr, layout).is_some_and(|off| !Range::Word.fits(off))
+        }
+        MInst::Vldr { addr, .. } | MInst::Vstr { addr, .. } | MInst::VStrF64 { addr, .. } => {
+            resolved_offset(addr, layout).is_some_and(|off| !Range::Vfp.fits(off))
+        }
+        MInst::FrameAddr { obj, off, .. } => !add_fits(layout.offset(*obj) + i64::from(*off)),
+        _ => false,
+    })
+}
+
 struct FnEmitter<'a> {
     out: &'a mut String,
     layout: &'a FrameLayout,
@@ -89,11 +128,7 @@ impl FnEmitter<'_> {
             Addr::Imm { base, off } => (reg(base), i64::from(off)),
             Addr::Frame { obj, off } => ("sp".to_string(), self.layout.offset(obj) + i64::from(off)),
         };
-        let fits = match range {
-            Range::Word => (-4095..=4095).contains(&off),
-            Range::Vfp => (-1020..=1020).contains(&off) && off % 4 == 0,
-        };
-        if fits {
+        if range.fits(off) {
             if off == 0 {
                 self.line(format!("{mnemonic}\t{r}, [{base}]"));
             } else {

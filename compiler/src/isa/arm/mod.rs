@@ -8,10 +8,10 @@
 //!    patterns (immediates, shifted operands, `mla`/`mls`, fused compare-and-branch,
 //!    addressing modes, VFP arithmetic, calls per [`abi`]).
 //! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
-//!    reservations: `ip` and `d16`–`d31` are the back end's scratch) and inserts moves,
-//!    spills and reloads.
-//! 3. Optional stages on allocated code: [`copyprop`] (`arm-copy-prop`), [`peephole`]
-//!    (`arm-peephole`) and [`branches`] (`arm-branch-opt`).
+//!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
+//!    functions whose frame needs it) and inserts moves, spills and reloads.
+//! 3. Optional stages on allocated code: [`copyprop`] (`arm-copy-prop`), [`leafregs`]
+//!    (`arm-leaf-regs`), [`peephole`] (`arm-peephole`) and [`branches`] (`arm-branch-opt`).
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
 //!    assembly, expanding pseudo-instructions.
 //!
@@ -50,6 +50,7 @@ pub mod emit;
 pub mod frame;
 pub mod imm;
 mod isel;
+mod leafregs;
 pub mod mir;
 mod peephole;
 mod regalloc;
@@ -87,17 +88,19 @@ pub enum Stage {
     ConstDiv,
     ConstHoist,
     CopyProp,
+    LeafRegs,
     Peephole,
     BranchOpt,
 }
 
 impl Stage {
-    pub const ALL: [Stage; 7] = [
+    pub const ALL: [Stage; 8] = [
         Stage::AddrFold,
         Stage::OpFold,
         Stage::ConstDiv,
         Stage::ConstHoist,
         Stage::CopyProp,
+        Stage::LeafRegs,
         Stage::Peephole,
         Stage::BranchOpt,
     ];
@@ -112,12 +115,13 @@ impl Stage {
     }
 }
 
-const STAGES: [(&str, &str); 7] = [
+const STAGES: [(&str, &str); 8] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
     ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
+    ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
     ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
     ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
 ];
@@ -134,7 +138,7 @@ pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
 /// Which optional stages run. The default runs all of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
-    enabled: [bool; 7],
+    enabled: [bool; 8],
 }
 
 impl Default for BackendOptions {
@@ -146,12 +150,12 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 7] }
+        BackendOptions { enabled: [true; 8] }
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 7] }
+        BackendOptions { enabled: [false; 8] }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {
@@ -226,6 +230,29 @@ pub fn string_label(s: StrId) -> String {
     format!(".Lstr.{}", cranelift_entity::EntityRef::index(s))
 }
 
+/// Register allocation, the optional post-allocation stages and the frame layout.
+fn allocate_and_lay_out(
+    mf: mir::MFunction,
+    ip_allocatable: bool,
+    opts: &BackendOptions,
+) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
+    let mut pf = regalloc::allocate(mf, ip_allocatable)?;
+    if opts.enabled(Stage::CopyProp) {
+        copyprop::run(&mut pf);
+    }
+    if opts.enabled(Stage::LeafRegs) {
+        leafregs::run(&mut pf, ip_allocatable);
+    }
+    if opts.enabled(Stage::Peephole) {
+        peephole::run(&mut pf);
+    }
+    if opts.enabled(Stage::BranchOpt) {
+        branches::run(&mut pf);
+    }
+    let layout = frame::FrameLayout::compute(&pf)?;
+    Ok((pf, layout))
+}
+
 /// Compiles a whole module to assembly text.
 pub fn compile_module(module: &Module, opts: &BackendOptions) -> Result<String, BackendError> {
     let syms = Symbols::new(module);
@@ -233,17 +260,11 @@ pub fn compile_module(module: &Module, opts: &BackendOptions) -> Result<String, 
     emit::header(&mut out);
     for (i, (fref, func)) in module.funcs().enumerate() {
         let mf = isel::select(module, func, syms.funcs[fref].clone(), &syms, opts)?;
-        let mut pf = regalloc::allocate(mf)?;
-        if opts.enabled(Stage::CopyProp) {
-            copyprop::run(&mut pf);
-        }
-        if opts.enabled(Stage::Peephole) {
-            peephole::run(&mut pf);
-        }
-        if opts.enabled(Stage::BranchOpt) {
-            branches::run(&mut pf);
-        }
-        let layout = frame::FrameLayout::compute(&pf)?;
+        // First with `ip` allocatable; again without it if the frame needs the scratch.
+        let (pf, layout) = match allocate_and_lay_out(mf.clone(), true, opts)? {
+            (pf, layout) if !emit::needs_scratch(&pf, &layout) => (pf, layout),
+            _ => allocate_and_lay_out(mf, false, opts)?,
+        };
         emit::emit_function(&mut out, &pf, &layout, i);
     }
     emit::trailer(&mut out, module, &syms)?;

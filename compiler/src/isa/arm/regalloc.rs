@@ -177,7 +177,7 @@ fn internal(sym: &str, what: impl std::fmt::Display) -> BackendError {
 }
 
 /// Allocates registers for `mf` and returns the function over physical registers.
-pub fn allocate(mf: MFunction) -> Result<PFunction, BackendError> {
+pub fn allocate(mf: MFunction, ip_allocatable: bool) -> Result<PFunction, BackendError> {
     let sym = mf.sym.clone();
     let mut f = RaFunc {
         insts: Vec::new(),
@@ -215,7 +215,7 @@ pub fn allocate(mf: MFunction) -> Result<PFunction, BackendError> {
         f.clobbers.push(inst.clobbers());
     }
 
-    let env: MachineEnv = regs::machine_env();
+    let env: MachineEnv = regs::machine_env(ip_allocatable);
     let options =
         RegallocOptions { verbose_log: false, validate_ssa: cfg!(debug_assertions), algorithm: Algorithm::Ion };
     let output = regalloc2::run(&f, &env, &options)

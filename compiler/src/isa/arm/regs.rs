@@ -7,11 +7,14 @@
 //!   (= `d8`–`d15`): callee-saved; `d16`–`d31`: caller-saved.
 //!
 //! Reservations of this back end:
-//! * `r12` is never allocated. It is the back end's private scratch register, used *inside*
-//!   the expansion of a single machine instruction (materialising stack offsets beyond an
-//!   instruction's immediate range, `sub sp, sp, r12` for large frames). `regalloc2` gets no
-//!   dedicated scratch register: when it needs one for a cyclic parallel move it borrows a
-//!   free register itself.
+//! * `r12` (`ip`) is the back end's scratch register *inside* the expansion of a single
+//!   machine instruction: stack offsets beyond an instruction's immediate range, frame
+//!   addresses that are not encodable immediates. Most functions never need that (small
+//!   frames), so `ip` is first offered to the allocator as an ordinary caller-saved register;
+//!   only when the laid-out frame turns out to need the scratch is the function allocated
+//!   again with `ip` reserved (see [`super::compile_module`]). The prologue and epilogue may
+//!   use `ip` either way (nothing lives in it there). `regalloc2` gets no dedicated scratch
+//!   register: for a cyclic parallel move it borrows a free register itself.
 //! * `lr` *is* allocatable (as a non-preferred register). A function that allocates it or
 //!   makes a call pushes it in the prologue and returns with `pop {…, pc}`.
 //! * No frame pointer: all frame accesses are `sp`-relative (`sp` is fixed after the
@@ -51,10 +54,10 @@ pub fn name(p: PReg) -> String {
 }
 
 /// Registers a call may overwrite (besides its results): caller-saved registers that the
-/// allocator can hand out (`r12` and `d16`+ are never allocated, so they need no mention).
+/// allocator can hand out (`d16`+ are never allocated, so they need no mention).
 pub fn call_clobbers() -> PRegSet {
     let mut set = PRegSet::empty();
-    for r in [0, 1, 2, 3, LR] {
+    for r in [0, 1, 2, 3, IP, LR] {
         set.add(gpr(r));
     }
     for s in 0..16 {
@@ -72,12 +75,16 @@ pub fn is_callee_saved(p: PReg) -> bool {
 }
 
 /// The allocation environment: caller-saved registers are preferred (free in leaf code),
-/// callee-saved ones (a one-time push/pop) are the fallback.
-pub fn machine_env() -> MachineEnv {
+/// callee-saved ones (a one-time push/pop) are the fallback. `ip` is allocatable unless
+/// the function needs it as the emission scratch.
+pub fn machine_env(ip_allocatable: bool) -> MachineEnv {
     let mut int_pref = PRegSet::empty();
     let mut int_other = PRegSet::empty();
     for r in 0..4 {
         int_pref.add(gpr(r));
+    }
+    if ip_allocatable {
+        int_other.add(gpr(IP));
     }
     for r in 4..12 {
         int_other.add(gpr(r));

@@ -496,6 +496,7 @@ fn array_arguments_and_float_returns() {
     b.ret(Some(zero));
     m.add_function(b.finish());
 
+    dump("arrayargs", &m);
     let whole: i32 = (0..24).map(|i| i * 3).sum();
     let row: i32 = (12..18).map(|i| i * 3).sum();
     let mut s = 0.0f32;
