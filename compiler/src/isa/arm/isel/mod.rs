@@ -80,6 +80,7 @@ pub fn select(
         fresh_entry: false,
         term_start: Vec::new(),
         hoisted: Vec::new(),
+        cheap_hoisted: Vec::new(),
         value_regs: FxHashMap::default(),
         num_vregs: 0,
         cur: Block::new(0),
@@ -115,6 +116,8 @@ struct ISel<'a> {
     /// Per machine block: where its terminator sequence starts (hoisted code goes there).
     term_start: Vec<usize>,
     hoisted: Vec<Vec<MInst>>,
+    /// Per hoisting target: how many one-instruction values were hoisted there.
+    cheap_hoisted: Vec<usize>,
     value_regs: FxHashMap<Value, Reg>,
     num_vregs: usize,
     /// The machine block being filled.
@@ -145,6 +148,7 @@ impl ISel<'_> {
         });
         self.term_start.push(0);
         self.hoisted.push(Vec::new());
+        self.cheap_hoisted.push(0);
         b
     }
 
@@ -486,7 +490,7 @@ impl ISel<'_> {
 
     /// Builds (or reuses) a register holding `m`, where the current hoisting context says.
     fn materialise(&mut self, m: Mat) -> Reg {
-        let (target, hoisted) = match self.hoist_ctx {
+        let (mut target, mut hoisted) = match self.hoist_ctx {
             Hoist::InPlace => (self.cur, false),
             Hoist::Block(b) => (self.mblock_of[&b], true),
             Hoist::Entry => (Block::new(0), true),
@@ -494,6 +498,18 @@ impl ISel<'_> {
         // One-instruction values are rebuilt at every use in straight-line code: reusing
         // them would only lengthen live ranges (often across calls) without saving anything.
         let cheap = is_cheap(m);
+        if hoisted && !self.hoist_cache.contains_key(&(target, m)) && cheap {
+            // A hoisted value occupies a register through the whole loop nest and the
+            // allocator cannot rematerialise it; past a few, a one-instruction value is
+            // better rebuilt at its use than spilled and reloaded.
+            const MAX_CHEAP_HOISTED: usize = 6;
+            let count = &mut self.cheap_hoisted[target.index()];
+            if *count >= MAX_CHEAP_HOISTED {
+                (target, hoisted) = (self.cur, false);
+            } else {
+                *count += 1;
+            }
+        }
         let cache = if hoisted { &self.hoist_cache } else { &self.local_cache };
         if let Some(&r) = cache.get(&(target, m)) {
             return r;
@@ -510,7 +526,9 @@ impl ISel<'_> {
                 match vfp_imm(f32::from_bits(bits)) {
                     Some(imm) => insts.push(MInst::VMovImm { sd, imm }),
                     None => {
-                        let rn = self.materialise(Mat::Int(bits as i32));
+                        // Built right here: the two instructions must land in the same place.
+                        let rn = self.new_int();
+                        insts.push(MInst::LoadImm { rd: rn, value: bits });
                         insts.push(MInst::VMovFromCore { sd, rn });
                     }
                 }

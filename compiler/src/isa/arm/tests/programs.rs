@@ -1296,3 +1296,43 @@ fn multiply_accumulate_is_bit_identical() {
     assert_eq!(folded.stdout, plain.stdout);
     assert!(folded.stdout.contains("nan") && folded.stdout.contains("inf"));
 }
+
+#[test]
+fn many_constants_in_a_loop() {
+    use crate::ir::Type::{F32, I32};
+    // More one-instruction constants than are hoisted, then float constants that need an
+    // integer register: everything must stay defined where it is used.
+    let m = main_module(|b| {
+        let arr = b.alloca(I32, 12);
+        let farr = b.alloca(F32, 3);
+        let (zero, n) = (b.int(0), b.int(5));
+        let sums = b.counted_loop(zero, n, &[(I32, zero)], |b, i, s| {
+            for k in 0..12 {
+                let idx = b.int(k);
+                let p = b.gep(arr, idx, 4);
+                let v = b.int(k * 11 + 1);
+                b.store(p, v);
+            }
+            for (k, f) in [0.0f32, 1.1, -7.3].into_iter().enumerate() {
+                let idx = b.int(k as i32);
+                let p = b.gep(farr, idx, 4);
+                let c = b.float(f);
+                b.store(p, c);
+            }
+            let five = b.int(5);
+            let p5 = b.gep(arr, five, 4);
+            let v = b.load(p5, I32);
+            let two = b.int(2);
+            let p2 = b.gep(farr, two, 4);
+            let f = b.load(p2, F32);
+            let fi = b.fptosi(f);
+            let t = b.add(v, fi);
+            let t = b.add(t, i);
+            vec![b.add(s[0], t)]
+        });
+        b.putint(sums[0]);
+        b.ret(Some(zero));
+    });
+    let expected: i32 = (0..5).map(|i| 5 * 11 + 1 + i - 7).sum();
+    check(&m, "", &expected.to_string(), 0);
+}
