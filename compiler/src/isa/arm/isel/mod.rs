@@ -14,13 +14,18 @@
 //!   their ABI registers, followed by loads of stack-passed parameters.
 //!
 //! Blocks are selected in reverse post-order, so every value is defined (or aliased) before
-//! any use is selected; the layout order stays the IR's.
+//! any use is selected. At the end the machine blocks are renumbered in reverse post-order
+//! of the machine CFG (what the allocator and its checker expect); each remembers its
+//! position in the IR layout, which is the emission order.
 //!
 //! Values that are not instruction results (constants, global addresses, `alloca`
-//! addresses, `undef`) are *materialised* at their uses: per block, each constant is built
-//! once and reused by later uses in the same block. For blocks inside a loop (with the
-//! `arm-const-hoist` stage) the materialisation goes instead to the loop's hoisting point
-//! (see [`super::cfg`]), before that block's terminator, and is shared by the whole loop.
+//! addresses, `undef`) are *materialised* at their uses. One-instruction values are rebuilt
+//! at each use; longer ones are built once per block and reused. For blocks inside a loop
+//! (with the `arm-const-hoist` stage) the materialisation goes instead to the loop's
+//! hoisting point (see [`super::cfg`]), before that block's terminator, and is shared by the
+//! whole loop nest — at most a handful of one-instruction values per loop nest, since each
+//! occupies a register throughout and the allocator cannot rematerialise. A constant passed
+//! along a CFG edge is built on that edge (the edge needs a move anyway).
 //!
 //! Folding decisions (compare+branch, address modes, multiply-accumulate) are made up front
 //! in [`fold`]; the per-opcode patterns are in [`lower`], calls in [`call`].
