@@ -504,7 +504,7 @@ impl ISel<'_> {
                     let base = self.materialise(Mat::Global(g, 0));
                     Ok(Addr::Imm { base, off: e.off })
                 } else {
-                    let base = self.materialise(Mat::Global(g, e.off));
+                    let base = self.global_addr(g, e.off);
                     Ok(Addr::Imm { base, off: 0 })
                 }
             }
@@ -520,7 +520,7 @@ impl ISel<'_> {
                 let index = self.value_reg(iv)?;
                 let (base, off) = match base {
                     AddrBase::Alloca(a) => (self.materialise(Mat::Frame(a, e.off)), 0),
-                    AddrBase::Global(g) => (self.materialise(Mat::Global(g, e.off)), 0),
+                    AddrBase::Global(g) => (self.global_addr(g, e.off), 0),
                     AddrBase::Reg(v) => (self.value_reg(v)?, e.off),
                 };
                 if kind == MemKind::Word && off == 0 {
@@ -540,7 +540,7 @@ impl ISel<'_> {
     pub(super) fn addr_expr_reg(&mut self, e: AddrExpr) -> Result<Reg, BackendError> {
         let (base, off) = match e.base {
             AddrBase::Alloca(a) => (self.materialise(Mat::Frame(a, e.off)), 0),
-            AddrBase::Global(g) => (self.materialise(Mat::Global(g, e.off)), 0),
+            AddrBase::Global(g) => (self.global_addr(g, e.off), 0),
             AddrBase::Reg(v) => (self.value_reg(v)?, e.off),
         };
         let sum = match e.index {

@@ -569,6 +569,18 @@ impl ISel<'_> {
         r
     }
 
+    /// The address of global `g` plus `off`. The offset rides on the `movw`/`movt`
+    /// relocations when it fits their signed 16-bit addend (ELF REL relocations keep the
+    /// addend in the instruction), else it is added separately.
+    fn global_addr(&mut self, g: GlobalRef, off: i32) -> Reg {
+        if i16::try_from(off).is_ok() {
+            self.materialise(Mat::Global(g, off))
+        } else {
+            let base = self.materialise(Mat::Global(g, 0));
+            self.add_imm(base, off)
+        }
+    }
+
     /// `rn + c` in a register.
     fn add_imm(&mut self, rn: Reg, c: i32) -> Reg {
         if c == 0 {

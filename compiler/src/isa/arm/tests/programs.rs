@@ -1336,3 +1336,33 @@ fn many_constants_in_a_loop() {
     let expected: i32 = (0..5).map(|i| 5 * 11 + 1 + i - 7).sum();
     check(&m, "", &expected.to_string(), 0);
 }
+
+#[test]
+fn far_global_offsets() {
+    use crate::ir::{GlobalData, Type::I32};
+    // Constant offsets beyond the ±32 KiB addend of movw/movt relocations.
+    let mut m = Module::new();
+    let g = m.globals.push(GlobalData { name: "a".into(), elem: I32, words: 100_000, init: vec![], is_const: false });
+    let mut b = FnBuilder::new("main", &[], I32);
+    let base = b.f.global_addr(g);
+    let mut total = b.int(0);
+    for (k, idx) in [99_999, 8_192, 8_191, 50_000].into_iter().enumerate() {
+        let i = b.int(idx);
+        let p = b.gep(base, i, 4);
+        let v = b.int(k as i32 + 1);
+        b.store(p, v);
+        let x = b.load(p, I32);
+        total = b.add(total, x);
+        // Variable index plus a far constant offset.
+        let row = b.gep(base, i, 4);
+        let z = b.getint();
+        let q = b.gep(row, z, 4);
+        let y = b.load(q, I32);
+        total = b.add(total, y);
+    }
+    b.putint(total);
+    let zero = b.int(0);
+    b.ret(Some(zero));
+    m.add_function(b.finish());
+    check(&m, "0 0 0 0", "20", 0);
+}
