@@ -40,6 +40,8 @@ pub struct CfgInfo {
     pub preds: SecondaryMap<Block, SmallVec<[Block; 4]>>,
     pub loop_depth: SecondaryMap<Block, u32>,
     pub hoist: SecondaryMap<Block, Hoist>,
+    /// Immediate dominators (`None` for the entry block).
+    pub idom: SecondaryMap<Block, Option<Block>>,
 }
 
 /// The successors of `b` after folding constant and degenerate branches.
@@ -174,7 +176,8 @@ impl CfgInfo {
                 hoist[b] = if h == entry { Hoist::Entry } else { idom[h].map_or(Hoist::InPlace, Hoist::Block) };
             }
         }
-        Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, hoist })
+        idom[entry] = None;
+        Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, hoist, idom })
     }
 }
 

@@ -245,7 +245,7 @@ impl FnEmitter<'_> {
                 self.mem("vstr", "d16", *addr, Range::Vfp);
             }
             MInst::MemZeroLoop { base, words, ptr, count, zero } => {
-                self.memzero(reg(*base), *words, reg(*ptr), reg(*count), reg(*zero))
+                self.memzero(reg(*base), *words, reg(*ptr), count.map(reg), reg(*zero))
             }
             MInst::Call { sym, .. } => self.line(format!("bl\t{sym}")),
             MInst::Jump { target } => self.line(format!("b\t{}", self.label(*target))),
@@ -260,7 +260,7 @@ impl FnEmitter<'_> {
 
     /// Zeroes `words` words at `base`: `d16`–`d19` hold 32 zero bytes, each `vstmia` stores
     /// them; the loop does 64 bytes per iteration.
-    fn memzero(&mut self, base: String, words: u32, ptr: String, count: String, zero: String) {
+    fn memzero(&mut self, base: String, words: u32, ptr: String, count: Option<String>, zero: String) {
         self.line(format!("mov\t{zero}, #0"));
         self.line(format!("vmov\td16, {zero}, {zero}"));
         for d in 17..=19 {
@@ -268,17 +268,17 @@ impl FnEmitter<'_> {
         }
         self.line(format!("mov\t{ptr}, {base}"));
         let blocks = words / 16;
-        if blocks <= 2 {
-            for _ in 0..2 * blocks {
-                self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
-            }
-        } else {
+        if let Some(count) = count {
             load_imm(self.out, &count, blocks);
             self.out.push_str("1:\n");
             self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
             self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
             self.line(format!("subs\t{count}, {count}, #1"));
             self.line("bne\t1b");
+        } else {
+            for _ in 0..2 * blocks {
+                self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
+            }
         }
         let mut rest = words % 16;
         if rest >= 8 {

@@ -25,6 +25,9 @@ use smallvec::SmallVec;
 
 use super::regs;
 
+/// Up to this many 64-byte blocks, [`MInst::MemZeroLoop`] is fully unrolled.
+pub const MEMZERO_UNROLLED_BLOCKS: u32 = 2;
+
 /// A register operand: virtual before allocation, physical after.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Reg {
@@ -390,12 +393,14 @@ pub enum MInst {
         src: Reg,
         addr: Addr,
     },
-    /// Zero `words` words from `base` with an inline loop (four stores per iteration).
+    /// Zero `words` words from `base` with `vstmia` (a loop storing 64 bytes per iteration
+    /// when there are more than [`MEMZERO_UNROLLED_BLOCKS`] such blocks; `count` is its
+    /// counter).
     MemZeroLoop {
         base: Reg,
         words: u32,
         ptr: Reg,
-        count: Reg,
+        count: Option<Reg>,
         zero: Reg,
     },
     /// `bl sym`. `uses`/`defs` are the argument/result registers of the calling convention.
@@ -561,7 +566,9 @@ impl MInst {
             MInst::MemZeroLoop { base, ptr, count, zero, .. } => {
                 v.reg_use(base);
                 v.reg_temp(ptr);
-                v.reg_temp(count);
+                if let Some(count) = count {
+                    v.reg_temp(count);
+                }
                 v.reg_temp(zero);
             }
             MInst::Call { uses, defs, .. } => {

@@ -18,7 +18,7 @@ use super::fold::{AddrBase, AddrExpr, mul_by_power_of_two};
 use super::{ISel, Mat, class_of, int_const};
 use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 use crate::isa::arm::imm::{DivMagic, is_arm_imm};
-use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MInst, Op2, Reg, Shift, VOp};
+use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MEMZERO_UNROLLED_BLOCKS, MInst, Op2, Reg, Shift, VOp};
 use crate::isa::arm::{BackendError, Stage};
 
 /// Which load/store encoding an address must fit.
@@ -596,7 +596,8 @@ impl ISel<'_> {
             return Ok(());
         }
         let base = self.value_reg(addr)?;
-        let (ptr, count, zero) = (self.new_int(), self.new_int(), self.new_int());
+        let count = (words / 16 > MEMZERO_UNROLLED_BLOCKS).then(|| self.new_int());
+        let (ptr, zero) = (self.new_int(), self.new_int());
         self.emit(MInst::MemZeroLoop { base, words, ptr, count, zero });
         Ok(())
     }

@@ -20,7 +20,9 @@
 //!
 //! Values that are not instruction results (constants, global addresses, `alloca`
 //! addresses, `undef`) are *materialised* at their uses. One-instruction values are rebuilt
-//! at each use; longer ones are built once per block and reused. For blocks inside a loop
+//! at each use; longer ones are built once and reused by later uses in the same block and in
+//! the blocks it dominates (blocks are selected in reverse post-order, so a dominator's
+//! materialisations already exist). For blocks inside a loop
 //! (with the `arm-const-hoist` stage) the materialisation goes instead to the loop's
 //! hoisting point (see [`super::cfg`]), before that block's terminator, and is shared by the
 //! whole loop nest — at most a handful of one-instruction values per loop nest, since each
@@ -91,6 +93,7 @@ pub fn select(
         cur: Block::new(0),
         hoist_ctx: Hoist::InPlace,
         local_cache: FxHashMap::default(),
+        dom_chain: Vec::new(),
         hoist_cache: FxHashMap::default(),
     };
     s.create_blocks()?;
@@ -130,6 +133,9 @@ struct ISel<'a> {
     /// Where materialisations for the current block go.
     hoist_ctx: Hoist,
     local_cache: FxHashMap<(Block, Mat), Reg>,
+    /// The machine blocks whose in-place materialisations are available in the block being
+    /// filled: itself and the blocks of its dominators, innermost first.
+    dom_chain: Vec<Block>,
     hoist_cache: FxHashMap<(Block, Mat), Reg>,
 }
 
@@ -316,6 +322,7 @@ impl ISel<'_> {
 
     fn lower_fresh_entry(&mut self) -> Result<(), BackendError> {
         self.cur = Block::new(0);
+        self.dom_chain = vec![Block::new(0)];
         self.hoist_ctx = Hoist::InPlace;
         self.lower_params()?;
         self.term_start[0] = self.blocks[0].insts.len();
@@ -330,8 +337,23 @@ impl ISel<'_> {
 
     // ----- blocks and terminators ---------------------------------------------------------
 
+    /// The dominator chain of IR block `b` as machine blocks, starting with `first`.
+    fn set_dom_chain(&mut self, first: Option<Block>, b: ir::Block) {
+        self.dom_chain.clear();
+        self.dom_chain.extend(first);
+        let mut cur = Some(b);
+        while let Some(x) = cur {
+            self.dom_chain.push(self.mblock_of[&x]);
+            cur = self.cfg.idom[x];
+        }
+        if self.fresh_entry {
+            self.dom_chain.push(Block::new(0));
+        }
+    }
+
     fn lower_block(&mut self, b: ir::Block) -> Result<(), BackendError> {
         self.cur = self.mblock_of[&b];
+        self.set_dom_chain(None, b);
         self.hoist_ctx = if self.opts.enabled(Stage::ConstHoist) { self.cfg.hoist[b] } else { Hoist::InPlace };
         if b == self.cfg.order[0] && !self.fresh_entry {
             self.lower_params()?;
@@ -396,6 +418,7 @@ impl ISel<'_> {
                         }
                     }
                     self.cur = cur;
+                    self.set_dom_chain(None, b);
                 }
             }
             op => {
@@ -407,6 +430,7 @@ impl ISel<'_> {
 
     fn lower_edge(&mut self, e: Block, from: ir::Block, to: ir::Block) -> Result<(), BackendError> {
         self.cur = e;
+        self.set_dom_chain(Some(e), from);
         self.term_start[e.index()] = 0;
         let args = self.phi_args(Some(from), to)?;
         let target = self.mblock_of[&to];
@@ -515,8 +539,12 @@ impl ISel<'_> {
                 *count += 1;
             }
         }
-        let cache = if hoisted { &self.hoist_cache } else { &self.local_cache };
-        if let Some(&r) = cache.get(&(target, m)) {
+        if hoisted {
+            if let Some(&r) = self.hoist_cache.get(&(target, m)) {
+                return r;
+            }
+        } else if let Some(r) = self.dom_chain.iter().find_map(|&d| self.local_cache.get(&(d, m)).copied()) {
+            // Built earlier in this block or in a dominating one.
             return r;
         }
         let mut insts = Vec::new();
