@@ -238,12 +238,41 @@ impl FoldInfo {
             }
             _ if scale == 0 => inner,
             _ if scale.is_power_of_two() && inner.index.is_none() && func.value_type(index) == Type::I32 => {
-                AddrExpr { index: Some((index, scale.trailing_zeros() as u8)), ..inner }
+                // `a[i ± c]` on a frame or global array: the constant joins the offset (free
+                // there), saving the add in the index.
+                let (index, extra) = match split_constant(func, index) {
+                    Some((x, c)) if !matches!(inner.base, AddrBase::Reg(_)) => (x, i64::from(c) * i64::from(scale)),
+                    _ => (index, 0),
+                };
+                let off = i64::from(inner.off) + extra;
+                if off.abs() > MAX_FOLDED_OFFSET {
+                    return leaf;
+                }
+                AddrExpr { index: Some((index, scale.trailing_zeros() as u8)), off: off as i32, ..inner }
             }
             _ => leaf,
         };
         self.gep_exprs.insert(v, e);
         e
+    }
+}
+
+/// `(x, c)` when `v` is `x + c` or `x - c` for an `i32` constant `c` (wrapping arithmetic, so
+/// `(x + c)·s = x·s + c·s` in addresses too).
+fn split_constant(func: &Function, v: Value) -> Option<(Value, i32)> {
+    let i = func.def_inst(v)?;
+    let args = func.args(i);
+    match func.opcode(i) {
+        Opcode::Add => match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
+            (_, Some(c)) if func.as_const(args[0]).is_none() => Some((args[0], c)),
+            (Some(c), None) => Some((args[1], c)),
+            _ => None,
+        },
+        Opcode::Sub => {
+            let c = func.as_int_const(args[1])?;
+            (func.as_const(args[0]).is_none() && c != i32::MIN).then(|| (args[0], -c))
+        }
+        _ => None,
     }
 }
 

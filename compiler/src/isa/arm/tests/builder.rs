@@ -53,6 +53,12 @@ impl FnBuilder {
     pub fn mul(&mut self, a: Value, b: Value) -> Value {
         self.bin(Opcode::Mul, a, b)
     }
+    /// `a % m + k` for constants `m`, `k` (a value in a known range).
+    pub fn srem_const(&mut self, a: Value, m: i32, k: Value) -> Value {
+        let mv = self.int(m);
+        let r = self.bin(Opcode::SRem, a, mv);
+        self.add(r, k)
+    }
     pub fn fadd(&mut self, a: Value, b: Value) -> Value {
         self.bin(Opcode::FAdd, a, b)
     }

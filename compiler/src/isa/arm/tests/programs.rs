@@ -1366,3 +1366,58 @@ fn far_global_offsets() {
     m.add_function(b.finish());
     check(&m, "0 0 0 0", "20", 0);
 }
+
+#[test]
+fn stencil_with_offset_indices() {
+    use crate::ir::{GlobalData, Type::I32};
+    // b[i] = a[i-1] + 2*a[i] + a[i+1] over a local and a global array; the constant parts of
+    // the indices fold into the addresses.
+    let mut m = Module::new();
+    let g = m.globals.push(GlobalData { name: "gb".into(), elem: I32, words: 64, init: vec![], is_const: false });
+    let mut b = FnBuilder::new("main", &[], I32);
+    let a = b.alloca(I32, 64);
+    let gb = b.f.global_addr(g);
+    let (zero, one, n, last) = (b.int(0), b.int(1), b.int(64), b.int(63));
+    b.counted_loop(zero, n, &[], |b, i, _| {
+        let p = b.gep(a, i, 4);
+        let v = b.mul(i, i);
+        let seven = b.int(7);
+        let v = b.srem_const(v, 97, seven);
+        b.store(p, v);
+        vec![]
+    });
+    b.counted_loop(one, last, &[], |b, i, _| {
+        let one = b.int(1);
+        let im1 = b.sub(i, one);
+        let ip1 = b.add(i, one);
+        let pl = b.gep(a, im1, 4);
+        let pc = b.gep(a, i, 4);
+        let pr = b.gep(a, ip1, 4);
+        let (l, c, r) = (b.load(pl, I32), b.load(pc, I32), b.load(pr, I32));
+        let two = b.int(2);
+        let c2 = b.mul(c, two);
+        let s = b.add(l, c2);
+        let s = b.add(s, r);
+        let q = b.gep(gb, ip1, 4);
+        b.store(q, s);
+        vec![]
+    });
+    let total = b.counted_loop(zero, n, &[(I32, zero)], |b, i, s| {
+        let p = b.gep(gb, i, 4);
+        let v = b.load(p, I32);
+        let w = b.add(i, one);
+        let t = b.mul(v, w);
+        vec![b.add(s[0], t)]
+    });
+    b.putint(total[0]);
+    b.ret(Some(zero));
+    m.add_function(b.finish());
+    dump("stencil", &m);
+    let a: Vec<i32> = (0..64).map(|i: i32| (i * i) % 97 + 7).collect();
+    let mut gbv = [0i32; 64];
+    for i in 1..63 {
+        gbv[i + 1] = a[i - 1] + 2 * a[i] + a[i + 1];
+    }
+    let total: i32 = (0..64).map(|i| gbv[i] * (i as i32 + 1)).sum();
+    check(&m, "", &total.to_string(), 0);
+}
