@@ -11,7 +11,7 @@
 //! * If the IR entry block has predecessors (it heads a loop) a synthetic entry block is put
 //!   first, because the allocator's entry block must not be a branch target.
 //! * The entry block starts with [`MInst::Args`], defining the register-passed parameters in
-//!   their ABI registers, followed by loads of stack-passed parameters.
+//!   their ABI registers. Stack-passed parameters are loaded where they are used.
 //!
 //! Blocks are selected in reverse post-order, so every value is defined (or aliased) before
 //! any use is selected. At the end the machine blocks are renumbered in reverse post-order
@@ -59,6 +59,10 @@ enum Mat {
     Str(StrId),
     /// An `alloca` area's address plus a byte offset.
     Frame(u32, i32),
+    /// A stack-passed parameter (by offset in the incoming area; `true` for a float). The
+    /// caller's slot never changes, so loading it at each use is as good as a reload from a
+    /// spill slot, and saves the spill that keeping it in a register would often cost.
+    Incoming(u32, bool),
 }
 
 pub fn select(
@@ -89,6 +93,7 @@ pub fn select(
         hoisted: Vec::new(),
         cheap_hoisted: Vec::new(),
         value_regs: FxHashMap::default(),
+        stack_params: FxHashMap::default(),
         num_vregs: 0,
         cur: Block::new(0),
         hoist_ctx: Hoist::InPlace,
@@ -127,6 +132,8 @@ struct ISel<'a> {
     /// Per hoisting target: how many one-instruction values were hoisted there.
     cheap_hoisted: Vec<usize>,
     value_regs: FxHashMap<Value, Reg>,
+    /// Stack-passed parameters and their offsets in the incoming argument area.
+    stack_params: FxHashMap<Value, u32>,
     num_vregs: usize,
     /// The machine block being filled.
     cur: Block,
@@ -294,29 +301,23 @@ impl ISel<'_> {
         let types: Vec<Type> = func.params.iter().map(|&p| func.value_type(p)).collect();
         let (locs, _) = abi::fixed_args(&types);
         let mut defs = Vec::new();
-        let mut loads = Vec::new();
         for (&p, loc) in func.params.iter().zip(locs) {
             if !func.has_uses(p) {
                 continue;
             }
-            let r = self.new_vreg(class_of(func.value_type(p)));
-            self.bind(p, r)?;
             match loc {
-                abi::ArgLoc::Reg(preg) => defs.push((r, preg)),
+                abi::ArgLoc::Reg(preg) => {
+                    let r = self.new_vreg(class_of(func.value_type(p)));
+                    self.bind(p, r)?;
+                    defs.push((r, preg));
+                }
+                // Loaded where used (see `Mat::Incoming`).
                 abi::ArgLoc::Stack(off) => {
-                    let addr = super::mir::Addr::Frame { obj: FrameObj::Incoming(off), off: 0 };
-                    loads.push(if r.class() == RegClass::Float {
-                        MInst::Vldr { sd: r, addr }
-                    } else {
-                        MInst::Ldr { rd: r, addr }
-                    });
+                    self.stack_params.insert(p, off);
                 }
             }
         }
         self.emit(MInst::Args { defs });
-        for l in loads {
-            self.emit(l);
-        }
         Ok(())
     }
 
@@ -487,6 +488,9 @@ impl ISel<'_> {
         if let Some(&a) = self.fold.allocas.get(&v) {
             return Ok(self.materialise(Mat::Frame(a, 0)));
         }
+        if let Some(&off) = self.stack_params.get(&v) {
+            return Ok(self.materialise(Mat::Incoming(off, self.func.value_type(v) == Type::F32)));
+        }
         let func = self.func;
         match func.value_def(v) {
             ValueDef::Const(Const::Int(c)) => Ok(self.materialise(Mat::Int(c))),
@@ -584,6 +588,18 @@ impl ISel<'_> {
                 insts.push(MInst::FrameAddr { rd, obj: FrameObj::Alloca(a), off });
                 rd
             }
+            Mat::Incoming(off, is_float) => {
+                let addr = super::mir::Addr::Frame { obj: FrameObj::Incoming(off), off: 0 };
+                if is_float {
+                    let sd = self.new_float();
+                    insts.push(MInst::Vldr { sd, addr });
+                    sd
+                } else {
+                    let rd = self.new_int();
+                    insts.push(MInst::Ldr { rd, addr });
+                    rd
+                }
+            }
         };
         if hoisted {
             self.hoisted[target.index()].extend(insts);
@@ -680,7 +696,7 @@ fn is_cheap(m: Mat) -> bool {
     match m {
         Mat::Int(c) => is_arm_imm(c as u32) || is_arm_imm(!(c as u32)) || (c as u32) <= 0xffff,
         Mat::Float(bits) => vfp_imm(f32::from_bits(bits)).is_some(),
-        Mat::Frame(..) => true,
+        Mat::Frame(..) | Mat::Incoming(..) => true,
         Mat::Global(..) | Mat::Str(_) => false,
     }
 }
