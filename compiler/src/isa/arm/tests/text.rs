@@ -117,7 +117,8 @@ fn oversized_frame_is_an_error() {
 fn shifted_operand_of_the_same_value_needs_no_copy() {
     // state = state + state * 8192: one `add rd, rx, rx, lsl #13`, no register copy.
     let mut m = Module::new();
-    let g = m.globals.push(GlobalData { name: "state".into(), elem: Type::I32, words: 1, init: vec![], is_const: false });
+    let g =
+        m.globals.push(GlobalData { name: "state".into(), elem: Type::I32, words: 1, init: vec![], is_const: false });
     let mut b = FnBuilder::new("main", &[], Type::I32);
     let p = b.f.global_addr(g);
     let x = b.load(p, Type::I32);
@@ -128,7 +129,12 @@ fn shifted_operand_of_the_same_value_needs_no_copy() {
     b.ret(Some(s));
     m.add_function(b.finish());
     let asm = compile_module(&m, &BackendOptions::all()).unwrap();
-    let body: Vec<&str> = asm.lines().skip_while(|l| !l.starts_with("main:")).take_while(|l| !l.contains(".size")).collect();
+    let body: Vec<&str> =
+        asm.lines().skip_while(|l| !l.starts_with("main:")).take_while(|l| !l.contains(".size")).collect();
     assert!(body.iter().any(|l| l.contains("lsl #13")), "{asm}");
-    assert!(!body.iter().any(|l| l.trim_start().starts_with("mov\tr")), "a register copy remains:\n{}", body.join("\n"));
+    assert!(
+        !body.iter().any(|l| l.trim_start().starts_with("mov\tr")),
+        "a register copy remains:\n{}",
+        body.join("\n")
+    );
 }
