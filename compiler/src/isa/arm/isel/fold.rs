@@ -258,10 +258,19 @@ impl FoldInfo {
 }
 
 /// `(x, c)` when `v` is `x + c` or `x - c` for an `i32` constant `c` (wrapping arithmetic, so
-/// `(x + c)·s = x·s + c·s` in addresses too).
+/// `(x + c)·s = x·s + c·s` in addresses too). `x` must not be a multiplication: that one may
+/// be folded into `v` (as `mla`) and then never exist on its own.
 fn split_constant(func: &Function, v: Value) -> Option<(Value, i32)> {
     let i = func.def_inst(v)?;
     let args = func.args(i);
+    let (x, c) = split_constant_operands(func, i, args)?;
+    if func.def_inst(x).is_some_and(|xi| func.opcode(xi) == Opcode::Mul) {
+        return None;
+    }
+    Some((x, c))
+}
+
+fn split_constant_operands(func: &Function, i: Inst, args: &[Value]) -> Option<(Value, i32)> {
     match func.opcode(i) {
         Opcode::Add => match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
             (_, Some(c)) if func.as_const(args[0]).is_none() => Some((args[0], c)),

@@ -303,7 +303,7 @@ impl ISel<'_> {
         rd
     }
 
-    fn lower_mul(&mut self, a: Value, b: Value) -> Result<Reg, BackendError> {
+    pub(super) fn lower_mul(&mut self, a: Value, b: Value) -> Result<Reg, BackendError> {
         let (x, c) = match (int_const(self.func, a), int_const(self.func, b)) {
             (_, Some(c)) => (a, Some(c)),
             (Some(c), None) => (b, Some(c)),

@@ -500,10 +500,32 @@ impl ISel<'_> {
             ValueDef::Undef => {
                 Ok(self.materialise(if func.value_type(v) == Type::F32 { Mat::Float(0) } else { Mat::Int(0) }))
             }
-            ValueDef::Inst(i) if self.fold.skipped[i] && matches!(func.opcode(i), Opcode::Gep { .. }) => {
-                let e = self.fold.addr_expr(func, v);
-                self.addr_expr_reg(e)
-            }
+            // A folded instruction whose value is needed after all: folding only ever skips
+            // pure instructions, and their operands dominate every use of their result, so
+            // computing them right here is correct (if redundant).
+            ValueDef::Inst(i) if self.fold.skipped[i] => match func.opcode(i) {
+                Opcode::Gep { .. } => {
+                    let e = self.fold.addr_expr(func, v);
+                    self.addr_expr_reg(e)
+                }
+                Opcode::Mul => self.lower_mul(func.args(i)[0], func.args(i)[1]),
+                Opcode::FMul => {
+                    let sn = self.value_reg(func.args(i)[0])?;
+                    let sm = self.value_reg(func.args(i)[1])?;
+                    let sd = self.new_float();
+                    self.emit(MInst::VArith { op: super::mir::VOp::Mul, sd, sn, sm });
+                    Ok(sd)
+                }
+                Opcode::Icmp(_) | Opcode::Fcmp(_) => {
+                    let cc = self.compare(i)?;
+                    let rd = self.new_int();
+                    self.emit(MInst::SetCond { cc, rd });
+                    Ok(rd)
+                }
+                op => {
+                    Err(BackendError::Internal(format!("{}: folded {} is needed as a value", func.name, op.mnemonic())))
+                }
+            },
             ValueDef::Inst(_) | ValueDef::Param(_) => Err(BackendError::Internal(format!(
                 "{}: {v} is used but was never selected (unreachable definition or folded instruction)",
                 func.name

@@ -1421,3 +1421,26 @@ fn stencil_with_offset_indices() {
     let total: i32 = (0..64).map(|i| gbv[i] * (i as i32 + 1)).sum();
     check(&m, "", &total.to_string(), 0);
 }
+
+#[test]
+fn index_plus_constant_over_a_folded_multiplication() {
+    use crate::ir::{GlobalData, Type::I32};
+    // a[x*y + 1]: the multiplication folds into the add (mla), so the address must use the
+    // add's result, not split the constant off the index.
+    let mut m = Module::new();
+    let g = m.globals.push(GlobalData { name: "arr".into(), elem: I32, words: 64, init: vec![], is_const: false });
+    let mut b = FnBuilder::new("main", &[], I32);
+    let (x, y) = (b.getint(), b.getint());
+    let prod = b.mul(x, y);
+    let one = b.int(1);
+    let idx = b.add(prod, one);
+    let base = b.f.global_addr(g);
+    let p = b.gep(base, idx, 4);
+    b.store(p, idx);
+    let q = b.gep(base, idx, 4);
+    let v = b.load(q, I32);
+    b.putint(v);
+    b.ret(Some(v));
+    m.add_function(b.finish());
+    check(&m, "5 7", "36", 36);
+}
