@@ -2,12 +2,14 @@
 //!
 //! * **Address chains.** The address of a `gep` chain is summarised as an [`AddrExpr`]:
 //!   a base (a register value, an `alloca` area or a global), a constant byte offset and at
-//!   most one index scaled by a power of two. Constant indices fold into the offset, one
-//!   power-of-two scaled index folds into the `[base, index, lsl #k]` form. A `gep` whose
-//!   expression is more than itself is *absorbable*; it is skipped (never computed) when every
-//!   use is the address of a load or store, or the base of another skipped `gep`. This is a
-//!   greatest fixpoint: start by skipping all absorbable `gep`s, un-skip any with a use that
-//!   needs the value, repeat.
+//!   most one index scaled by a power of two. Constant indices fold into the offset (also the
+//!   `c` of an index `i ± c` on frame and global arrays), one power-of-two scaled index folds
+//!   into the `[base, index, lsl #k]` form; for a second one (`a[i][j]`) the inner `gep` stays
+//!   a value (the row address) and becomes the base register. A `gep` whose expression is
+//!   more than itself is *absorbable*; it is skipped (never computed) when every use is the
+//!   address of a load or store, or the base of another skipped `gep` that absorbs it. This
+//!   is a greatest fixpoint: start by skipping all absorbable `gep`s, un-skip any with a use
+//!   that needs the value, repeat.
 //! * **Compares.** An `icmp`/`fcmp` whose every use is the condition of a `br` or `select`,
 //!   or a `zext`, is skipped: each user re-emits the comparison right before the instruction
 //!   reading the flags, so no 0/1 value is materialised.
@@ -112,7 +114,15 @@ impl FoldInfo {
                         match func.opcode(u) {
                             Opcode::Load => true,
                             Opcode::Store => args[0] == v && args[1] != v,
-                            Opcode::Gep { .. } => args[0] == v && args[1] != v && info.skipped[u],
+                            // The user must absorb this gep, not take it as its base register.
+                            Opcode::Gep { .. } => {
+                                args[0] == v
+                                    && args[1] != v
+                                    && info.skipped[u]
+                                    && func.result(u).and_then(|r| info.gep_exprs.get(&r)).is_some_and(|e| {
+                                        e.base != AddrBase::Reg(v) && e.index.is_none_or(|(x, _)| x != v)
+                                    })
+                            }
                             _ => false,
                         }
                     });
@@ -249,6 +259,15 @@ impl FoldInfo {
                     return leaf;
                 }
                 AddrExpr { index: Some((index, scale.trailing_zeros() as u8)), off: off as i32, ..inner }
+            }
+            // A second scaled index (`a[i][j]`): the row address is computed once as a value
+            // and the column becomes the index of the addressing mode.
+            _ if scale.is_power_of_two()
+                && inner.index.is_some()
+                && func.value_type(index) == Type::I32
+                && func.value_type(base) == Type::Ptr =>
+            {
+                AddrExpr { base: AddrBase::Reg(base), off: 0, index: Some((index, scale.trailing_zeros() as u8)) }
             }
             _ => leaf,
         };
