@@ -3,11 +3,13 @@
 //! 1. *Threading*: a branch to a block that consists of a lone `b X` (typically an edge
 //!    block whose moves all vanished) goes to `X` directly (following chains, stopping at
 //!    cycles of such blocks).
-//! 2. *Compare duplication*: a jump to a block that only compares and branches
-//!    (`cmp`/`vcmp` + `b<cc>`) is replaced by a copy of that compare and branch. At the
-//!    bottom of a `while` loop this turns `b header` + `cmp` + `b<cc>` into `cmp` + `b<cc>`
-//!    back to the body (one branch less per iteration). The registers compared are the same
-//!    at the end of the jumping block as at the start of its target.
+//! 2. *Tail duplication*: a jump to a small block ending in a conditional branch (typically
+//!    a loop header: a compare, perhaps the computation of the bound) is replaced by a copy
+//!    of that block. At the bottom of a `while` loop this turns `b header` + header into the
+//!    header's instructions + `b<cc>` back to the body (one branch less per iteration).
+//!    Executing a copy of a block is executing the block: the registers are the same at the
+//!    end of the jumping block as at the start of its target, and the copy branches to the
+//!    same places.
 //! 3. Blocks no branch refers to any more (other than the entry) are deleted. Before this
 //!    stage every block ends in an explicit branch or return, so nothing falls into them.
 //! 4. *Layout*: blocks are chained so that a successor follows its block where possible:
@@ -24,6 +26,9 @@ use regalloc2::Block;
 use rustc_hash::FxHashMap;
 
 use super::mir::{MInst, PFunction};
+
+/// Largest block (instructions before the branch) copied into a jumping predecessor.
+const MAX_DUPLICATED: usize = 4;
 
 pub fn run(pf: &mut PFunction) {
     let Some(&(entry, _)) = pf.blocks.first() else {
@@ -49,10 +54,11 @@ pub fn run(pf: &mut PFunction) {
     };
     let compare_block = |b: Block| -> Option<Vec<MInst>> {
         let (_, block) = &pf.blocks[*index.get(&b)?];
-        match block.insts.as_slice() {
-            [cmp @ (MInst::Cmp { .. } | MInst::VCmp { .. }), br @ MInst::CondBr { .. }] if b != entry => {
-                Some(vec![cmp.clone(), br.clone()])
-            }
+        let body = &block.insts[..block.insts.len().checked_sub(1)?];
+        let small = body.len() <= MAX_DUPLICATED && !body.is_empty();
+        let plain = body.iter().all(|i| !matches!(i, MInst::Call { .. } | MInst::Args { .. } | MInst::Ret { .. }));
+        match block.insts.last() {
+            Some(MInst::CondBr { .. }) if b != entry && small && plain => Some(block.insts.clone()),
             _ => None,
         }
     };
