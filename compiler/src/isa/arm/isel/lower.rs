@@ -578,20 +578,18 @@ impl ISel<'_> {
             return Ok(());
         }
         if words <= INLINE_STORES {
-            let base = match self.addr_mode(addr, MemKind::Word)? {
+            // Word k is at `at(off + 4k)`: a frame slot or a register plus an offset.
+            let (at, off): (Box<dyn Fn(i32) -> Addr>, i32) = match self.addr_mode(addr, MemKind::Word)? {
                 Addr::Index { base, index, shift } => {
-                    Addr::Imm { base: self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, shift)), off: 0 }
+                    let base = self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, shift));
+                    (Box::new(move |off| Addr::Imm { base, off }), 0)
                 }
-                other => other,
+                Addr::Imm { base, off } => (Box::new(move |off| Addr::Imm { base, off }), off),
+                Addr::Frame { obj, off } => (Box::new(move |off| Addr::Frame { obj, off }), off),
             };
             let zero = self.materialise(Mat::Int(0));
             for k in 0..words as i32 {
-                let addr = match base {
-                    Addr::Imm { base, off } => Addr::Imm { base, off: off + 4 * k },
-                    Addr::Frame { obj, off } => Addr::Frame { obj, off: off + 4 * k },
-                    Addr::Index { .. } => unreachable!("index addresses were materialised above"),
-                };
-                self.emit(MInst::Str { rs: zero, addr });
+                self.emit(MInst::Str { rs: zero, addr: at(off + 4 * k) });
             }
             return Ok(());
         }
