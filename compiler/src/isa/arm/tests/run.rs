@@ -56,10 +56,12 @@ fn tools_present() -> bool {
     })
 }
 
+/// One shared directory for all runs: per-test files get unique names and are deleted after
+/// the test; the compiled shim is kept (one per shim text) and reused by later runs.
 fn work_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("sysyc-arm-tests-{}", std::process::id()));
+        let dir = std::env::temp_dir().join("sysyc-arm-tests");
         std::fs::create_dir_all(&dir).expect("create test work directory");
         dir
     })
@@ -69,18 +71,28 @@ fn shim_object() -> &'static Path {
     static OBJ: OnceLock<PathBuf> = OnceLock::new();
     OBJ.get_or_init(|| {
         let dir = work_dir();
-        let src = dir.join("shim.c");
-        let obj = dir.join("shim.o");
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        std::hash::Hash::hash(SHIM, &mut hasher);
+        let obj = dir.join(format!("shim-{:016x}.o", std::hash::Hasher::finish(&hasher)));
+        if obj.exists() {
+            return obj;
+        }
+        // Built under a private name and renamed, so concurrent runs never see half a file.
+        let tag = format!("{}", std::process::id());
+        let src = dir.join(format!("shim-{tag}.c"));
+        let tmp = dir.join(format!("shim-{tag}.o"));
         std::fs::write(&src, SHIM).expect("write shim.c");
         let out = Command::new(GCC)
             .args(ARCH_FLAGS)
             .args(["-O2", "-c"])
             .arg(&src)
             .arg("-o")
-            .arg(&obj)
+            .arg(&tmp)
             .output()
             .expect("run the cross compiler");
         assert!(out.status.success(), "shim.c failed to compile: {}", String::from_utf8_lossy(&out.stderr));
+        std::fs::rename(&tmp, &obj).expect("install the shim object");
+        let _ = std::fs::remove_file(&src);
         obj
     })
 }
@@ -96,8 +108,8 @@ pub fn build_and_run(module: &Module, opts: &BackendOptions, stdin: &str) -> Opt
     let asm = compile_module(module, opts).unwrap_or_else(|e| panic!("back end failed: {e}"));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = work_dir();
-    let s_path = dir.join(format!("t{n}.s"));
-    let exe = dir.join(format!("t{n}"));
+    let s_path = dir.join(format!("t{}-{n}.s", std::process::id()));
+    let exe = dir.join(format!("t{}-{n}", std::process::id()));
     std::fs::write(&s_path, &asm).expect("write assembly");
     let link = Command::new(GCC)
         .arg("-static")
