@@ -11,6 +11,7 @@ pub mod driver;
 pub mod faults;
 pub mod frontend;
 pub mod ir;
+pub mod isa;
 pub mod lower;
 pub mod passes;
 pub mod runtime;
