@@ -10,7 +10,9 @@
 //! * [`interpret_with_time_limit`] — the same under a wall-clock limit (what an in-process
 //!   test engine needs).
 //!
-//! A back end plugs in after [`compile_ir`]: it receives the optimised module.
+//! * [`compile_asm`] — all of the above plus the ARM back end: assembly text;
+//! * [`build_executable`] — assembles and links assembly with the runtime library into a
+//!   static ARM executable (needs the cross toolchain, see [`crate::toolchain`]).
 
 use std::fmt;
 use std::time::{Duration, Instant};
@@ -18,6 +20,7 @@ use std::time::{Duration, Instant};
 use crate::faults::FaultSet;
 use crate::frontend::{self, FrontendError};
 use crate::ir::Module;
+use crate::isa::arm::{self, BackendError, BackendOptions};
 use crate::ir::interp::{self, InterpConfig, InterpError, InterpResult};
 use crate::lower;
 use crate::passes::manager::Observer;
@@ -37,6 +40,8 @@ pub struct CompileOptions {
     pub log_steps: bool,
     /// Fault injection (only non-empty in builds with the `fault-injection` feature).
     pub faults: FaultSet,
+    /// Which optional back-end stages run (all by default).
+    pub backend: BackendOptions,
 }
 
 impl CompileOptions {
@@ -68,6 +73,12 @@ pub enum CompileError {
     Frontend(FrontendError),
     /// A compiler bug caught by the IR verifier (after lowering or after a pass).
     Pipeline(PipelineError),
+    /// A compiler bug in the back end (invalid IR for it, allocation failure, ...), or an
+    /// unknown back-end stage name.
+    Backend(BackendError),
+    /// The assembler or linker failed (a compiler bug when the assembly is ours), or the cross
+    /// toolchain is missing.
+    Toolchain(crate::toolchain::ToolchainError),
 }
 
 impl CompileError {
@@ -82,6 +93,8 @@ impl fmt::Display for CompileError {
         match self {
             CompileError::Frontend(e) => e.fmt(f),
             CompileError::Pipeline(e) => write!(f, "internal compiler error: {e}"),
+            CompileError::Backend(e) => write!(f, "internal compiler error: {e}"),
+            CompileError::Toolchain(e) => write!(f, "internal compiler error: assembling or linking failed: {e}"),
         }
     }
 }
@@ -114,6 +127,23 @@ pub fn compile_ir_observed(
     let mut module = lower_source(source_name, source).map_err(CompileError::Frontend)?;
     let report = optimise(&mut module, options, observer).map_err(CompileError::Pipeline)?;
     Ok((module, report))
+}
+
+/// Source → ARM assembly text, with the optimised module and the pipeline report.
+pub fn compile_asm(
+    source_name: &str,
+    source: &str,
+    options: &CompileOptions,
+) -> Result<(String, Module, PipelineReport), CompileError> {
+    let (module, report) = compile_ir(source_name, source, options)?;
+    let asm = arm::compile_module(&module, &options.backend).map_err(CompileError::Backend)?;
+    Ok((asm, module, report))
+}
+
+/// Assembles and links assembly text with the runtime library into the static executable
+/// `out`.
+pub fn build_executable(asm: &str, out: &std::path::Path) -> Result<(), CompileError> {
+    crate::toolchain::link_executable(crate::toolchain::Source::Text(asm), out).map_err(CompileError::Toolchain)
 }
 
 /// Runs the pipeline of `options` over a module.

@@ -1,5 +1,6 @@
 //! `sysyc`: the command-line compiler. A thin layer over [`sysyc::driver`]: parse the
-//! options, compile to optimised IR, then print it, interpret it, or both.
+//! options, compile to optimised IR, then print it, interpret it, or hand it to the ARM back
+//! end for assembly (`-S -o out.s`) or a linked static executable (`-o prog`).
 //!
 //! Exit status: 0 on success (with `--interpret`: the program's exit status; 125 when it
 //! trapped); 1 for an invalid program, an unreadable file or bad options; 2 for command-line
@@ -14,6 +15,7 @@ use sysyc::driver::{self, CompileError, CompileOptions};
 use sysyc::faults::FaultSet;
 use sysyc::ir::interp::InterpConfig;
 use sysyc::ir::print_module;
+use sysyc::isa::arm::BackendOptions;
 use sysyc::passes::{self, OptLevel, PassInfo};
 
 /// Exit status of a run of the interpreted program that trapped.
@@ -41,9 +43,18 @@ struct Cli {
     #[arg(long)]
     emit_ir: bool,
 
-    /// Output file.
+    /// Output file: assembly with -S, IR with --emit-ir, otherwise a linked executable.
     #[arg(short = 'o', value_name = "FILE")]
     output: Option<PathBuf>,
+
+    /// Emit ARM assembly (to the file of -o, or stdout) instead of an executable.
+    #[arg(short = 'S')]
+    assembly: bool,
+
+    /// Optional back-end stages to run: `all` (default), `none`, or a comma-separated list of
+    /// stage names (see --list-passes).
+    #[arg(long, value_name = "all|none|STAGE,...")]
+    backend_stages: Option<String>,
 
     /// Print the IR after every pass to stderr.
     #[arg(long)]
@@ -118,7 +129,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     let (module, report) = match result {
         Ok(r) => r,
         Err(e @ CompileError::Frontend(_)) => return Err(Failure::User(e.to_string())),
-        Err(e @ CompileError::Pipeline(_)) => return Err(Failure::Internal(e.to_string())),
+        Err(e) => return Err(Failure::Internal(e.to_string())),
     };
     if options.opt_bisect_limit.is_some() {
         eprint!("{}", driver::bisect_log_text(&report));
@@ -137,6 +148,22 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     if cli.interpret {
         return interpret(&module, cli.cost);
     }
+    if cli.assembly || (cli.output.is_some() && !cli.emit_ir) {
+        let asm = sysyc::isa::arm::compile_module(&module, &options.backend)
+            .map_err(|e| Failure::Internal(CompileError::Backend(e).to_string()))?;
+        match (&cli.output, cli.assembly) {
+            (Some(out), true) => std::fs::write(out, asm)
+                .map_err(|e| Failure::User(format!("sysyc: cannot write {}: {e}", out.display())))?,
+            (None, true) => print!("{asm}"),
+            (Some(out), false) => driver::build_executable(&asm, out).map_err(|e| match e {
+                CompileError::Toolchain(sysyc::toolchain::ToolchainError::NotFound { .. }) => {
+                    Failure::User(format!("sysyc: {e}"))
+                }
+                e => Failure::Internal(e.to_string()),
+            })?,
+            (None, false) => unreachable!("guarded above"),
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -150,6 +177,9 @@ fn compile_options(cli: &Cli) -> Result<CompileOptions, Failure> {
     };
     options.verify_each = cli.verify_each;
     options.opt_bisect_limit = cli.opt_bisect_limit;
+    if let Some(spec) = &cli.backend_stages {
+        options.backend = backend_options(spec).map_err(|e| Failure::User(format!("sysyc: --backend-stages: {e}")))?;
+    }
     if let Some(names) = &cli.fault {
         options.faults = FaultSet::parse(names).map_err(|e| Failure::User(format!("sysyc: --fault: {e}")))?;
     }
@@ -177,8 +207,27 @@ fn interpret(module: &sysyc::ir::Module, cost: bool) -> Result<ExitCode, Failure
     }
 }
 
-/// `--list-passes`: one pass per line, its name padded, then its description.
+/// `--backend-stages`: `all`, `none`, or the exact list of optional stages to run.
+fn backend_options(spec: &str) -> Result<BackendOptions, String> {
+    match spec.trim() {
+        "all" => Ok(BackendOptions::all()),
+        "none" | "" => Ok(BackendOptions::mandatory_only()),
+        list => {
+            let mut options = BackendOptions::mandatory_only();
+            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                options.set(name, true).map_err(|e| e.to_string())?;
+            }
+            Ok(options)
+        }
+    }
+}
+
+/// `--list-passes`: one pass per line, its name padded, then its description; IR passes
+/// first, then the optional back-end stages.
 fn list_passes(registry: &[PassInfo]) -> String {
-    let width = registry.iter().map(|p| p.name.len()).max().unwrap_or(0);
-    registry.iter().map(|p| format!("{:<width$}  {}\n", p.name, p.description)).collect()
+    let stages = sysyc::isa::arm::backend_stages();
+    let width = registry.iter().map(|p| p.name.len()).chain(stages.iter().map(|(n, _)| n.len())).max().unwrap_or(0);
+    let ir = registry.iter().map(|p| format!("{:<width$}  {}\n", p.name, p.description));
+    let backend = stages.iter().map(|(n, d)| format!("{n:<width$}  (back end) {d}\n"));
+    ir.chain(backend).collect()
 }
