@@ -126,6 +126,7 @@ impl PassManager {
             let changed = match pass.body {
                 PassBody::Function(fp) => {
                     let mut changed = false;
+                    let mut funcinfo = None;
                     for f in module.func_refs() {
                         if !step(&mut report, opts, pass.name, module.func(f).name.clone()) {
                             continue;
@@ -140,6 +141,7 @@ impl PassManager {
                             analyses: &mut analyses[f.index()],
                             faults: &opts.faults,
                             counters: &mut counters,
+                            funcinfo: &mut funcinfo,
                         };
                         changed |= fp.run(&mut func, &mut cx);
                         module.put_back(f, func);

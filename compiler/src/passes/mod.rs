@@ -19,7 +19,10 @@ mod tests;
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
 use crate::analysis::cache::AnalysisCache;
+use crate::analysis::funcinfo::FuncInfo;
 use crate::faults::FaultSet;
 use crate::ir::{FuncRef, Function, Module};
 
@@ -72,12 +75,28 @@ pub struct FunctionCx<'a> {
     pub analyses: &'a mut AnalysisCache,
     pub faults: &'a FaultSet,
     counters: &'a mut Counters,
+    /// Interprocedural summaries, computed on first request and shared by every function of
+    /// this pipeline position.
+    pub(crate) funcinfo: &'a mut Option<Arc<FuncInfo>>,
 }
 
 impl FunctionCx<'_> {
     /// Adds `n` to the pass's counter `name` (shown by `--stats`).
     pub fn count(&mut self, name: &'static str, n: u64) {
         *self.counters.entry(name).or_default() += n;
+    }
+
+    /// Function summaries (purity, globals and parameters read/written, ...) of the module,
+    /// computed when a function pass first asks and kept for the rest of this pipeline
+    /// position. Sound for function passes that do not add new calls or new memory effects:
+    /// a summary only over-approximates once a pass has removed effects from some function.
+    pub fn funcinfo(&mut self, func: &Function) -> Arc<FuncInfo> {
+        if let Some(info) = self.funcinfo.as_ref() {
+            return Arc::clone(info);
+        }
+        let info = Arc::new(FuncInfo::compute_with(self.module, self.func_ref, func));
+        *self.funcinfo = Some(Arc::clone(&info));
+        info
     }
 }
 
