@@ -1,1 +1,196 @@
-fn main() {}
+//! `harness`: the command-line front end of the harness library.
+
+use clap::{Parser, Subcommand};
+use harness::conform;
+use harness::engine::{EngineConfig, engine_by_name};
+use harness::refinterp::{self, RefConfig, RefError};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(
+    name = "harness",
+    about = "Differential fuzzing and benchmark harness for sysyc"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Exit status of `harness interp` when the program traps.
+const TRAP_STATUS: u8 = 125;
+/// Exit status of `harness interp` when the time limit is exceeded.
+const TIMEOUT_STATUS: u8 = 124;
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a SysY program in the reference interpreter, like running the compiled program.
+    ///
+    /// Standard input and output are the program's; the exit status is the program's
+    /// (main's value & 0xFF). When the program traps (undefined behaviour or a resource
+    /// limit), the output so far is written, `trap: <kind> at FILE:LINE:COL: <detail>` goes
+    /// to stderr and the exit status is 125. A program the front end rejects gets its
+    /// diagnostics on stderr and status 1 (as does an unreadable file). Exceeding --timeout
+    /// gives status 124.
+    Interp {
+        /// The SysY source file.
+        file: PathBuf,
+        /// Step budget (statements executed plus loop-condition evaluations).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Maximum call depth.
+        #[arg(long, default_value_t = refinterp::DEFAULT_MAX_DEPTH)]
+        max_depth: u32,
+        /// Wall-clock limit in seconds.
+        #[arg(long)]
+        timeout: Option<f64>,
+    },
+    /// Run every NAME.sy of a directory (stdin NAME.in if present) and compare with NAME.out.
+    ///
+    /// Prints one row per case (name, PASS/FAIL/ERROR/TIMEOUT, seconds, reason) and the line
+    /// `N passed, N failed`; the exit status is 1 if any case did not pass.
+    Conform {
+        /// Directory of cases.
+        dir: PathBuf,
+        /// Engine to run the cases with (`ref`: the reference interpreter).
+        #[arg(long, default_value = "ref")]
+        engine: String,
+        /// Worker threads (default: the number of CPUs).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Time limit per case in seconds.
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// Only cases whose name contains this.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Optimisation level (engines that compile; `ref` ignores it).
+        #[arg(long)]
+        opt: Option<u32>,
+        /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).
+        #[arg(long, value_delimiter = ',')]
+        passes: Option<Vec<String>>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Interp {
+            file,
+            steps,
+            max_depth,
+            timeout,
+        } => interp(&file, steps, max_depth, timeout),
+        Command::Conform {
+            dir,
+            engine,
+            jobs,
+            timeout,
+            filter,
+            opt,
+            passes,
+        } => {
+            let config = EngineConfig {
+                timeout: match seconds(timeout) {
+                    Ok(t) => t,
+                    Err(e) => return fail(&e),
+                },
+                opt_level: opt,
+                passes,
+                max_steps: None,
+            };
+            conform_cmd(&dir, &engine, jobs, filter.as_deref(), &config)
+        }
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("harness: {message}");
+    ExitCode::FAILURE
+}
+
+fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
+    s.map(|s| Duration::try_from_secs_f64(s).map_err(|e| format!("invalid --timeout {s}: {e}")))
+        .transpose()
+}
+
+fn interp(file: &PathBuf, steps: Option<u64>, max_depth: u32, timeout: Option<f64>) -> ExitCode {
+    let source = match std::fs::read(file) {
+        Ok(bytes) => sysyc::frontend::source_from_bytes(&bytes),
+        Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
+    };
+    let mut stdin = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut stdin) {
+        return fail(&format!("cannot read stdin: {e}"));
+    }
+    let timeout = match seconds(timeout) {
+        Ok(t) => t,
+        Err(e) => return fail(&e),
+    };
+    let config = RefConfig {
+        max_steps: steps.unwrap_or(u64::MAX),
+        max_depth,
+        timeout,
+        ..RefConfig::default()
+    };
+    let name = file.display().to_string();
+    let outcome = match refinterp::run_source(&name, &source, &stdin, &config) {
+        Ok(o) => o,
+        Err(RefError::TimedOut { steps }) => {
+            eprintln!("harness: time limit exceeded after {steps} steps");
+            return ExitCode::from(TIMEOUT_STATUS);
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(&outcome.stdout).and_then(|()| out.flush()) {
+        return fail(&format!("cannot write stdout: {e}"));
+    }
+    match (&outcome.trap, outcome.exit_status) {
+        (Some(trap), _) => {
+            let at = trap
+                .loc
+                .map(|l| format!(" at {name}:{}:{}", l.line, l.col))
+                .unwrap_or_default();
+            let detail = if trap.detail.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", trap.detail)
+            };
+            eprintln!("trap: {}{at}{detail}", trap.kind);
+            ExitCode::from(TRAP_STATUS)
+        }
+        (None, Some(status)) => ExitCode::from(status),
+        (None, None) => fail("the run ended without an exit status"),
+    }
+}
+
+fn conform_cmd(
+    dir: &PathBuf,
+    engine: &str,
+    jobs: Option<usize>,
+    filter: Option<&str>,
+    config: &EngineConfig,
+) -> ExitCode {
+    let engine = match engine_by_name(engine, config) {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
+    let cases = match conform::discover(dir, filter) {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("cannot list {}: {e}", dir.display())),
+    };
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut out = std::io::stdout().lock();
+    match conform::run_all(engine.as_ref(), &cases, jobs, &mut out) {
+        Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => fail(&format!("cannot write the report: {e}")),
+    }
+}
