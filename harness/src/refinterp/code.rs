@@ -33,11 +33,63 @@ pub(super) enum Ex {
     NegI(Box<Ex>),
     NegF(Box<Ex>),
     Not(Box<Ex>),
-    Bin(Op, Box<Ex>, Box<Ex>, Span),
+    /// Binary operations, one variant per typed operator so that a single dispatch selects
+    /// both the node and the operation. Division and remainder keep their span for traps.
+    AddI(Box<Ex>, Box<Ex>),
+    SubI(Box<Ex>, Box<Ex>),
+    MulI(Box<Ex>, Box<Ex>),
+    DivI(Box<Ex>, Box<Ex>, Span),
+    ModI(Box<Ex>, Box<Ex>, Span),
+    LtI(Box<Ex>, Box<Ex>),
+    GtI(Box<Ex>, Box<Ex>),
+    LeI(Box<Ex>, Box<Ex>),
+    GeI(Box<Ex>, Box<Ex>),
+    EqI(Box<Ex>, Box<Ex>),
+    NeI(Box<Ex>, Box<Ex>),
+    AddF(Box<Ex>, Box<Ex>),
+    SubF(Box<Ex>, Box<Ex>),
+    MulF(Box<Ex>, Box<Ex>),
+    DivF(Box<Ex>, Box<Ex>),
+    LtF(Box<Ex>, Box<Ex>),
+    GtF(Box<Ex>, Box<Ex>),
+    LeF(Box<Ex>, Box<Ex>),
+    GeF(Box<Ex>, Box<Ex>),
+    EqF(Box<Ex>, Box<Ex>),
+    NeF(Box<Ex>, Box<Ex>),
     And(Box<Ex>, Box<Ex>),
     Or(Box<Ex>, Box<Ex>),
     IntToFloat(Box<Ex>),
     FloatToInt(Box<Ex>, Span),
+}
+
+impl Ex {
+    /// The node of `a op b`.
+    pub fn binary(op: Op, a: Ex, b: Ex, span: Span) -> Ex {
+        let (a, b) = (Box::new(a), Box::new(b));
+        match op {
+            Op::AddI => Ex::AddI(a, b),
+            Op::SubI => Ex::SubI(a, b),
+            Op::MulI => Ex::MulI(a, b),
+            Op::DivI => Ex::DivI(a, b, span),
+            Op::ModI => Ex::ModI(a, b, span),
+            Op::LtI => Ex::LtI(a, b),
+            Op::GtI => Ex::GtI(a, b),
+            Op::LeI => Ex::LeI(a, b),
+            Op::GeI => Ex::GeI(a, b),
+            Op::EqI => Ex::EqI(a, b),
+            Op::NeI => Ex::NeI(a, b),
+            Op::AddF => Ex::AddF(a, b),
+            Op::SubF => Ex::SubF(a, b),
+            Op::MulF => Ex::MulF(a, b),
+            Op::DivF => Ex::DivF(a, b),
+            Op::LtF => Ex::LtF(a, b),
+            Op::GtF => Ex::GtF(a, b),
+            Op::LeF => Ex::LeF(a, b),
+            Op::GeF => Ex::GeF(a, b),
+            Op::EqF => Ex::EqF(a, b),
+            Op::NeF => Ex::NeF(a, b),
+        }
+    }
 }
 
 /// A binary operation with its operand type folded in.

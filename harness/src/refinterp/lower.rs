@@ -296,7 +296,7 @@ impl<'a> FuncLowerer<'a> {
             ExprKind::Unary(UnaryOp::Not, a) => Ex::Not(Box::new(self.expr(a))),
             ExprKind::Binary(op, a, b) => {
                 let op = typed_op(*op, a.ty == Some(Scalar::Float));
-                Ex::Bin(op, Box::new(self.expr(a)), Box::new(self.expr(b)), e.span)
+                Ex::binary(op, self.expr(a), self.expr(b), e.span)
             }
             ExprKind::Logical(LogicalOp::And, a, b) => {
                 Ex::And(Box::new(self.expr(a)), Box::new(self.expr(b)))

@@ -7,11 +7,15 @@
 //! An array parameter is a view (start address, words remaining in the underlying object,
 //! first dimension), so it aliases the caller's storage by construction.
 //!
-//! Control: statements return a [`Flow`]; traps and timeouts travel as `Err(Box<Stop>)`
-//! (boxed so the `Ok` path stays two words). Expression evaluation and statement nesting
-//! recurse on the Rust stack; the caller runs this on a thread with a large stack, and every
-//! call checks both the configured call depth and the stack actually used, so a SysY program
-//! can exhaust its budget but never the thread's stack.
+//! Control: statements return a [`Flow`]; a trap or timeout is recorded in [`Machine::stop`]
+//! and travels up as `Err(Halt)`, a zero-sized error, so an evaluation result fits in one
+//! register (`Result<u32, Halt>`). Everything rare (calls, runtime functions, trap reports)
+//! lives outside [`Machine::eval`] so that the hot recursion keeps a small frame.
+//!
+//! Recursion: expression evaluation and statement nesting recurse on the Rust stack. The
+//! caller runs this on a thread with a large stack, and every call checks both the configured
+//! call depth and the stack actually used, so a SysY program can exhaust its budget but never
+//! the thread's stack.
 //!
 //! Budget: each executed statement and each evaluation of a loop condition is one step. The
 //! step counter is compared with a single threshold per step; only when it is crossed does the
@@ -41,15 +45,11 @@ pub(super) enum Stop {
     Timeout,
 }
 
-type R<T> = Result<T, Box<Stop>>;
+/// Execution stopped; the reason is in [`Machine::stop`].
+#[derive(Debug)]
+pub(super) struct Halt;
 
-fn trap<T>(kind: TrapKind, span: Span, detail: impl Into<String>) -> R<T> {
-    Err(Box::new(Stop::Trap {
-        kind,
-        span,
-        detail: detail.into(),
-    }))
-}
+type R<T> = Result<T, Halt>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Flow {
@@ -57,6 +57,27 @@ enum Flow {
     Break,
     Continue,
     Return,
+}
+
+/// Evaluates both operands (left first) and applies [`binary`]; only division and remainder
+/// can trap (they pass their span).
+macro_rules! bin {
+    ($m:ident, $op:expr, $a:ident, $b:ident) => {{
+        let x = $m.operand($a)?;
+        let y = $m.operand($b)?;
+        match binary($op, x, y) {
+            Ok(v) => v,
+            Err(_) => unreachable!("only division and remainder trap"),
+        }
+    }};
+    ($m:ident, $op:expr, $a:ident, $b:ident, $span:expr) => {{
+        let x = $m.operand($a)?;
+        let y = $m.operand($b)?;
+        match binary($op, x, y) {
+            Ok(v) => v,
+            Err(kind) => return $m.arith_trap(kind, $op, x, y, $span),
+        }
+    }};
 }
 
 /// Limits of one run.
@@ -86,6 +107,8 @@ pub(super) struct Machine<'c> {
     check_at: u64,
     limits: Limits,
     stack_base: usize,
+    /// Why execution stopped, once it has.
+    pub stop: Option<Stop>,
 }
 
 /// An approximation of the stack pointer: the address of a local.
@@ -125,6 +148,7 @@ impl<'c> Machine<'c> {
             check_at,
             limits,
             stack_base: stack_position(),
+            stop: None,
         })
     }
 
@@ -133,6 +157,14 @@ impl<'c> Machine<'c> {
         let main = &self.code.funcs[self.code.main as usize];
         let flow = self.enter(main, 0, main.end)?;
         Ok(if flow == Flow::Return { self.ret } else { 0 })
+    }
+
+    /// Records a trap; returns the error to propagate.
+    #[cold]
+    #[inline(never)]
+    fn trap<T>(&mut self, kind: TrapKind, span: Span, detail: String) -> R<T> {
+        self.stop = Some(Stop::Trap { kind, span, detail });
+        Err(Halt)
     }
 
     #[inline(always)]
@@ -146,17 +178,16 @@ impl<'c> Machine<'c> {
     }
 
     #[cold]
+    #[inline(never)]
     fn check_limits(&mut self, span: Span) -> R<()> {
         if self.steps > self.limits.max_steps {
             self.steps = self.limits.max_steps;
-            return trap(
-                TrapKind::StepLimit,
-                span,
-                format!("step budget of {} exhausted", self.limits.max_steps),
-            );
+            let detail = format!("step budget of {} exhausted", self.limits.max_steps);
+            return self.trap(TrapKind::StepLimit, span, detail);
         }
         if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
-            return Err(Box::new(Stop::Timeout));
+            self.stop = Some(Stop::Timeout);
+            return Err(Halt);
         }
         self.check_at = self
             .limits
@@ -169,35 +200,26 @@ impl<'c> Machine<'c> {
     /// runs the body and pops the frame.
     fn enter(&mut self, f: &'c Func, arg_base: usize, call_span: Span) -> R<Flow> {
         if self.depth >= self.limits.max_depth {
-            return trap(
-                TrapKind::CallDepth,
-                call_span,
-                format!("call depth limit of {} reached", self.limits.max_depth),
-            );
+            let detail = format!("call depth limit of {} reached", self.limits.max_depth);
+            return self.trap(TrapKind::CallDepth, call_span, detail);
         }
         let used = self.stack_base.saturating_sub(stack_position());
         if used > self.limits.stack_budget {
-            return trap(
-                TrapKind::CallDepth,
-                call_span,
-                format!("interpreter stack exhausted at call depth {}", self.depth),
-            );
+            let detail = format!("interpreter stack exhausted at call depth {}", self.depth);
+            return self.trap(TrapKind::CallDepth, call_span, detail);
         }
         let new_fp = self.sp;
-        let new_sp = usize::try_from(f.frame_words)
+        let new_sp = match usize::try_from(f.frame_words)
             .ok()
-            .and_then(|w| w.checked_add(new_fp));
-        let new_sp = match new_sp {
+            .and_then(|w| w.checked_add(new_fp))
+        {
             Some(sp) if sp <= self.limits.max_words => sp,
             _ => {
-                return trap(
-                    TrapKind::CallDepth,
-                    call_span,
-                    format!(
-                        "stack memory exhausted: frame of `{}` needs {} words",
-                        f.name, f.frame_words
-                    ),
+                let detail = format!(
+                    "stack memory exhausted: frame of `{}` needs {} words",
+                    f.name, f.frame_words
                 );
+                return self.trap(TrapKind::CallDepth, call_span, detail);
             }
         };
         if new_sp > self.mem.len() {
@@ -220,6 +242,7 @@ impl<'c> Machine<'c> {
         Ok(flow)
     }
 
+    #[inline(never)]
     fn call(&mut self, c: &'c Call) -> R<u32> {
         let arg_base = self.args.len();
         for a in c.args.iter() {
@@ -242,11 +265,10 @@ impl<'c> Machine<'c> {
         let f = &self.code.funcs[c.func as usize];
         match self.enter(f, arg_base, c.span)? {
             Flow::Return => Ok(self.ret),
-            _ if f.returns_value => trap(
-                TrapKind::MissingReturn,
-                f.end,
-                format!("`{}` ended without returning a value", f.name),
-            ),
+            _ if f.returns_value => {
+                let detail = format!("`{}` ended without returning a value", f.name);
+                self.trap(TrapKind::MissingReturn, f.end, detail)
+            }
             _ => Ok(0),
         }
     }
@@ -264,33 +286,13 @@ impl<'c> Machine<'c> {
     fn stmt(&mut self, s: &'c St) -> R<Flow> {
         self.step(s.span)?;
         match &s.kind {
-            StKind::Decl { off, len } => {
-                let start = self.fp + *off as usize;
-                self.uninit[start..start + *len as usize].fill(true);
-            }
-            StKind::DeclScalar { off, value } => {
-                let a = self.fp + *off as usize;
-                self.uninit[a] = true;
-                let v = self.eval(value)?;
-                self.store(a, v);
-            }
-            StKind::DeclArray { off, len, elems } => {
-                let start = self.fp + *off as usize;
-                let words = start..start + *len as usize;
-                self.mem[words.clone()].fill(0);
-                self.uninit[words].fill(false);
-                for (i, e) in elems.iter() {
-                    let v = self.eval(e)?;
-                    self.mem[start + *i as usize] = v;
-                }
-            }
             StKind::Assign { target, value } => {
                 let a = match target {
                     Target::Local { off } => self.fp + *off as usize,
                     Target::Global { addr } => *addr as usize,
                     Target::Elem(access) => self.locate(access)?.0,
                 };
-                let v = self.eval(value)?;
+                let v = self.operand(value)?;
                 self.store(a, v);
             }
             StKind::Expr(e) => {
@@ -328,8 +330,39 @@ impl<'c> Machine<'c> {
                 };
                 return Ok(Flow::Return);
             }
+            StKind::Decl { .. } | StKind::DeclScalar { .. } | StKind::DeclArray { .. } => {
+                self.decl(&s.kind)?
+            }
         }
         Ok(Flow::Next)
+    }
+
+    #[inline(never)]
+    fn decl(&mut self, kind: &'c StKind) -> R<()> {
+        match kind {
+            StKind::Decl { off, len } => {
+                let start = self.fp + *off as usize;
+                self.uninit[start..start + *len as usize].fill(true);
+            }
+            StKind::DeclScalar { off, value } => {
+                let a = self.fp + *off as usize;
+                self.uninit[a] = true;
+                let v = self.eval(value)?;
+                self.store(a, v);
+            }
+            StKind::DeclArray { off, len, elems } => {
+                let start = self.fp + *off as usize;
+                let words = start..start + *len as usize;
+                self.mem[words.clone()].fill(0);
+                self.uninit[words].fill(false);
+                for (i, e) in elems.iter() {
+                    let v = self.eval(e)?;
+                    self.mem[start + *i as usize] = v;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     #[inline(always)]
@@ -339,9 +372,13 @@ impl<'c> Machine<'c> {
     }
 
     #[inline(always)]
-    fn load(&self, addr: usize, span: Span) -> R<u32> {
+    fn load(&mut self, addr: usize, span: Span) -> R<u32> {
         if self.uninit[addr] {
-            return trap(TrapKind::UninitRead, span, "read of an uninitialised value");
+            return self.trap(
+                TrapKind::UninitRead,
+                span,
+                "read of an uninitialised value".into(),
+            );
         }
         Ok(self.mem[addr])
     }
@@ -362,14 +399,12 @@ impl<'c> Machine<'c> {
             }
         };
         for (level, step) in a.steps.iter().enumerate() {
-            let i = self.eval(&step.index)? as i32;
+            let i = self.operand(&step.index)? as i32;
             let bound = if step.bound != 0 { step.bound } else { rows };
             if i < 0 || i as u32 >= bound {
-                return trap(
-                    TrapKind::OutOfBounds,
-                    step.span,
-                    format!("index {i} out of bounds for dimension {level} of size {bound}"),
-                );
+                let detail =
+                    format!("index {i} out of bounds for dimension {level} of size {bound}");
+                return self.trap(TrapKind::OutOfBounds, step.span, detail);
             }
             let skip = i as usize * step.stride as usize;
             addr += skip;
@@ -378,11 +413,43 @@ impl<'c> Machine<'c> {
         Ok((addr, remaining))
     }
 
+    /// [`Machine::eval`] with the leaves (constants and scalar variables) handled in line:
+    /// most operands are leaves, and a direct test is much cheaper than a dispatch.
+    #[inline(always)]
+    fn operand(&mut self, e: &'c Ex) -> R<u32> {
+        match e {
+            Ex::Const(v) => Ok(*v),
+            Ex::Local { off, span } => self.load(self.fp + *off as usize, *span),
+            _ => self.eval(e),
+        }
+    }
+
     fn eval(&mut self, e: &'c Ex) -> R<u32> {
         Ok(match e {
             Ex::Const(v) => *v,
             Ex::Local { off, span } => self.load(self.fp + *off as usize, *span)?,
             Ex::Global { addr } => self.mem[*addr as usize],
+            Ex::AddI(a, b) => bin!(self, Op::AddI, a, b),
+            Ex::SubI(a, b) => bin!(self, Op::SubI, a, b),
+            Ex::MulI(a, b) => bin!(self, Op::MulI, a, b),
+            Ex::DivI(a, b, span) => bin!(self, Op::DivI, a, b, *span),
+            Ex::ModI(a, b, span) => bin!(self, Op::ModI, a, b, *span),
+            Ex::LtI(a, b) => bin!(self, Op::LtI, a, b),
+            Ex::GtI(a, b) => bin!(self, Op::GtI, a, b),
+            Ex::LeI(a, b) => bin!(self, Op::LeI, a, b),
+            Ex::GeI(a, b) => bin!(self, Op::GeI, a, b),
+            Ex::EqI(a, b) => bin!(self, Op::EqI, a, b),
+            Ex::NeI(a, b) => bin!(self, Op::NeI, a, b),
+            Ex::AddF(a, b) => bin!(self, Op::AddF, a, b),
+            Ex::SubF(a, b) => bin!(self, Op::SubF, a, b),
+            Ex::MulF(a, b) => bin!(self, Op::MulF, a, b),
+            Ex::DivF(a, b) => bin!(self, Op::DivF, a, b),
+            Ex::LtF(a, b) => bin!(self, Op::LtF, a, b),
+            Ex::GtF(a, b) => bin!(self, Op::GtF, a, b),
+            Ex::LeF(a, b) => bin!(self, Op::LeF, a, b),
+            Ex::GeF(a, b) => bin!(self, Op::GeF, a, b),
+            Ex::EqF(a, b) => bin!(self, Op::EqF, a, b),
+            Ex::NeF(a, b) => bin!(self, Op::NeF, a, b),
             Ex::Elem(a) => {
                 let (addr, _) = self.locate(a)?;
                 self.load(addr, a.span)?
@@ -392,11 +459,6 @@ impl<'c> Machine<'c> {
             Ex::NegI(a) => (self.eval(a)? as i32).wrapping_neg() as u32,
             Ex::NegF(a) => self.eval(a)? ^ 0x8000_0000,
             Ex::Not(a) => (self.eval(a)? == 0) as u32,
-            Ex::Bin(op, a, b, span) => {
-                let x = self.eval(a)?;
-                let y = self.eval(b)?;
-                binary(*op, x, y, *span)?
-            }
             Ex::And(a, b) => (self.eval(a)? != 0 && self.eval(b)? != 0) as u32,
             Ex::Or(a, b) => (self.eval(a)? != 0 || self.eval(b)? != 0) as u32,
             Ex::IntToFloat(a) => (self.eval(a)? as i32 as f32).to_bits(),
@@ -404,7 +466,7 @@ impl<'c> Machine<'c> {
                 let f = f32::from_bits(self.eval(a)?);
                 // The int range is [-2^31, 2^31); NaN fails both comparisons.
                 if !(-2147483648.0..2147483648.0).contains(&f) {
-                    return trap(
+                    return self.trap(
                         TrapKind::FloatToIntRange,
                         *span,
                         format!("{f:?} does not fit in an int"),
@@ -415,41 +477,59 @@ impl<'c> Machine<'c> {
         })
     }
 
-    fn builtin(&mut self, b: &'c BuiltinCall) -> R<u32> {
-        let input = |r: Result<i32, TrapKind>, span: Span, what: &str| match r {
-            Ok(v) => Ok(v as u32),
-            Err(kind) => trap(kind, span, format!("{what}: no valid input left")),
+    #[cold]
+    #[inline(never)]
+    fn arith_trap(&mut self, kind: TrapKind, op: Op, x: u32, y: u32, span: Span) -> R<u32> {
+        let sym = if op == Op::DivI { '/' } else { '%' };
+        let (a, b) = (x as i32, y as i32);
+        let detail = match kind {
+            TrapKind::DivOverflow => format!("{a} {sym} {b} overflows"),
+            _ => format!("{a} {sym} {b}"),
         };
+        self.trap(kind, span, detail)
+    }
+
+    /// The value of `r`, or an input trap at `span`.
+    fn input<T>(&mut self, r: Result<T, TrapKind>, span: Span, what: &str) -> R<T> {
+        match r {
+            Ok(v) => Ok(v),
+            Err(kind) => self.trap(kind, span, format!("{what}: no valid input left")),
+        }
+    }
+
+    #[inline(never)]
+    fn builtin(&mut self, b: &'c BuiltinCall) -> R<u32> {
         Ok(match b {
-            BuiltinCall::GetInt(span) => input(self.io.get_int(), *span, "getint")?,
-            BuiltinCall::GetCh(span) => input(self.io.get_ch(), *span, "getch")?,
-            BuiltinCall::GetFloat(span) => match self.io.get_float() {
-                Ok(f) => f.to_bits(),
-                Err(kind) => return trap(kind, *span, "getfloat: no valid input left"),
-            },
+            BuiltinCall::GetInt(span) => {
+                let r = self.io.get_int();
+                self.input(r, *span, "getint")? as u32
+            }
+            BuiltinCall::GetCh(span) => {
+                let r = self.io.get_ch();
+                self.input(r, *span, "getch")? as u32
+            }
+            BuiltinCall::GetFloat(span) => {
+                let r = self.io.get_float();
+                self.input(r, *span, "getfloat")?.to_bits()
+            }
             BuiltinCall::GetArray { array, float, span } => {
                 let (addr, remaining) = self.locate(array)?;
                 let what = if *float { "getfarray" } else { "getarray" };
-                let n = input(self.io.get_int(), *span, what)? as i32;
+                let r = self.io.get_int();
+                let n = self.input(r, *span, what)?;
                 for i in 0..n.max(0) as usize {
                     if i >= remaining {
-                        return trap(
-                            TrapKind::OutOfBounds,
-                            *span,
-                            format!(
-                                "{what}: element {i} is past the end of the array ({remaining} elements)"
-                            ),
+                        let detail = format!(
+                            "{what}: element {i} is past the end of the array ({remaining} elements)"
                         );
+                        return self.trap(TrapKind::OutOfBounds, *span, detail);
                     }
                     let v = if *float {
-                        match self.io.get_float() {
-                            Ok(f) => f.to_bits(),
-                            Err(kind) => {
-                                return trap(kind, *span, format!("{what}: no valid input left"));
-                            }
-                        }
+                        let r = self.io.get_float();
+                        self.input(r, *span, what)?.to_bits()
                     } else {
-                        input(self.io.get_int(), *span, what)?
+                        let r = self.io.get_int();
+                        self.input(r, *span, what)? as u32
                     };
                     self.store(addr + i, v);
                 }
@@ -485,13 +565,10 @@ impl<'c> Machine<'c> {
                 for i in 0..n.max(0) as usize {
                     if i >= remaining {
                         let what = if *float { "putfarray" } else { "putarray" };
-                        return trap(
-                            TrapKind::OutOfBounds,
-                            *span,
-                            format!(
-                                "{what}: element {i} is past the end of the array ({remaining} elements)"
-                            ),
+                        let detail = format!(
+                            "{what}: element {i} is past the end of the array ({remaining} elements)"
                         );
+                        return self.trap(TrapKind::OutOfBounds, *span, detail);
                     }
                     let v = self.load(addr + i, *span)?;
                     self.io.put_ch(b' ' as i32);
@@ -529,9 +606,9 @@ impl<'c> Machine<'c> {
     }
 }
 
-/// One binary operation on words.
+/// One binary operation on words; `Err` for the two integer-division traps.
 #[inline(always)]
-fn binary(op: Op, x: u32, y: u32, span: Span) -> R<u32> {
+fn binary(op: Op, x: u32, y: u32) -> Result<u32, TrapKind> {
     let (a, b) = (x as i32, y as i32);
     let (f, g) = (f32::from_bits(x), f32::from_bits(y));
     Ok(match op {
@@ -540,21 +617,10 @@ fn binary(op: Op, x: u32, y: u32, span: Span) -> R<u32> {
         Op::MulI => a.wrapping_mul(b) as u32,
         Op::DivI | Op::ModI => {
             if b == 0 {
-                return trap(
-                    TrapKind::DivByZero,
-                    span,
-                    format!("{a} {} 0", if op == Op::DivI { '/' } else { '%' }),
-                );
+                return Err(TrapKind::DivByZero);
             }
             if a == i32::MIN && b == -1 {
-                return trap(
-                    TrapKind::DivOverflow,
-                    span,
-                    format!(
-                        "{a} {} -1 overflows",
-                        if op == Op::DivI { '/' } else { '%' }
-                    ),
-                );
+                return Err(TrapKind::DivOverflow);
             }
             if op == Op::DivI {
                 (a / b) as u32
@@ -628,20 +694,15 @@ mod tests {
 
     #[test]
     fn integer_division_follows_c() {
-        let s = Span::DUMMY;
-        let div = |a: i32, b: i32| binary(Op::DivI, a as u32, b as u32, s).map(|v| v as i32);
-        let rem = |a: i32, b: i32| binary(Op::ModI, a as u32, b as u32, s).map(|v| v as i32);
-        assert_eq!(div(-7, 2).ok(), Some(-3));
-        assert_eq!(rem(-7, 2).ok(), Some(-1));
-        assert_eq!(rem(7, -2).ok(), Some(1));
-        assert_eq!(div(i32::MIN, 1).ok(), Some(i32::MIN));
-        let kind = |r: R<i32>| match r.map_err(|b| *b) {
-            Err(Stop::Trap { kind, .. }) => Some(kind),
-            _ => None,
-        };
-        assert_eq!(kind(div(1, 0)), Some(TrapKind::DivByZero));
-        assert_eq!(kind(rem(1, 0)), Some(TrapKind::DivByZero));
-        assert_eq!(kind(div(i32::MIN, -1)), Some(TrapKind::DivOverflow));
-        assert_eq!(kind(rem(i32::MIN, -1)), Some(TrapKind::DivOverflow));
+        let div = |a: i32, b: i32| binary(Op::DivI, a as u32, b as u32).map(|v| v as i32);
+        let rem = |a: i32, b: i32| binary(Op::ModI, a as u32, b as u32).map(|v| v as i32);
+        assert_eq!(div(-7, 2), Ok(-3));
+        assert_eq!(rem(-7, 2), Ok(-1));
+        assert_eq!(rem(7, -2), Ok(1));
+        assert_eq!(div(i32::MIN, 1), Ok(i32::MIN));
+        assert_eq!(div(1, 0), Err(TrapKind::DivByZero));
+        assert_eq!(rem(1, 0), Err(TrapKind::DivByZero));
+        assert_eq!(div(i32::MIN, -1), Err(TrapKind::DivOverflow));
+        assert_eq!(rem(i32::MIN, -1), Err(TrapKind::DivOverflow));
     }
 }

@@ -166,18 +166,17 @@ fn run_here(
         trap: None,
         steps: machine.steps,
     };
-    match result {
-        Ok(value) => outcome.exit_status = Some((value & 0xff) as u8),
-        Err(stop) => match *stop {
-            Stop::Trap { kind, span, detail } => {
-                outcome.trap = Some(Trap::at(kind, lines.span_start(span)).with_detail(detail));
-            }
-            Stop::Timeout => {
-                return Err(RefError::TimedOut {
-                    steps: machine.steps,
-                });
-            }
-        },
+    match (result, machine.stop.take()) {
+        (Ok(value), _) => outcome.exit_status = Some((value & 0xff) as u8),
+        (Err(_), Some(Stop::Trap { kind, span, detail })) => {
+            outcome.trap = Some(Trap::at(kind, lines.span_start(span)).with_detail(detail));
+        }
+        (Err(_), Some(Stop::Timeout)) => {
+            return Err(RefError::TimedOut {
+                steps: machine.steps,
+            });
+        }
+        (Err(_), None) => unreachable!("the machine halts only after recording why"),
     }
     Ok(outcome)
 }
