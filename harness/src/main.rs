@@ -5,7 +5,7 @@ use harness::conform;
 use harness::engine::{EngineConfig, engine_by_name};
 use harness::refinterp::{self, RefConfig, RefError};
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -46,6 +46,9 @@ enum Command {
         /// Wall-clock limit in seconds.
         #[arg(long)]
         timeout: Option<f64>,
+        /// Print the steps executed, the run time and the steps per second on stderr.
+        #[arg(long)]
+        stats: bool,
     },
     /// Run every NAME.sy of a directory (stdin NAME.in if present) and compare with NAME.out.
     ///
@@ -83,7 +86,8 @@ fn main() -> ExitCode {
             steps,
             max_depth,
             timeout,
-        } => interp(&file, steps, max_depth, timeout),
+            stats,
+        } => interp(&file, steps, max_depth, timeout, stats),
         Command::Conform {
             dir,
             engine,
@@ -117,7 +121,13 @@ fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
         .transpose()
 }
 
-fn interp(file: &PathBuf, steps: Option<u64>, max_depth: u32, timeout: Option<f64>) -> ExitCode {
+fn interp(
+    file: &PathBuf,
+    steps: Option<u64>,
+    max_depth: u32,
+    timeout: Option<f64>,
+    stats: bool,
+) -> ExitCode {
     let source = match std::fs::read(file) {
         Ok(bytes) => sysyc::frontend::source_from_bytes(&bytes),
         Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
@@ -137,7 +147,10 @@ fn interp(file: &PathBuf, steps: Option<u64>, max_depth: u32, timeout: Option<f6
         ..RefConfig::default()
     };
     let name = file.display().to_string();
-    let outcome = match refinterp::run_source(&name, &source, &stdin, &config) {
+    let start = std::time::Instant::now();
+    let result = refinterp::run_source(&name, &source, &stdin, &config);
+    let seconds = start.elapsed().as_secs_f64();
+    let outcome = match result {
         Ok(o) => o,
         Err(RefError::TimedOut { steps }) => {
             eprintln!("harness: time limit exceeded after {steps} steps");
@@ -148,6 +161,13 @@ fn interp(file: &PathBuf, steps: Option<u64>, max_depth: u32, timeout: Option<f6
             return ExitCode::FAILURE;
         }
     };
+    if stats {
+        let rate = outcome.steps as f64 / seconds.max(1e-9);
+        eprintln!(
+            "steps: {}, seconds: {seconds:.3}, steps/s: {rate:.3e}",
+            outcome.steps
+        );
+    }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(&outcome.stdout).and_then(|()| out.flush()) {
         return fail(&format!("cannot write stdout: {e}"));
@@ -172,7 +192,7 @@ fn interp(file: &PathBuf, steps: Option<u64>, max_depth: u32, timeout: Option<f6
 }
 
 fn conform_cmd(
-    dir: &PathBuf,
+    dir: &Path,
     engine: &str,
     jobs: Option<usize>,
     filter: Option<&str>,
