@@ -4,4 +4,5 @@
 pub mod cgen;
 pub mod conform;
 pub mod engine;
+pub mod qemu;
 pub mod refinterp;
