@@ -3,45 +3,35 @@
 //! functional suite when `/work/shared` is present), and agrees with the reference
 //! interpreter on programs whose result depends on SysY's left-to-right evaluation order.
 //!
-//! Skipped, with a note, when `arm-linux-gnueabihf-gcc` or `qemu-arm` is not installed.
+//! The cross checks are skipped, with a note, when `arm-linux-gnueabihf-gcc` or `qemu-arm` is
+//! not installed; the order check also uses the host's `cc` when there is one.
 
 use harness::cgen;
+use harness::qemu::{Qemu, RunOptions, RunStatus, Stdin};
 use harness::refinterp::{self, RefConfig};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::time::Duration;
 use sysyc::runtime::outcome::format_expected;
+use sysyc::toolchain::{self, Source};
 
-const GCC: &str = "arm-linux-gnueabihf-gcc";
-const QEMU: &str = "qemu-arm";
-const TARGET_FLAGS: [&str; 4] = ["-marm", "-march=armv7ve", "-mfpu=vfpv4", "-mfloat-abi=hard"];
-
-fn tools_present() -> bool {
-    let ok = |tool: &str, arg: &str| {
-        Command::new(tool)
-            .arg(arg)
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let present = ok(GCC, "--version") && ok(QEMU, "--version");
-    if !present {
-        eprintln!("skipped: {GCC} and {QEMU} are needed");
+/// qemu if both it and the cross gcc are installed (else a note and `None`).
+fn cross_tools() -> Option<Qemu> {
+    let found = toolchain::arm_gcc()
+        .map_err(|e| e.to_string())
+        .and_then(|_| Qemu::locate().map_err(|e| e.to_string()));
+    match found {
+        Ok(qemu) => Some(qemu),
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
     }
-    present
 }
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The project's runtime library if it is in the tree, else the test shim.
-fn runtime_source() -> PathBuf {
-    let project = root().join("compiler/src/runtime/sysy_rt.c");
-    if project.is_file() {
-        project
-    } else {
-        root().join("harness/tests/data/sysy_rt_shim.c")
-    }
 }
 
 fn work_dir(group: &str) -> PathBuf {
@@ -52,51 +42,34 @@ fn work_dir(group: &str) -> PathBuf {
     dir
 }
 
-/// Compiles `c_source` at `opt` and runs it on `stdin`: the expected-output text, or why not.
+/// Compiles `c_source` with the cross gcc at `opt` (plus the emitter's semantic flags), links
+/// the project's runtime and runs it under qemu on `stdin`: the expected-output text.
 fn gcc_run(
+    qemu: &Qemu,
     dir: &Path,
     name: &str,
     c_source: &str,
     opt: &str,
     stdin: &[u8],
 ) -> Result<Vec<u8>, String> {
-    let c_path = dir.join(format!("{name}.c"));
     let exe = dir.join(format!("{name}{opt}"));
-    std::fs::write(&c_path, c_source).map_err(|e| e.to_string())?;
-    let compiled = Command::new(GCC)
-        .args(TARGET_FLAGS)
-        .args(cgen::GCC_SEMANTIC_FLAGS)
-        .args([opt, "-static", "-w", "-o"])
-        .arg(&exe)
-        .arg(&c_path)
-        .arg(runtime_source())
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !compiled.status.success() {
-        return Err(format!(
-            "gcc {opt} failed:\n{}",
-            String::from_utf8_lossy(&compiled.stderr)
-        ));
+    let mut flags = vec![opt];
+    flags.extend(cgen::GCC_SEMANTIC_FLAGS);
+    toolchain::compile_c(Source::Text(c_source), &exe, &flags).map_err(|e| e.to_string())?;
+    let opts = RunOptions {
+        stdin: Stdin::Bytes(stdin.to_vec()),
+        timeout: Duration::from_secs(60),
+        ..RunOptions::default()
+    };
+    let run = qemu.run(&exe, &opts).map_err(|e| e.to_string())?;
+    match run.status {
+        RunStatus::Exited(status) => Ok(format_expected(&run.stdout, status)),
+        other => Err(format!("{name}{opt}: {other}")),
     }
-    let input_path = dir.join(format!("{name}.stdin"));
-    std::fs::write(&input_path, stdin).map_err(|e| e.to_string())?;
-    let run = Command::new(QEMU)
-        .args(["-cpu", "cortex-a7"])
-        .arg(&exe)
-        .stdin(std::fs::File::open(&input_path).map_err(|e| e.to_string())?)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| e.to_string())?;
-    let status = run
-        .status
-        .code()
-        .ok_or_else(|| format!("{name}{opt} died: {}", run.status))?;
-    Ok(format_expected(&run.stdout, status as u8))
 }
 
 /// Every case of `dir` at -O0 and -O2; one message per mismatch.
-fn check_dir(dir: &Path, group: &str) -> (usize, Vec<String>) {
+fn check_dir(qemu: &Qemu, dir: &Path, group: &str) -> (usize, Vec<String>) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -117,7 +90,7 @@ fn check_dir(dir: &Path, group: &str) -> (usize, Vec<String>) {
             };
             ["-O0", "-O2"]
                 .into_iter()
-                .filter_map(|opt| match gcc_run(&work, &name, &c, opt, &stdin) {
+                .filter_map(|opt| match gcc_run(qemu, &work, &name, &c, opt, &stdin) {
                     Ok(got) if got == expected => None,
                     Ok(got) => Some(format!(
                         "{name} {opt}: {}",
@@ -133,10 +106,8 @@ fn check_dir(dir: &Path, group: &str) -> (usize, Vec<String>) {
 
 #[test]
 fn lang_corpus_through_gcc() {
-    if !tools_present() {
-        return;
-    }
-    let (count, failures) = check_dir(&root().join("corpus/lang"), "lang");
+    let Some(qemu) = cross_tools() else { return };
+    let (count, failures) = check_dir(&qemu, &root().join("corpus/lang"), "lang");
     assert!(count >= 20);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -148,10 +119,8 @@ fn functional_suite_through_gcc_when_present() {
         eprintln!("skipped: {} is not present", dir.display());
         return;
     }
-    if !tools_present() {
-        return;
-    }
-    let (count, failures) = check_dir(dir, "functional");
+    let Some(qemu) = cross_tools() else { return };
+    let (count, failures) = check_dir(&qemu, dir, "functional");
     assert_eq!(count, 100);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -203,7 +172,8 @@ const ORDER_PROGRAMS: [(&str, &str, &str); 5] = [
     ),
 ];
 
-/// Compiles `c_source` with the host's C compiler and runs it natively.
+/// Compiles `c_source` with the host's C compiler (with the project's runtime, built for the
+/// host) and runs it natively.
 fn host_run(
     dir: &Path,
     name: &str,
@@ -219,7 +189,9 @@ fn host_run(
         .args([opt, "-w", "-o"])
         .arg(&exe)
         .arg(&c_path)
-        .arg(runtime_source())
+        .arg(root().join("compiler/src/runtime/sysy_rt.c"))
+        .arg("-I")
+        .arg(root().join("compiler/src/runtime"))
         .output()
         .map_err(|e| e.to_string())?;
     if !compiled.status.success() {
@@ -253,7 +225,7 @@ fn evaluation_order_matches_the_reference_interpreter() {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    let cross = tools_present();
+    let cross = cross_tools();
     if !host {
         eprintln!("note: no host C compiler (`cc`); checking with the cross gcc only");
     }
@@ -270,10 +242,10 @@ fn evaluation_order_matches_the_reference_interpreter() {
             let c = cgen::emit(&program);
             let mut runs = Vec::new();
             for opt in ["-O0", "-O2"] {
-                if cross {
+                if let Some(qemu) = &cross {
                     runs.push((
                         format!("arm {opt}"),
-                        gcc_run(&work, name, &c, opt, stdin.as_bytes()),
+                        gcc_run(qemu, &work, name, &c, opt, stdin.as_bytes()),
                     ));
                 }
                 if host {
