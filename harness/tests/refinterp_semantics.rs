@@ -251,3 +251,9 @@ fn runtime_library_io() {
         ("3: 1 2 3\n2: 0x1p+1 -0x1p-1\n10-A-2.25|-1:\n".into(), 5)
     );
 }
+
+#[test]
+fn main_called_recursively_returns_zero_at_its_end() {
+    let src = "int n = 0; int main() { n = n + 1; if (n < 3) { putint(main()); } }";
+    assert_eq!(result(src, ""), ("00".into(), 0));
+}

@@ -94,6 +94,8 @@ pub(super) struct Machine<'c> {
     code: &'c Code,
     mem: Vec<u32>,
     uninit: Vec<bool>,
+    /// Words of global memory (the stack starts there).
+    globals_end: usize,
     /// Frame pointer and first free word.
     fp: usize,
     sp: usize,
@@ -137,6 +139,7 @@ impl<'c> Machine<'c> {
             code,
             mem,
             uninit,
+            globals_end: globals,
             fp: globals,
             sp: globals,
             args: Vec::new(),
@@ -223,7 +226,11 @@ impl<'c> Machine<'c> {
             }
         };
         if new_sp > self.mem.len() {
-            let len = new_sp.max(self.mem.len() * 2).min(self.limits.max_words);
+            // Double the stack part (not the globals, which may be large).
+            let stack_words = self.mem.len() - self.globals_end;
+            let len = new_sp
+                .max(self.globals_end + 2 * stack_words)
+                .min(self.limits.max_words);
             self.mem.resize(len, 0);
             self.uninit.resize(len, true);
         }
@@ -265,6 +272,9 @@ impl<'c> Machine<'c> {
         let f = &self.code.funcs[c.func as usize];
         match self.enter(f, arg_base, c.span)? {
             Flow::Return => Ok(self.ret),
+            // `main` falling off its end returns 0, also when the program calls it itself
+            // (the same rule gcc applies to every call of `main`).
+            _ if c.func == self.code.main => Ok(0),
             _ if f.returns_value => {
                 let detail = format!("`{}` ended without returning a value", f.name);
                 self.trap(TrapKind::MissingReturn, f.end, detail)

@@ -11,7 +11,8 @@
 //!   evaluated and checked before the value;
 //! * arrays are row-major; an array parameter is a view into the caller's storage (also for a
 //!   partially indexed row `a[i]`);
-//! * the exit status is `main`'s value & 0xFF; `main` falling off its end returns 0.
+//! * the exit status is `main`'s value & 0xFF; `main` falling off its end returns 0 (in
+//!   every call of it, as gcc compiles it).
 //!
 //! Undefined behaviour traps instead of continuing ([`TrapKind`], located at a source
 //! position): division or remainder by zero (at the `/`/`%` expression), `INT_MIN / -1` and
@@ -78,8 +79,9 @@ pub const DEFAULT_MAX_DEPTH: u32 = 200_000;
 /// Default [`RefConfig::stack_bytes`].
 pub const DEFAULT_STACK_BYTES: usize = 1 << 30;
 /// Stack kept free below the point where a call is refused: room for the deepest statement
-/// and expression nesting one function body can have (the front end bounds both).
-const STACK_MARGIN: usize = 64 << 20;
+/// and expression nesting one function body can have (the front end bounds both). The
+/// interpreter thread gets at least twice this much.
+pub const STACK_MARGIN: usize = 64 << 20;
 
 /// Why a run produced no [`Outcome`].
 #[derive(Debug, thiserror::Error)]
