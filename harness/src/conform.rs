@@ -4,9 +4,9 @@
 //!
 //! Cases run in parallel on a rayon pool; results are reported in sorted case order as soon
 //! as every earlier case is done, so the report is the same whatever the scheduling. Each
-//! case gets a [`Verdict`]: PASS, FAIL (ran, but the result differs — including traps),
-//! ERROR (no result: the program was rejected, the engine broke, or the case is incomplete)
-//! or TIMEOUT. The report ends with the line `N passed, N failed`, where everything that did
+//! case gets a [`Verdict`]: PASS, FAIL (ran, but the result differs — including traps and
+//! crashes), ERROR (no result: the program was rejected, the engine broke, or the case is
+//! incomplete) or TIMEOUT. The report ends with the line `N passed, N failed`, where everything that did
 //! not pass counts as failed.
 
 use crate::engine::{Case, Engine, EngineFailure, EngineRun};
@@ -128,6 +128,7 @@ pub fn judge(name: &str, expected: &[u8], run: &EngineRun) -> CaseReport {
             None => (Verdict::Pass, String::new()),
             Some(reason) => (Verdict::Fail, reason),
         },
+        Err(EngineFailure::Crashed(how)) => (Verdict::Fail, format!("crashed: {how}")),
         Err(EngineFailure::Timeout) => (Verdict::Timeout, "time limit exceeded".to_string()),
         Err(EngineFailure::Compile(msg)) => (
             Verdict::Error,

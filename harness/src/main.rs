@@ -57,7 +57,8 @@ enum Command {
     Conform {
         /// Directory of cases.
         dir: PathBuf,
-        /// Engine to run the cases with (`ref`: the reference interpreter).
+        /// Engine to run the cases with: `ref` (the reference interpreter) or `gcc` (the C
+        /// translation compiled by the ARM cross gcc at -O<opt>, default -O2, run under qemu).
         #[arg(long, default_value = "ref")]
         engine: String,
         /// Worker threads (default: the number of CPUs).
@@ -69,7 +70,7 @@ enum Command {
         /// Only cases whose name contains this.
         #[arg(long)]
         filter: Option<String>,
-        /// Optimisation level (engines that compile; `ref` ignores it).
+        /// Optimisation level (engines that compile, e.g. `gcc`; `ref` ignores it).
         #[arg(long)]
         opt: Option<u32>,
         /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).

@@ -269,3 +269,33 @@ fn evaluation_order_matches_the_reference_interpreter() {
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The `gcc` engine plugs into the conformance runner: a passing and a failing case.
+#[test]
+fn gcc_engine_in_the_conformance_runner() {
+    if cross_tools().is_none() {
+        return;
+    }
+    let dir = work_dir("engine");
+    std::fs::write(
+        dir.join("ok.sy"),
+        "int main() { putfloat(0.1 + 0.2); return getint() * 3; }",
+    )
+    .unwrap();
+    std::fs::write(dir.join("ok.in"), "7").unwrap();
+    std::fs::write(dir.join("ok.out"), "0x1.333334p-2\n21\n").unwrap();
+    std::fs::write(dir.join("wrong.sy"), "int main() { return 1; }").unwrap();
+    std::fs::write(dir.join("wrong.out"), "2\n").unwrap();
+    let config = harness::engine::EngineConfig {
+        opt_level: Some(1),
+        ..Default::default()
+    };
+    let engine = harness::engine::engine_by_name("gcc", &config).expect("tools are present");
+    assert_eq!(engine.name(), "gcc -O1");
+    let cases = harness::conform::discover(&dir, None).unwrap();
+    let mut report = Vec::new();
+    let summary = harness::conform::run_all(engine.as_ref(), &cases, 2, &mut report).unwrap();
+    let report = String::from_utf8(report).unwrap();
+    assert_eq!((summary.passed, summary.failed), (1, 1), "{report}");
+    assert!(report.contains("line 1: expected `2`, got `1`"), "{report}");
+}
