@@ -300,7 +300,7 @@ impl<'c> Machine<'c> {
                 let a = match target {
                     Target::Local { off } => self.fp + *off as usize,
                     Target::Global { addr } => *addr as usize,
-                    Target::Elem(access) => self.locate(access)?.0,
+                    Target::Elem(access) => self.element(access)?,
                 };
                 let v = self.operand(value)?;
                 self.store(a, v);
@@ -394,9 +394,25 @@ impl<'c> Machine<'c> {
     }
 
     /// Evaluates and checks the indices of `a`: the address they reach and the words from
-    /// there to the end of the underlying object.
+    /// there to the end of the underlying object (for views).
     fn locate(&mut self, a: &'c Access) -> R<(usize, usize)> {
-        let (mut addr, mut remaining, rows) = match a.base {
+        let (start, len, rows) = self.base(a.base);
+        let addr = self.index(a, start, rows)?;
+        Ok((addr, start + len - addr))
+    }
+
+    /// The address of the element (or row) `a` names, after checking its indices. The hot
+    /// path of every array access; unlike [`Machine::locate`] its result fits in registers.
+    #[inline]
+    fn element(&mut self, a: &'c Access) -> R<usize> {
+        let (start, _, rows) = self.base(a.base);
+        self.index(a, start, rows)
+    }
+
+    /// Start address, words and first dimension of the array `base` refers to.
+    #[inline(always)]
+    fn base(&self, base: ArrayBase) -> (usize, usize, u32) {
+        match base {
             ArrayBase::Global { addr, len } => (addr as usize, len as usize, 0),
             ArrayBase::Local { off, len } => (self.fp + off as usize, len as usize, 0),
             ArrayBase::Param { off } => {
@@ -407,7 +423,13 @@ impl<'c> Machine<'c> {
                     self.mem[v + 2],
                 )
             }
-        };
+        }
+    }
+
+    /// `start` advanced by the checked indices of `a` (`rows` bounds a parameter's first).
+    #[inline(always)]
+    fn index(&mut self, a: &'c Access, start: usize, rows: u32) -> R<usize> {
+        let mut addr = start;
         for (level, step) in a.steps.iter().enumerate() {
             let i = self.operand(&step.index)? as i32;
             let bound = if step.bound != 0 { step.bound } else { rows };
@@ -416,11 +438,9 @@ impl<'c> Machine<'c> {
                     format!("index {i} out of bounds for dimension {level} of size {bound}");
                 return self.trap(TrapKind::OutOfBounds, step.span, detail);
             }
-            let skip = i as usize * step.stride as usize;
-            addr += skip;
-            remaining -= skip;
+            addr += i as usize * step.stride as usize;
         }
-        Ok((addr, remaining))
+        Ok(addr)
     }
 
     /// [`Machine::eval`] with the leaves (constants and scalar variables) handled in line:
@@ -461,7 +481,7 @@ impl<'c> Machine<'c> {
             Ex::EqF(a, b) => bin!(self, Op::EqF, a, b),
             Ex::NeF(a, b) => bin!(self, Op::NeF, a, b),
             Ex::Elem(a) => {
-                let (addr, _) = self.locate(a)?;
+                let addr = self.element(a)?;
                 self.load(addr, a.span)?
             }
             Ex::Call(c) => self.call(c)?,
