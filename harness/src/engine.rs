@@ -15,7 +15,7 @@
 
 use crate::cgen;
 use crate::qemu::{Qemu, RunOptions, RunStatus, Stdin};
-use crate::refinterp::{self, RefConfig, RefError};
+use crate::refinterp::{self, InputFailure, RefConfig, RefError};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use sysyc::runtime::Outcome;
@@ -64,6 +64,9 @@ pub struct EngineConfig {
     pub passes: Option<Vec<String>>,
     /// Step budget of interpreting engines (`None`: unlimited).
     pub max_steps: Option<u64>,
+    /// What interpreting engines do with reads the input cannot satisfy (compiled programs
+    /// always get the runtime library's 0).
+    pub input_failure: InputFailure,
 }
 
 /// A way to execute SysY programs.
@@ -98,6 +101,7 @@ impl RefEngine {
     pub fn new(config: &EngineConfig) -> RefEngine {
         let mut ref_config = RefConfig {
             timeout: config.timeout,
+            input_failure: config.input_failure,
             ..RefConfig::default()
         };
         if let Some(steps) = config.max_steps {

@@ -1,9 +1,9 @@
 //! `harness`: the command-line front end of the harness library.
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use harness::conform;
 use harness::engine::{EngineConfig, engine_by_name};
-use harness::refinterp::{self, RefConfig, RefError};
+use harness::refinterp::{self, InputFailure, RefConfig, RefError};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -34,81 +34,70 @@ enum Command {
     /// to stderr and the exit status is 125. A program the front end rejects gets its
     /// diagnostics on stderr and status 1 (as does an unreadable file). Exceeding --timeout
     /// gives status 124.
-    Interp {
-        /// The SysY source file.
-        file: PathBuf,
-        /// Step budget (statements executed plus loop-condition evaluations).
-        #[arg(long)]
-        steps: Option<u64>,
-        /// Maximum call depth.
-        #[arg(long, default_value_t = refinterp::DEFAULT_MAX_DEPTH)]
-        max_depth: u32,
-        /// Wall-clock limit in seconds.
-        #[arg(long)]
-        timeout: Option<f64>,
-        /// Print the steps executed, the run time and the steps per second on stderr.
-        #[arg(long)]
-        stats: bool,
-    },
+    Interp(InterpArgs),
     /// Run every NAME.sy of a directory (stdin NAME.in if present) and compare with NAME.out.
     ///
     /// Prints one row per case (name, PASS/FAIL/ERROR/TIMEOUT, seconds, reason) and the line
     /// `N passed, N failed`; the exit status is 1 if any case did not pass.
-    Conform {
-        /// Directory of cases.
-        dir: PathBuf,
-        /// Engine to run the cases with: `ref` (the reference interpreter) or `gcc` (the C
-        /// translation compiled by the ARM cross gcc at -O<opt>, default -O2, run under qemu).
-        #[arg(long, default_value = "ref")]
-        engine: String,
-        /// Worker threads (default: the number of CPUs).
-        #[arg(long)]
-        jobs: Option<usize>,
-        /// Time limit per case in seconds.
-        #[arg(long)]
-        timeout: Option<f64>,
-        /// Only cases whose name contains this.
-        #[arg(long)]
-        filter: Option<String>,
-        /// Optimisation level (engines that compile, e.g. `gcc`; `ref` ignores it).
-        #[arg(long)]
-        opt: Option<u32>,
-        /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).
-        #[arg(long, value_delimiter = ',')]
-        passes: Option<Vec<String>>,
-    },
+    Conform(ConformArgs),
+}
+
+#[derive(Args)]
+struct InterpArgs {
+    /// The SysY source file.
+    file: PathBuf,
+    /// Step budget (statements executed plus loop-condition evaluations).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Maximum call depth.
+    #[arg(long, default_value_t = refinterp::DEFAULT_MAX_DEPTH)]
+    max_depth: u32,
+    /// Wall-clock limit in seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// A read the input cannot satisfy: `trap` (input-exhausted) or `zero` (reads 0, as the
+    /// runtime library does).
+    #[arg(long, value_enum, default_value_t = InputFailure::Trap)]
+    input_failure: InputFailure,
+    /// Print the steps executed, the run time and the steps per second on stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+#[derive(Args)]
+struct ConformArgs {
+    /// Directory of cases.
+    dir: PathBuf,
+    /// Engine to run the cases with: `ref` (the reference interpreter) or `gcc` (the C
+    /// translation compiled by the ARM cross gcc at -O<opt>, default -O2, run under qemu).
+    #[arg(long, default_value = "ref")]
+    engine: String,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Time limit per case in seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Only cases whose name contains this.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Optimisation level (engines that compile, e.g. `gcc`; `ref` ignores it).
+    #[arg(long)]
+    opt: Option<u32>,
+    /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).
+    #[arg(long, value_delimiter = ',')]
+    passes: Option<Vec<String>>,
+    /// A read the input cannot satisfy, in interpreting engines: `zero` (reads 0, as the
+    /// runtime library compiled programs use does; some competition cases rely on it) or
+    /// `trap`.
+    #[arg(long, value_enum, default_value_t = InputFailure::Zero)]
+    input_failure: InputFailure,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match cli.command {
-        Command::Interp {
-            file,
-            steps,
-            max_depth,
-            timeout,
-            stats,
-        } => interp(&file, steps, max_depth, timeout, stats),
-        Command::Conform {
-            dir,
-            engine,
-            jobs,
-            timeout,
-            filter,
-            opt,
-            passes,
-        } => {
-            let config = EngineConfig {
-                timeout: match seconds(timeout) {
-                    Ok(t) => t,
-                    Err(e) => return fail(&e),
-                },
-                opt_level: opt,
-                passes,
-                max_steps: None,
-            };
-            conform_cmd(&dir, &engine, jobs, filter.as_deref(), &config)
-        }
+    match Cli::parse().command {
+        Command::Interp(args) => interp(&args),
+        Command::Conform(args) => conform_cmd(args),
     }
 }
 
@@ -122,13 +111,8 @@ fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
         .transpose()
 }
 
-fn interp(
-    file: &PathBuf,
-    steps: Option<u64>,
-    max_depth: u32,
-    timeout: Option<f64>,
-    stats: bool,
-) -> ExitCode {
+fn interp(args: &InterpArgs) -> ExitCode {
+    let file = &args.file;
     let source = match std::fs::read(file) {
         Ok(bytes) => sysyc::frontend::source_from_bytes(&bytes),
         Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
@@ -137,14 +121,15 @@ fn interp(
     if let Err(e) = std::io::stdin().read_to_end(&mut stdin) {
         return fail(&format!("cannot read stdin: {e}"));
     }
-    let timeout = match seconds(timeout) {
+    let timeout = match seconds(args.timeout) {
         Ok(t) => t,
         Err(e) => return fail(&e),
     };
     let config = RefConfig {
-        max_steps: steps.unwrap_or(u64::MAX),
-        max_depth,
+        max_steps: args.steps.unwrap_or(u64::MAX),
+        max_depth: args.max_depth,
         timeout,
+        input_failure: args.input_failure,
         ..RefConfig::default()
     };
     let name = file.display().to_string();
@@ -162,7 +147,7 @@ fn interp(
             return ExitCode::FAILURE;
         }
     };
-    if stats {
+    if args.stats {
         let rate = outcome.steps as f64 / seconds.max(1e-9);
         eprintln!(
             "steps: {}, seconds: {seconds:.3}, steps/s: {rate:.3e}",
@@ -192,22 +177,29 @@ fn interp(
     }
 }
 
-fn conform_cmd(
-    dir: &Path,
-    engine: &str,
-    jobs: Option<usize>,
-    filter: Option<&str>,
-    config: &EngineConfig,
-) -> ExitCode {
-    let engine = match engine_by_name(engine, config) {
+fn conform_cmd(args: ConformArgs) -> ExitCode {
+    let config = EngineConfig {
+        timeout: match seconds(args.timeout) {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
+        },
+        opt_level: args.opt,
+        passes: args.passes,
+        max_steps: None,
+        input_failure: args.input_failure,
+    };
+    let engine = match engine_by_name(&args.engine, &config) {
         Ok(e) => e,
         Err(e) => return fail(&e),
     };
-    let cases = match conform::discover(dir, filter) {
+    let dir: &Path = &args.dir;
+    let cases = match conform::discover(dir, args.filter.as_deref()) {
         Ok(c) => c,
         Err(e) => return fail(&format!("cannot list {}: {e}", dir.display())),
     };
-    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut out = std::io::stdout().lock();
     match conform::run_all(engine.as_ref(), &cases, jobs, &mut out) {
         Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! Semantic decisions of the reference interpreter that the corpus does not pin down:
 //! evaluation order, aliasing, NaNs, step counting, limits and deep programs.
 
-use harness::refinterp::{self, RefConfig, RefError};
+use harness::refinterp::{self, InputFailure, RefConfig, RefError};
 use std::time::Duration;
 use sysyc::runtime::{Outcome, TrapKind};
 
@@ -256,4 +256,37 @@ fn runtime_library_io() {
 fn main_called_recursively_returns_zero_at_its_end() {
     let src = "int n = 0; int main() { n = n + 1; if (n < 3) { putint(main()); } }";
     assert_eq!(result(src, ""), ("00".into(), 0));
+}
+
+#[test]
+fn unused_constant_declarations_count_as_steps_without_running() {
+    let src = "int f(int x) { int a = 1; int b = 2; int c[3] = {1, 2, 3}; int d; return x; } int main() { return f(5); }";
+    // main's return, f's four declarations, f's return.
+    let o = run(src, "");
+    assert_eq!((o.steps, o.exit_status), (6, Some(5)));
+    // A budget ending among the declarations traps at the exact one: the fourth step is
+    // the declaration of `c`.
+    let o = run_with(src, "", &RefConfig { max_steps: 3, ..RefConfig::default() });
+    let trap = o.trap.expect("trapped");
+    let col = src.find("c[3]").unwrap() as u32 + 1;
+    assert_eq!((trap.kind, trap.loc.map(|l| (l.line, l.col))), (TrapKind::StepLimit, Some((1, col))));
+    assert_eq!(o.steps, 3);
+    // Declarations with effects still run: a call in an initialiser, a read of another
+    // variable (which may trap), a local that is used later.
+    let src = "int g() { putint(7); return 1; } int main() { int u; int y = g(); int z = u; return 0; }";
+    let o = run(src, "");
+    assert_eq!(o.stdout, b"7");
+    assert_eq!(o.trap.map(|t| t.kind), Some(TrapKind::UninitRead));
+}
+
+#[test]
+fn input_failure_policy() {
+    let src = "int a[4]; int main() {
+            int n = getarray(a); int x = getint(); int c = getch(); float f = getfloat();
+            putarray(4, a); putint(n); putint(x); putint(c); putfloat(f); return 0; }";
+    let strict = run(src, "3 5 6");
+    assert_eq!(strict.trap.map(|t| t.kind), Some(TrapKind::InputExhausted));
+    let lenient = RefConfig { input_failure: InputFailure::Zero, ..RefConfig::default() };
+    let o = run_with(src, "3 5 6", &lenient);
+    assert_eq!((String::from_utf8(o.stdout).unwrap(), o.exit_status), ("4: 5 6 0 0\n3000x0p+0".into(), Some(0)));
 }

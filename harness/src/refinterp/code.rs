@@ -227,6 +227,11 @@ pub(super) struct St {
 
 #[derive(Debug)]
 pub(super) enum StKind {
+    /// Declarations without effect (see `lower`): the statement itself stands for the first,
+    /// `rest` holds the spans of the others, each of which is one more step.
+    Skip {
+        rest: Box<[Span]>,
+    },
     /// A declaration without initialiser: `len` words at `off` become uninitialised.
     Decl {
         off: u32,

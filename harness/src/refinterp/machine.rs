@@ -26,6 +26,7 @@
 //! choice of NaN differs): the first signalling NaN operand quietened, else the first NaN
 //! operand, else the default NaN `0x7fc00000`.
 
+use super::InputFailure;
 use super::code::*;
 use std::time::Instant;
 use sysyc::frontend::ast::Span;
@@ -88,6 +89,8 @@ pub(super) struct Limits {
     pub deadline: Option<Instant>,
     /// Bytes of Rust stack the run may use below the point where it started.
     pub stack_budget: usize,
+    /// What a read the input cannot satisfy does.
+    pub input_failure: InputFailure,
 }
 
 pub(super) struct Machine<'c> {
@@ -340,11 +343,31 @@ impl<'c> Machine<'c> {
                 };
                 return Ok(Flow::Return);
             }
+            StKind::Skip { rest } => self.skip(rest)?,
             StKind::Decl { .. } | StKind::DeclScalar { .. } | StKind::DeclArray { .. } => {
                 self.decl(&s.kind)?
             }
         }
         Ok(Flow::Next)
+    }
+
+    /// The steps of declarations without effect: counted in one go, unless the step budget
+    /// ends among them — then one by one, so the trap has the exact location.
+    #[inline(never)]
+    fn skip(&mut self, rest: &[Span]) -> R<()> {
+        let Some(&last) = rest.last() else {
+            return Ok(());
+        };
+        let n = rest.len() as u64;
+        if self.steps.saturating_add(n) > self.limits.max_steps {
+            return rest.iter().try_for_each(|&span| self.step(span));
+        }
+        self.steps += n;
+        if self.steps > self.check_at {
+            self.check_limits(last)
+        } else {
+            Ok(())
+        }
     }
 
     #[inline(never)]
@@ -520,10 +543,14 @@ impl<'c> Machine<'c> {
     }
 
     /// The value of `r`, or an input trap at `span`.
-    fn input<T>(&mut self, r: Result<T, TrapKind>, span: Span, what: &str) -> R<T> {
-        match r {
-            Ok(v) => Ok(v),
-            Err(kind) => self.trap(kind, span, format!("{what}: no valid input left")),
+    /// The value of a read, or the runtime library's 0, or an input trap at `span`.
+    fn input<T: Default>(&mut self, r: Result<T, TrapKind>, span: Span, what: &str) -> R<T> {
+        match (r, self.limits.input_failure) {
+            (Ok(v), _) => Ok(v),
+            (Err(_), InputFailure::Zero) => Ok(T::default()),
+            (Err(kind), InputFailure::Trap) => {
+                self.trap(kind, span, format!("{what}: no valid input left"))
+            }
         }
     }
 
