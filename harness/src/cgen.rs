@@ -612,3 +612,69 @@ fn dims_text(ty: &VarType) -> String {
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c_of(src: &str) -> String {
+        emit(&sysyc::frontend::compile_source("t.sy", src).expect("valid program"))
+    }
+
+    #[test]
+    fn literals_are_exact() {
+        assert_eq!(float_literal(0.1).s, "0x1.99999ap-4f");
+        assert_eq!(float_literal(-1.5).s, "-0x1.8p+0f");
+        assert_eq!(float_literal(f32::from_bits(1)).s, "0x1p-149f");
+        assert_eq!(float_literal(f32::NEG_INFINITY).s, "-__builtin_inff()");
+        assert_eq!(int_literal(i32::MIN).s, "(-2147483647 - 1)");
+        assert_eq!(int_literal(-5).s, "-5");
+        assert_eq!(
+            c_string(b"a\"b\\c\n%d?\x01"),
+            "\"a\\\"b\\\\c\\n%d\\?\\001\""
+        );
+    }
+
+    #[test]
+    fn names_are_prefixed_and_main_wraps_f_main() {
+        let c = c_of(
+            "int int_ = 1; int f(int x) { int while_ = x; return while_; } int main() { return f(int_); }",
+        );
+        assert!(c.contains("int g_int_ = 1;"), "{c}");
+        assert!(c.contains("int f_f(int l0_x)"), "{c}");
+        assert!(c.contains("int l1_while_ = l0_x;"), "{c}");
+        assert!(
+            c.contains("int main(void) {\n    return f_main();\n}"),
+            "{c}"
+        );
+    }
+
+    #[test]
+    fn order_dependent_operands_get_temporaries() {
+        let c = c_of(
+            "int g = 1; int f() { g = 2; return 3; } int main() { int x = g - f(); int y = x - f(); return x + y; }",
+        );
+        // `g - f()`: g may change in f, so both operands are bound in order.
+        assert!(
+            c.contains("({ int t1 = g_g; int t2 = f_f(); t1 - t2; })"),
+            "{c}"
+        );
+        // `x - f()`: a local scalar cannot change in a call; no temporaries needed.
+        assert!(c.contains("= l0_x - f_f();"), "{c}");
+    }
+
+    #[test]
+    fn chains_print_without_nesting_and_precedence_is_kept() {
+        let c = c_of("int main() { int a = 1; return a - (a - a) * 2 + a / a % 3 - -a; }");
+        assert!(
+            c.contains("return l0_a - (l0_a - l0_a) * 2 + l0_a / l0_a % 3 - -(l0_a);"),
+            "{c}"
+        );
+    }
+
+    #[test]
+    fn local_array_initialisers_become_ordered_stores() {
+        let c = c_of("int main() { int x = 2; int a[2][2] = {{x}, {3, x + 1}}; return a[1][1]; }");
+        assert!(c.contains("int l1_a[2][2] = {0};\n    l1_a[0][0] = l0_x;\n    l1_a[1][0] = 3;\n    l1_a[1][1] = l0_x + 1;"), "{c}");
+    }
+}

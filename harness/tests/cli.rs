@@ -237,12 +237,24 @@ fn conform_passes_with_filter_and_rejects_unknown_engines() {
 #[test]
 fn conform_reads_zero_past_the_input_unless_told_to_trap() {
     let dir = scratch("conform_input");
-    write(&dir, "short.sy", "int main() { int a = getint(); int b = getint(); return a + b + 1; }");
+    write(
+        &dir,
+        "short.sy",
+        "int main() { int a = getint(); int b = getint(); return a + b + 1; }",
+    );
     write(&dir, "short.in", "4");
     write(&dir, "short.out", "5\n");
     let out = harness(&["conform", &dir.to_string_lossy()], b"");
-    assert_eq!(text(&out.stdout).lines().last(), Some("1 passed, 0 failed"), "{}", text(&out.stdout));
-    let out = harness(&["conform", &dir.to_string_lossy(), "--input-failure", "trap"], b"");
+    assert_eq!(
+        text(&out.stdout).lines().last(),
+        Some("1 passed, 0 failed"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = harness(
+        &["conform", &dir.to_string_lossy(), "--input-failure", "trap"],
+        b"",
+    );
     let report = text(&out.stdout);
     assert!(report.contains("trap: input-exhausted"), "{report}");
     assert_eq!(out.status.code(), Some(1));

@@ -266,14 +266,25 @@ fn unused_constant_declarations_count_as_steps_without_running() {
     assert_eq!((o.steps, o.exit_status), (6, Some(5)));
     // A budget ending among the declarations traps at the exact one: the fourth step is
     // the declaration of `c`.
-    let o = run_with(src, "", &RefConfig { max_steps: 3, ..RefConfig::default() });
+    let o = run_with(
+        src,
+        "",
+        &RefConfig {
+            max_steps: 3,
+            ..RefConfig::default()
+        },
+    );
     let trap = o.trap.expect("trapped");
     let col = src.find("c[3]").unwrap() as u32 + 1;
-    assert_eq!((trap.kind, trap.loc.map(|l| (l.line, l.col))), (TrapKind::StepLimit, Some((1, col))));
+    assert_eq!(
+        (trap.kind, trap.loc.map(|l| (l.line, l.col))),
+        (TrapKind::StepLimit, Some((1, col)))
+    );
     assert_eq!(o.steps, 3);
     // Declarations with effects still run: a call in an initialiser, a read of another
     // variable (which may trap), a local that is used later.
-    let src = "int g() { putint(7); return 1; } int main() { int u; int y = g(); int z = u; return 0; }";
+    let src =
+        "int g() { putint(7); return 1; } int main() { int u; int y = g(); int z = u; return 0; }";
     let o = run(src, "");
     assert_eq!(o.stdout, b"7");
     assert_eq!(o.trap.map(|t| t.kind), Some(TrapKind::UninitRead));
@@ -286,7 +297,13 @@ fn input_failure_policy() {
             putarray(4, a); putint(n); putint(x); putint(c); putfloat(f); return 0; }";
     let strict = run(src, "3 5 6");
     assert_eq!(strict.trap.map(|t| t.kind), Some(TrapKind::InputExhausted));
-    let lenient = RefConfig { input_failure: InputFailure::Zero, ..RefConfig::default() };
+    let lenient = RefConfig {
+        input_failure: InputFailure::Zero,
+        ..RefConfig::default()
+    };
     let o = run_with(src, "3 5 6", &lenient);
-    assert_eq!((String::from_utf8(o.stdout).unwrap(), o.exit_status), ("4: 5 6 0 0\n3000x0p+0".into(), Some(0)));
+    assert_eq!(
+        (String::from_utf8(o.stdout).unwrap(), o.exit_status),
+        ("4: 5 6 0 0\n3000x0p+0".into(), Some(0))
+    );
 }
