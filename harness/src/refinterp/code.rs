@@ -58,6 +58,8 @@ pub(super) enum Ex {
     NeF(Box<Ex>, Box<Ex>),
     And(Box<Ex>, Box<Ex>),
     Or(Box<Ex>, Box<Ex>),
+    /// A left-deep chain of two or more binary operations, evaluated iteratively.
+    Chain(Box<Chain>),
     IntToFloat(Box<Ex>),
     FloatToInt(Box<Ex>, Span),
 }
@@ -90,6 +92,24 @@ impl Ex {
             Op::NeF => Ex::NeF(a, b),
         }
     }
+}
+
+/// `((first op1 rhs1) op2 rhs2) ...`: the left spine of nested binary operations (long sums
+/// like `s + a1 + a2 + ... + a15` are common). Evaluating the links in order is exactly the
+/// evaluation order of the nested form; nothing is reassociated.
+#[derive(Debug)]
+pub(super) struct Chain {
+    pub first: Ex,
+    pub links: Box<[Link]>,
+}
+
+/// One operation of a [`Chain`]: the accumulated value `op` `rhs`.
+#[derive(Debug)]
+pub(super) struct Link {
+    pub op: Op,
+    pub rhs: Ex,
+    /// Where a division trap of this operation is reported.
+    pub span: Span,
 }
 
 /// A binary operation with its operand type folded in.

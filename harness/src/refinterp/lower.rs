@@ -346,10 +346,7 @@ impl<'a> FuncLowerer<'a> {
                 _ => Ex::NegI(Box::new(self.expr(a))),
             },
             ExprKind::Unary(UnaryOp::Not, a) => Ex::Not(Box::new(self.expr(a))),
-            ExprKind::Binary(op, a, b) => {
-                let op = typed_op(*op, a.ty == Some(Scalar::Float));
-                Ex::binary(op, self.expr(a), self.expr(b), e.span)
-            }
+            ExprKind::Binary(..) => self.binary_chain(e),
             ExprKind::Logical(LogicalOp::And, a, b) => {
                 Ex::And(Box::new(self.expr(a)), Box::new(self.expr(b)))
             }
@@ -361,6 +358,35 @@ impl<'a> FuncLowerer<'a> {
                 _ => Ex::FloatToInt(Box::new(self.expr(a)), e.span),
             },
         }
+    }
+
+    /// A binary operation, or the whole left spine of nested ones as a [`Chain`] (walked
+    /// iteratively: spines can be thousands of operations long).
+    fn binary_chain(&self, e: &hir::Expr) -> Ex {
+        let mut spine = Vec::new();
+        let mut leftmost = e;
+        while let ExprKind::Binary(op, a, b) = &leftmost.kind {
+            spine.push((
+                typed_op(*op, a.ty == Some(Scalar::Float)),
+                &**b,
+                leftmost.span,
+            ));
+            leftmost = a;
+        }
+        let first = self.expr(leftmost);
+        if let [(op, b, span)] = spine[..] {
+            return Ex::binary(op, first, self.expr(b), span);
+        }
+        let links = spine
+            .iter()
+            .rev()
+            .map(|&(op, b, span)| Link {
+                op,
+                rhs: self.expr(b),
+                span,
+            })
+            .collect();
+        Ex::Chain(Box::new(Chain { first, links }))
     }
 
     fn array_arg(&self, a: &hir::Expr) -> Access {

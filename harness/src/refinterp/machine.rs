@@ -514,6 +514,7 @@ impl<'c> Machine<'c> {
             Ex::Not(a) => (self.eval(a)? == 0) as u32,
             Ex::And(a, b) => (self.eval(a)? != 0 && self.eval(b)? != 0) as u32,
             Ex::Or(a, b) => (self.eval(a)? != 0 || self.eval(b)? != 0) as u32,
+            Ex::Chain(c) => self.chain(c)?,
             Ex::IntToFloat(a) => (self.eval(a)? as i32 as f32).to_bits(),
             Ex::FloatToInt(a, span) => {
                 let f = f32::from_bits(self.eval(a)?);
@@ -528,6 +529,19 @@ impl<'c> Machine<'c> {
                 f as i32 as u32
             }
         })
+    }
+
+    #[inline(never)]
+    fn chain(&mut self, c: &'c Chain) -> R<u32> {
+        let mut acc = self.eval(&c.first)?;
+        for link in c.links.iter() {
+            let y = self.operand(&link.rhs)?;
+            acc = match binary(link.op, acc, y) {
+                Ok(v) => v,
+                Err(kind) => return self.arith_trap(kind, link.op, acc, y, link.span),
+            };
+        }
+        Ok(acc)
     }
 
     #[cold]
