@@ -2,10 +2,11 @@
 //! into a frame offset or a global address, every array access into a list of
 //! (index, bound, stride) steps, and every operator into a typed operation.
 //!
-//! Nothing here is an optimisation of the program: each node corresponds to one HIR node (or
-//! to a fixed group of them, like an index chain), and evaluation order is the HIR's. The
-//! point is only that the executor never looks anything up by name or id, never hashes, and
-//! never allocates while running.
+//! Nothing here is an optimisation of the program: each node corresponds to one HIR node or
+//! to a group of them (the indices of an access, the left spine of nested binary operations,
+//! a run of declarations without effect — see `lower`), and evaluation order is the HIR's.
+//! The point is only that the executor never looks anything up by name or id, never hashes,
+//! and never allocates while running.
 //!
 //! Values are 32-bit words (`u32`); an `int` is its two's-complement bits and a `float` its
 //! IEEE-754 bits. The static type of every node decides how the bits are read, so no value

@@ -8,7 +8,7 @@
 //!
 //! Addresses and offsets are `u32` words. The memory limit of a run is below 2^32 words, so a
 //! global area or frame that does not fit is reported (globals) or makes every call of the
-//! function trap (frames) before any offset could wrap; see [`Lowered::frame_too_big`].
+//! function trap (frames, checked when a call enters them) before any offset could wrap.
 //!
 //! Declarations without effect: a local that nothing ever reads or writes (only its own
 //! declaration names it), declared without initialiser or with constant initialisers, has no

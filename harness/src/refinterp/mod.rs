@@ -29,10 +29,11 @@
 //! limit), and the step budget (one step per statement executed and per loop-condition
 //! evaluation).
 //!
-//! The program is first lowered ([`lower`]) to a tree whose variables are frame offsets and
-//! global addresses, then executed ([`machine`]) over one flat word memory. Both walks recurse
-//! on the Rust stack, so a run happens on a dedicated thread with a large reserved stack
-//! ([`RefConfig::stack_bytes`], 1 GiB by default; only the pages used are committed).
+//! The program is first checked (`hir_check`), then lowered (module `lower`) to a tree whose
+//! variables are frame offsets and global addresses, then executed (module `machine`) over
+//! one flat word memory. The walks recurse on the Rust stack, so a run happens on a dedicated
+//! thread with a large reserved stack ([`RefConfig::stack_bytes`], 1 GiB by default; only the
+//! pages used are committed).
 
 mod code;
 mod lower;
