@@ -147,31 +147,26 @@ impl<'a> FuncLowerer<'a> {
 
     fn stmts(&self, stmts: &[hir::Stmt]) -> Box<[St]> {
         let mut out: Vec<St> = Vec::with_capacity(stmts.len());
-        let mut in_skip_run = false;
+        // Spans of the current run of declarations without effect.
+        let mut inert: Vec<Span> = Vec::new();
+        let flush = |out: &mut Vec<St>, inert: &mut Vec<Span>| {
+            if let Some((&first, rest)) = inert.split_first() {
+                out.push(St {
+                    kind: StKind::Skip { rest: rest.into() },
+                    span: first,
+                });
+                inert.clear();
+            }
+        };
         for s in stmts {
             if self.is_inert_decl(s) {
-                match out.last_mut() {
-                    Some(St {
-                        kind: StKind::Skip { rest },
-                        ..
-                    }) if in_skip_run => {
-                        let mut spans = std::mem::take(rest).into_vec();
-                        spans.push(s.span);
-                        *rest = spans.into_boxed_slice();
-                    }
-                    _ => out.push(St {
-                        kind: StKind::Skip {
-                            rest: Box::default(),
-                        },
-                        span: s.span,
-                    }),
-                }
-                in_skip_run = true;
+                inert.push(s.span);
             } else {
+                flush(&mut out, &mut inert);
                 out.push(self.stmt(s));
-                in_skip_run = false;
             }
         }
+        flush(&mut out, &mut inert);
         out.into_boxed_slice()
     }
 
