@@ -9,8 +9,9 @@
 //!
 //! Control: statements return a [`Flow`]; a trap or timeout is recorded in [`Machine::stop`]
 //! and travels up as `Err(Halt)`, a zero-sized error, so an evaluation result fits in one
-//! register (`Result<u32, Halt>`). Everything rare (calls, runtime functions — in `builtins` —, trap reports)
-//! lives outside [`Machine::eval`] so that the hot recursion keeps a small frame.
+//! register (`Result<u32, Halt>`). Everything rare (calls, runtime library calls — module
+//! `builtins` —, trap reports) lives outside [`Machine::eval`] so that the hot recursion keeps
+//! a small frame.
 //!
 //! Recursion: expression evaluation and statement nesting recurse on the Rust stack. The
 //! caller runs this on a thread with a large stack, and every call checks both the configured
