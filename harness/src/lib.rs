@@ -1,4 +1,8 @@
 //! The differential fuzzing and benchmark harness of the `sysyc` compiler, as a library (the
 //! `harness` binary is a thin front end over it).
 
+pub mod cgen;
+pub mod conform;
+pub mod engine;
 pub mod qemu;
+pub mod refinterp;

@@ -177,7 +177,9 @@ impl Qemu {
 
     /// A specific binary, used as given.
     pub fn with_binary(binary: impl Into<PathBuf>) -> Qemu {
-        Qemu { binary: binary.into() }
+        Qemu {
+            binary: binary.into(),
+        }
     }
 
     pub fn binary(&self) -> &Path {
@@ -186,7 +188,12 @@ impl Qemu {
 
     /// The arguments qemu is given for `exe` (after the qemu binary itself).
     pub fn args(&self, exe: &Path, opts: &RunOptions) -> Vec<OsString> {
-        let mut args: Vec<OsString> = vec!["-cpu".into(), opts.cpu.clone().into(), "-0".into(), opts.argv0.clone()];
+        let mut args: Vec<OsString> = vec![
+            "-cpu".into(),
+            opts.cpu.clone().into(),
+            "-0".into(),
+            opts.argv0.clone(),
+        ];
         args.extend(opts.extra_args.iter().cloned());
         args.push(exe.into());
         args
@@ -215,7 +222,10 @@ impl Qemu {
                 // setrlimit, which is async-signal-safe.
                 unsafe {
                     cmd.pre_exec(|| {
-                        let no_core = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                        let no_core = libc::rlimit {
+                            rlim_cur: 0,
+                            rlim_max: 0,
+                        };
                         if libc::setrlimit(libc::RLIMIT_CORE, &no_core) != 0 {
                             return Err(io::Error::last_os_error());
                         }
@@ -231,20 +241,41 @@ impl Qemu {
         };
 
         let start = Instant::now();
-        let handle = expr.start().map_err(|source| QemuError::Spawn { command: command(), source })?;
+        let handle = expr.start().map_err(|source| QemuError::Spawn {
+            command: command(),
+            source,
+        })?;
         let finished = handle
             .wait_deadline(start + opts.timeout)
-            .map_err(|source| QemuError::Wait { command: command(), source })?
+            .map_err(|source| QemuError::Wait {
+                command: command(),
+                source,
+            })?
             .is_some();
         if !finished {
             // The child may have exited just after the deadline; killing an exited child is
             // harmless, and its real status is then discarded in favour of the timeout.
-            handle.kill().map_err(|source| QemuError::Wait { command: command(), source })?;
+            handle.kill().map_err(|source| QemuError::Wait {
+                command: command(),
+                source,
+            })?;
         }
-        let output = handle.into_output().map_err(|source| QemuError::Wait { command: command(), source })?;
+        let output = handle.into_output().map_err(|source| QemuError::Wait {
+            command: command(),
+            source,
+        })?;
         let wall = start.elapsed();
-        let status = if !finished { RunStatus::TimedOut } else { status_of(output.status) };
-        Ok(QemuRun { stdout: output.stdout, stderr: output.stderr, status, wall })
+        let status = if !finished {
+            RunStatus::TimedOut
+        } else {
+            status_of(output.status)
+        };
+        Ok(QemuRun {
+            stdout: output.stdout,
+            stderr: output.stderr,
+            status,
+            wall,
+        })
     }
 }
 
@@ -287,7 +318,9 @@ mod tests {
     #[test]
     fn missing_executable_is_an_error_not_a_run() {
         let qemu = Qemu::with_binary("/usr/bin/qemu-arm");
-        let err = qemu.run(Path::new("/nonexistent/prog"), &RunOptions::default()).unwrap_err();
+        let err = qemu
+            .run(Path::new("/nonexistent/prog"), &RunOptions::default())
+            .unwrap_err();
         assert!(matches!(err, QemuError::MissingExecutable(_)), "{err}");
     }
 }

@@ -47,8 +47,21 @@ impl Case {
     fn command(&self) -> String {
         match self {
             Case::Putf(fmt, args) => {
-                let shape: String = args.iter().map(|a| if matches!(a, PutfArg::Int(_)) { 'i' } else { 'f' }).collect();
-                let mut s = format!("P {} {}", if shape.is_empty() { "-" } else { &shape }, hex(fmt));
+                let shape: String = args
+                    .iter()
+                    .map(|a| {
+                        if matches!(a, PutfArg::Int(_)) {
+                            'i'
+                        } else {
+                            'f'
+                        }
+                    })
+                    .collect();
+                let mut s = format!(
+                    "P {} {}",
+                    if shape.is_empty() { "-" } else { &shape },
+                    hex(fmt)
+                );
                 for a in args {
                     match a {
                         PutfArg::Int(v) => write!(s, " {v}"),
@@ -61,8 +74,12 @@ impl Case {
             Case::PutInt(v) => format!("I {v}"),
             Case::PutCh(v) => format!("C {v}"),
             Case::PutFloat(f) => format!("F {:08x}", f.to_bits()),
-            Case::PutArray(a) => a.iter().fold(format!("A {}", a.len()), |s, v| s + &format!(" {v}")),
-            Case::PutFarray(a) => a.iter().fold(format!("B {}", a.len()), |s, v| s + &format!(" {:08x}", v.to_bits())),
+            Case::PutArray(a) => a
+                .iter()
+                .fold(format!("A {}", a.len()), |s, v| s + &format!(" {v}")),
+            Case::PutFarray(a) => a.iter().fold(format!("B {}", a.len()), |s, v| {
+                s + &format!(" {:08x}", v.to_bits())
+            }),
             Case::Get(kind, input) => format!("G {} {}", *kind as char, hex(input)),
         }
     }
@@ -107,17 +124,23 @@ impl Case {
 fn check_get(kind: u8, input: &[u8], record: &[u8]) -> Result<(), String> {
     let record = String::from_utf8_lossy(record);
     let fields: Vec<&str> = record.split(' ').collect();
-    let [ret, value, rest] = fields[..] else { return Err(format!("malformed record {record:?}")) };
+    let [ret, value, rest] = fields[..] else {
+        return Err(format!("malformed record {record:?}"));
+    };
     let mut io = Io::new(input.to_vec());
     let model: Result<String, _> = match kind {
         b'd' => io.get_int().map(|v| v.to_string()),
         b'c' => io.get_ch().map(|v| v.to_string()),
         b'f' => io.get_float().map(|v| format!("{:08x}", v.to_bits())),
-        b'a' => {
-            io.get_int().and_then(|n| (0..n).try_fold(n.to_string(), |s, _| io.get_int().map(|v| format!("{s},{v}"))))
-        }
+        b'a' => io.get_int().and_then(|n| {
+            (0..n).try_fold(n.to_string(), |s, _| {
+                io.get_int().map(|v| format!("{s},{v}"))
+            })
+        }),
         _ => io.get_int().and_then(|n| {
-            (0..n).try_fold(n.to_string(), |s, _| io.get_float().map(|v| format!("{s},{:08x}", v.to_bits())))
+            (0..n).try_fold(n.to_string(), |s, _| {
+                io.get_float().map(|v| format!("{s},{:08x}", v.to_bits()))
+            })
         }),
     };
     match model {
@@ -127,7 +150,11 @@ fn check_get(kind: u8, input: &[u8], record: &[u8]) -> Result<(), String> {
                 unread.push(c as u8);
             }
             let expected = format!("1 {v} {}", hex(&unread));
-            if expected == record { Ok(()) } else { Err(format!("C read {record:?}, Io read {expected:?}")) }
+            if expected == record {
+                Ok(())
+            } else {
+                Err(format!("C read {record:?}, Io read {expected:?}"))
+            }
         }
         Err(trap) if ret != "1" => {
             let _ = (value, rest, trap);
@@ -160,7 +187,9 @@ fn driver() -> Option<(Qemu, PathBuf)> {
 
 /// Runs all cases through the driver and through `Io`; panics listing the disagreements.
 fn compare(name: &str, cases: &[Case]) {
-    let Some((qemu, driver)) = driver() else { return };
+    let Some((qemu, driver)) = driver() else {
+        return;
+    };
     let commands: String = cases.iter().map(|c| c.command() + "\n").collect();
     let opts = RunOptions {
         stdin: Stdin::Bytes(commands.into_bytes()),
@@ -168,9 +197,18 @@ fn compare(name: &str, cases: &[Case]) {
         ..RunOptions::default()
     };
     let run = qemu.run(&driver, &opts).expect("run the driver");
-    assert_eq!(run.status, RunStatus::Exited(0), "driver failed: {}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        run.status,
+        RunStatus::Exited(0),
+        "driver failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let records: Vec<&[u8]> = run.stdout.split(|&b| b == 0x1e).collect();
-    assert_eq!(records.len(), cases.len() + 1, "one record per case (and an empty tail)");
+    assert_eq!(
+        records.len(),
+        cases.len() + 1,
+        "one record per case (and an empty tail)"
+    );
     let mut failures = Vec::new();
     for (case, record) in cases.iter().zip(&records) {
         if let Err(mut e) = case.check(record) {
@@ -185,10 +223,24 @@ fn compare(name: &str, cases: &[Case]) {
             failures.push(format!("{}: {e}", case.describe()));
         }
     }
-    eprintln!("{name}: {} cases, {} disagreements, driver ran {:?}", cases.len(), failures.len(), run.wall);
+    eprintln!(
+        "{name}: {} cases, {} disagreements, driver ran {:?}",
+        cases.len(),
+        failures.len(),
+        run.wall
+    );
     if !failures.is_empty() {
-        let shown = failures.iter().take(60).cloned().collect::<Vec<_>>().join("\n");
-        panic!("{name}: {} of {} cases disagree:\n{shown}", failures.len(), cases.len());
+        let shown = failures
+            .iter()
+            .take(60)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n");
+        panic!(
+            "{name}: {} of {} cases disagree:\n{shown}",
+            failures.len(),
+            cases.len()
+        );
     }
 }
 
@@ -256,8 +308,18 @@ fn float_pool(rng: &mut Rng, random: usize) -> Vec<f32> {
         0.099999994,
         f32::from_bits(0.3f32.to_bits() + 1),
     ];
-    for bits in [1u32, 2, 3, 0x0000_ffff, 0x0040_0000, 0x007f_ffff, 0x7f80_0001, 0xff81_2345, 0x7fff_ffff, 0x0080_0001]
-    {
+    for bits in [
+        1u32,
+        2,
+        3,
+        0x0000_ffff,
+        0x0040_0000,
+        0x007f_ffff,
+        0x7f80_0001,
+        0xff81_2345,
+        0x7fff_ffff,
+        0x0080_0001,
+    ] {
         v.push(f32::from_bits(bits));
         v.push(-f32::from_bits(bits));
     }
@@ -275,9 +337,13 @@ fn float_pool(rng: &mut Rng, random: usize) -> Vec<f32> {
     for _ in 0..random {
         v.push(f32::from_bits(rng.next() as u32));
         // Random "decimal-looking" values: an integer scaled by a power of ten.
-        let scaled: f32 = format!("{}e{}", rng.below(2_000_000) as i64 - 1_000_000, rng.below(30) as i32 - 20)
-            .parse()
-            .expect("decimal");
+        let scaled: f32 = format!(
+            "{}e{}",
+            rng.below(2_000_000) as i64 - 1_000_000,
+            rng.below(30) as i32 - 20
+        )
+        .parse()
+        .expect("decimal");
         v.push(scaled);
     }
     v
@@ -331,7 +397,9 @@ fn int_pool(rng: &mut Rng, random: usize) -> Vec<i32> {
     v
 }
 
-const FLAG_SETS: [&str; 13] = ["", "-", "+", " ", "#", "0", "-0", "+0", " 0", "#0", "-#", "+ ", "-+ #0"];
+const FLAG_SETS: [&str; 13] = [
+    "", "-", "+", " ", "#", "0", "-0", "+0", " 0", "#0", "-#", "+ ", "-+ #0",
+];
 
 fn putf(fmt: &str, args: &[PutfArg]) -> Case {
     Case::Putf(fmt.as_bytes().to_vec(), args.to_vec())
@@ -360,8 +428,9 @@ fn putf_integer_conversions() {
         }
     }
     let anchors = [
-        "%d", "%i", "%u", "%x", "%X", "%o", "%#x", "%#X", "%#o", "%+d", "% d", "%hd", "%hhd", "%hu", "%hhu", "%hx",
-        "%hhX", "%ho", "%hhb", "%hb", "%ld", "%lu", "%lx", "%zd", "%zu", "%td", "%'d", "%'u", "%'12d",
+        "%d", "%i", "%u", "%x", "%X", "%o", "%#x", "%#X", "%#o", "%+d", "% d", "%hd", "%hhd",
+        "%hu", "%hhu", "%hx", "%hhX", "%ho", "%hhb", "%hb", "%ld", "%lu", "%lx", "%zd", "%zu",
+        "%td", "%'d", "%'u", "%'12d",
     ];
     for fmt in anchors {
         for &v in &pool {
@@ -384,7 +453,9 @@ fn putf_float_conversions() {
     for conv in ["a", "A", "e", "E", "f", "F", "g", "G"] {
         for flags in FLAG_SETS {
             for width in ["", "1", "9", "24"] {
-                for prec in ["", ".", ".0", ".1", ".2", ".3", ".6", ".9", ".13", ".17", ".30"] {
+                for prec in [
+                    "", ".", ".0", ".1", ".2", ".3", ".6", ".9", ".13", ".17", ".30",
+                ] {
                     let fmt = format!("%{flags}{width}{prec}{conv}");
                     for _ in 0..3 {
                         cases.push(putf(&fmt, &[PutfArg::Float(*rng.pick(&pool))]));
@@ -394,9 +465,10 @@ fn putf_float_conversions() {
         }
     }
     let anchors = [
-        "%a", "%.0a", "%.1a", "%.3a", "%.6a", "%.13a", "%.20a", "%#a", "%#.0a", "%A", "%f", "%.0f", "%.1f", "%.2f",
-        "%.10f", "%.45f", "%#.0f", "%e", "%.0e", "%.1e", "%.3e", "%.8e", "%.20e", "%#.0e", "%E", "%g", "%.0g", "%.1g",
-        "%.2g", "%.5g", "%.9g", "%.17g", "%.40g", "%#g", "%#.3g", "%G", "%lf", "%Lf", "%le", "%'f", "%'.2f",
+        "%a", "%.0a", "%.1a", "%.3a", "%.6a", "%.13a", "%.20a", "%#a", "%#.0a", "%A", "%f", "%.0f",
+        "%.1f", "%.2f", "%.10f", "%.45f", "%#.0f", "%e", "%.0e", "%.1e", "%.3e", "%.8e", "%.20e",
+        "%#.0e", "%E", "%g", "%.0g", "%.1g", "%.2g", "%.5g", "%.9g", "%.17g", "%.40g", "%#g",
+        "%#.3g", "%G", "%lf", "%Lf", "%le", "%'f", "%'.2f",
     ];
     for fmt in anchors {
         for &v in &pool {
@@ -415,7 +487,11 @@ fn putf_rounding_ties() {
     for k in 1..=24u32 {
         for _ in 0..12 {
             let int_bits = 24 - k;
-            let int_part = if int_bits == 0 { 0 } else { rng.below(1 << int_bits.min(12)) as u32 };
+            let int_part = if int_bits == 0 {
+                0
+            } else {
+                rng.below(1 << int_bits.min(12)) as u32
+            };
             let odd = (rng.below(1 << (k - 1)) as u32) * 2 + 1;
             let v = int_part as f32 + odd as f32 / 2f32.powi(k as i32);
             for p in 0..=(k as usize + 1) {
@@ -440,8 +516,12 @@ fn putf_rounding_ties() {
         }
     }
     // Digits that round up into a new leading digit.
-    for v in [0.95f32, 9.5, 99.5, 0.0095, 999999.5, 9.999999, 1.9999999, 0.99999994] {
-        for fmt in ["%.0f", "%.1f", "%.0e", "%.1e", "%.0g", "%.1g", "%.2g", "%.0a", "%.1a", "%.2a"] {
+    for v in [
+        0.95f32, 9.5, 99.5, 0.0095, 999999.5, 9.999999, 1.9999999, 0.99999994,
+    ] {
+        for fmt in [
+            "%.0f", "%.1f", "%.0e", "%.1e", "%.0g", "%.1g", "%.2g", "%.0a", "%.1a", "%.2a",
+        ] {
             cases.push(putf(fmt, &[PutfArg::Float(v)]));
         }
     }
@@ -457,7 +537,12 @@ fn putf_star_multiple_arguments_and_odd_formats() {
     let ints = int_pool(&mut rng, 50);
     let mut cases = Vec::new();
     for _ in 0..400 {
-        let (w, p, i, f) = (rng.below(41) as i32 - 20, rng.below(25) as i32 - 4, *rng.pick(&ints), *rng.pick(&floats));
+        let (w, p, i, f) = (
+            rng.below(41) as i32 - 20,
+            rng.below(25) as i32 - 4,
+            *rng.pick(&ints),
+            *rng.pick(&floats),
+        );
         cases.push(putf("%*d|", &[I(w), I(i)]));
         cases.push(putf("%-*d|", &[I(w), I(i)]));
         cases.push(putf("%.*d|", &[I(p), I(i)]));
@@ -468,7 +553,10 @@ fn putf_star_multiple_arguments_and_odd_formats() {
         cases.push(putf("%*.*g|", &[I(w), I(p), F(f)]));
         cases.push(putf("%+*.*a|", &[I(w), I(p), F(f)]));
         cases.push(putf("%.*a", &[I(p), F(f)]));
-        cases.push(putf("x=%d, y=%f; z=%5d w=%-10.3e.\n", &[I(i), F(f), I(w), F(-f)]));
+        cases.push(putf(
+            "x=%d, y=%f; z=%5d w=%-10.3e.\n",
+            &[I(i), F(f), I(w), F(-f)],
+        ));
         cases.push(putf("%f%f", &[F(f), F(-f)]));
         cases.push(putf("%5.1f|%-8.3e", &[F(f), F(f * 3.0)]));
         cases.push(putf("%d%%%d", &[I(i), I(w)]));
@@ -506,8 +594,9 @@ fn putf_star_multiple_arguments_and_odd_formats() {
         cases.push(putf(fmt, &[]));
     }
     for fmt in [
-        "%d%k", "%k%d", "%5k%x", "%d %", "%p", "%10p", "%-10p", "%+p", "%#p", "% p", "%010p", "%.5p", "%.0p",
-        "%010.5p", "%+010p", "%*k", "%.*k|", "%b", "%#b", "%B", "%#B", "%12.5b", "%Id", "%I5x", "%-I5d",
+        "%d%k", "%k%d", "%5k%x", "%d %", "%p", "%10p", "%-10p", "%+p", "%#p", "% p", "%010p",
+        "%.5p", "%.0p", "%010.5p", "%+010p", "%*k", "%.*k|", "%b", "%#b", "%B", "%#B", "%12.5b",
+        "%Id", "%I5x", "%-I5d",
     ] {
         for v in [0, 1, 255, -1, 0x1234_5678] {
             cases.push(putf(fmt, &[I(v)]));
@@ -518,8 +607,8 @@ fn putf_star_multiple_arguments_and_odd_formats() {
 
 /// Shapes (argument kinds, in order) the driver can pass to `putf`.
 const DRIVER_SHAPES: [&str; 18] = [
-    "", "i", "f", "ii", "if", "fi", "ff", "iii", "iif", "ifif", "iff", "fif", "iiii", "iiif", "iifi", "iiff", "ifii",
-    "fiif",
+    "", "i", "f", "ii", "if", "fi", "ff", "iii", "iif", "ifif", "iff", "fif", "iiii", "iiif",
+    "iifi", "iiff", "ifii", "fiif",
 ];
 
 /// Random specifications: flags in any order and number, widths and precisions (also `*`),
@@ -558,8 +647,8 @@ fn putf_random_specifications() {
                 _ => {}
             }
             let conv = *rng.pick(&[
-                'd', 'i', 'u', 'x', 'X', 'o', 'b', 'B', 'c', 'p', 'f', 'F', 'e', 'E', 'g', 'G', 'a', 'A', '%', 'k',
-                'y', 'v', 'r', 'K', 'Q', 'w', 'W',
+                'd', 'i', 'u', 'x', 'X', 'o', 'b', 'B', 'c', 'p', 'f', 'F', 'e', 'E', 'g', 'G',
+                'a', 'A', '%', 'k', 'y', 'v', 'r', 'K', 'Q', 'w', 'W',
             ]);
             let float_conv = "fFeEgGaA".contains(conv);
             let length = if float_conv {
@@ -578,7 +667,16 @@ fn putf_random_specifications() {
             }
         }
         fmt.push_str(rng.pick::<&str>(&["", "|", "%%"]));
-        let shape: String = args.iter().map(|a| if matches!(a, PutfArg::Int(_)) { 'i' } else { 'f' }).collect();
+        let shape: String = args
+            .iter()
+            .map(|a| {
+                if matches!(a, PutfArg::Int(_)) {
+                    'i'
+                } else {
+                    'f'
+                }
+            })
+            .collect();
         if DRIVER_SHAPES.contains(&shape.as_str()) {
             cases.push(Case::Putf(fmt.into_bytes(), args));
         }
@@ -597,7 +695,9 @@ fn putint_putch_putfloat_putarray_putfarray() {
     for n in [0usize, 1, 2, 7, 100] {
         for _ in 0..10 {
             cases.push(Case::PutArray((0..n).map(|_| *rng.pick(&ints)).collect()));
-            cases.push(Case::PutFarray((0..n).map(|_| *rng.pick(&floats)).collect()));
+            cases.push(Case::PutFarray(
+                (0..n).map(|_| *rng.pick(&floats)).collect(),
+            ));
         }
     }
     compare("putint_putch_putfloat_putarray_putfarray", &cases);
@@ -657,12 +757,16 @@ fn getint_getch_getarray() {
     }
     let alphabet = b"0123456789+- \n\tx";
     for _ in 0..2000 {
-        let text: Vec<u8> = (0..1 + rng.below(14)).map(|_| *rng.pick(alphabet)).collect();
+        let text: Vec<u8> = (0..1 + rng.below(14))
+            .map(|_| *rng.pick(alphabet))
+            .collect();
         cases.push(Case::Get(b'd', text));
     }
     for n in [0usize, 1, 3, 50] {
         for _ in 0..5 {
-            let text = (0..n).fold(format!("{n}\n"), |s, _| s + &format!("{} ", rng.next() as i32));
+            let text = (0..n).fold(format!("{n}\n"), |s, _| {
+                s + &format!("{} ", rng.next() as i32)
+            });
             cases.push(Case::Get(b'a', text.into_bytes()));
         }
     }
@@ -800,9 +904,16 @@ fn getfloat_getfarray() {
         texts.push(format!("{f:e}"));
         texts.push(sysyc::runtime::io::format_hex_float(f as f64));
         texts.push(format!("{}", rng.next() as i64));
-        let digits: String = (0..rng.below(60) + 1).map(|_| char::from(b'0' + rng.below(10) as u8)).collect();
+        let digits: String = (0..rng.below(60) + 1)
+            .map(|_| char::from(b'0' + rng.below(10) as u8))
+            .collect();
         texts.push(format!("{digits}.{digits}e-{}", rng.below(60)));
-        texts.push(format!("0x{:x}.{:x}p{}", rng.next(), rng.next() as u16, rng.below(300) as i32 - 150));
+        texts.push(format!(
+            "0x{:x}.{:x}p{}",
+            rng.next(),
+            rng.next() as u16,
+            rng.below(300) as i32 - 150
+        ));
     }
     // Random texts over an alphabet of number-like characters.
     let alphabet = b"0123456789.+-eEpPxXaAfFiInNtTyY( )\n";
@@ -817,7 +928,9 @@ fn getfloat_getfarray() {
     }
     for n in [0usize, 1, 4, 30] {
         for _ in 0..5 {
-            let text = (0..n).fold(format!(" {n}\n"), |s, _| s + &format!("{} ", rng.pick(&texts[..20])));
+            let text = (0..n).fold(format!(" {n}\n"), |s, _| {
+                s + &format!("{} ", rng.pick(&texts[..20]))
+            });
             cases.push(Case::Get(b'b', text.into_bytes()));
         }
     }
@@ -838,15 +951,33 @@ fn getfloat_through_a_pipe() {
     if let Err(e) = toolchain::compile_c(Source::Text(program), &exe, &["-O1"]) {
         panic!("building the pipe test failed: {e}");
     }
-    for input in ["1e+x", "0x1p-!", "infinityx", "nan(1)", "  -0x.8p1", "1.5.3", "0x.p", "-.5e-"] {
-        let opts = RunOptions { stdin: Stdin::Bytes(input.as_bytes().to_vec()), ..RunOptions::default() };
+    for input in [
+        "1e+x",
+        "0x1p-!",
+        "infinityx",
+        "nan(1)",
+        "  -0x.8p1",
+        "1.5.3",
+        "0x.p",
+        "-.5e-",
+    ] {
+        let opts = RunOptions {
+            stdin: Stdin::Bytes(input.as_bytes().to_vec()),
+            ..RunOptions::default()
+        };
         let run = qemu.run(&exe, &opts).expect("run");
         let mut io = Io::new(input.as_bytes().to_vec());
-        let value = io.get_float().unwrap_or_else(|trap| panic!("Io cannot read {input:?}: {trap}"));
+        let value = io
+            .get_float()
+            .unwrap_or_else(|trap| panic!("Io cannot read {input:?}: {trap}"));
         let mut expected = format!("{:08x}", value.to_bits());
         while let Ok(c) = io.get_ch() {
             let _ = write!(expected, " {c:02x}");
         }
-        assert_eq!(String::from_utf8_lossy(&run.stdout), expected, "input {input:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&run.stdout),
+            expected,
+            "input {input:?}"
+        );
     }
 }

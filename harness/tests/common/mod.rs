@@ -25,7 +25,10 @@ pub fn tools(test: &str) -> Option<Qemu> {
 
 /// A scratch directory that lives as long as the returned guard.
 pub fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new().prefix("sysyc-test-").tempdir().expect("temporary directory")
+    tempfile::Builder::new()
+        .prefix("sysyc-test-")
+        .tempdir()
+        .expect("temporary directory")
 }
 
 /// Assembles and links `asm` with the runtime into `dir/name`.

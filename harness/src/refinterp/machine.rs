@@ -1,0 +1,662 @@
+//! The executor: walks [`Code`] over one flat word memory.
+//!
+//! Memory: one vector of 32-bit words (`mem`) and a parallel flag vector (`uninit`). Globals
+//! occupy the first words (zeroed, flags clear); frames are stacked above them. Entering a
+//! function does not clear its frame: every local is reached only through its declaration,
+//! which marks it uninitialised (or initialises it), and parameters are written by the call.
+//! An array parameter is a view (start address, words remaining in the underlying object,
+//! first dimension), so it aliases the caller's storage by construction.
+//!
+//! Control: statements return a [`Flow`]; a trap or timeout is recorded in [`Machine::stop`]
+//! and travels up as `Err(Halt)`, a zero-sized error, so an evaluation result fits in one
+//! register (`Result<u32, Halt>`). Everything rare (calls, runtime library calls — module
+//! `builtins` —, trap reports) lives outside [`Machine::eval`] so that the hot recursion keeps
+//! a small frame.
+//!
+//! Recursion: expression evaluation and statement nesting recurse on the Rust stack. The
+//! caller runs this on a thread with a large stack, and every call checks both the configured
+//! call depth and the stack actually used, so a SysY program can exhaust its budget but never
+//! the thread's stack.
+//!
+//! Budget: each executed statement and each evaluation of a loop condition is one step. The
+//! step counter is compared with a single threshold per step; only when it is crossed does the
+//! slow path check the step limit and the wall-clock deadline (every [`CHECK_EVERY`] steps).
+//!
+//! Floating point: `f32` arithmetic, rounded per operation as on the target. Where an
+//! operation produces a NaN, the result is made what the target's VFP unit gives (the host's
+//! choice of NaN differs): the first signalling NaN operand quietened, else the first NaN
+//! operand, else the default NaN `0x7fc00000`.
+
+mod builtins;
+
+use super::InputFailure;
+use super::code::*;
+use std::time::Instant;
+use sysyc::frontend::ast::Span;
+use sysyc::runtime::{Io, PutfArg as IoPutfArg, TrapKind};
+
+/// Steps between two looks at the clock.
+pub(super) const CHECK_EVERY: u64 = 1 << 16;
+
+/// Why execution stopped early.
+#[derive(Debug)]
+pub(super) enum Stop {
+    Trap {
+        kind: TrapKind,
+        span: Span,
+        detail: String,
+    },
+    Timeout,
+}
+
+/// Execution stopped; the reason is in [`Machine::stop`].
+#[derive(Debug)]
+pub(super) struct Halt;
+
+type R<T> = Result<T, Halt>;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Flow {
+    Next,
+    Break,
+    Continue,
+    Return,
+}
+
+/// Evaluates both operands (left first) and applies [`binary`]; only division and remainder
+/// can trap (they pass their span).
+macro_rules! bin {
+    ($m:ident, $op:expr, $a:ident, $b:ident) => {{
+        let x = $m.operand($a)?;
+        let y = $m.operand($b)?;
+        match binary($op, x, y) {
+            Ok(v) => v,
+            Err(_) => unreachable!("only division and remainder trap"),
+        }
+    }};
+    ($m:ident, $op:expr, $a:ident, $b:ident, $span:expr) => {{
+        let x = $m.operand($a)?;
+        let y = $m.operand($b)?;
+        match binary($op, x, y) {
+            Ok(v) => v,
+            Err(kind) => return $m.arith_trap(kind, $op, x, y, $span),
+        }
+    }};
+}
+
+/// Limits of one run.
+pub(super) struct Limits {
+    pub max_steps: u64,
+    pub max_depth: u32,
+    pub max_words: usize,
+    pub deadline: Option<Instant>,
+    /// Bytes of Rust stack the run may use below the point where it started.
+    pub stack_budget: usize,
+    /// What a read the input cannot satisfy does.
+    pub input_failure: InputFailure,
+}
+
+pub(super) struct Machine<'c> {
+    code: &'c Code,
+    mem: Vec<u32>,
+    uninit: Vec<bool>,
+    /// Words of global memory (the stack starts there).
+    globals_end: usize,
+    /// Frame pointer and first free word.
+    fp: usize,
+    sp: usize,
+    /// Argument words being collected for calls in progress (LIFO across nested calls).
+    args: Vec<u32>,
+    putf_args: Vec<IoPutfArg>,
+    ret: u32,
+    depth: u32,
+    pub io: Io,
+    pub steps: u64,
+    check_at: u64,
+    limits: Limits,
+    stack_base: usize,
+    /// Why execution stopped, once it has.
+    pub stop: Option<Stop>,
+}
+
+/// An approximation of the stack pointer: the address of a local.
+#[inline(always)]
+fn stack_position() -> usize {
+    let marker = 0u8;
+    std::hint::black_box(&marker) as *const u8 as usize
+}
+
+impl<'c> Machine<'c> {
+    /// A machine with the globals initialised. Fails if they exceed the memory limit.
+    pub fn new(code: &'c Code, stdin: Vec<u8>, limits: Limits) -> Result<Self, u64> {
+        let globals = usize::try_from(code.global_words).map_err(|_| code.global_words)?;
+        if globals > limits.max_words {
+            return Err(code.global_words);
+        }
+        let initial = (globals + (1 << 16)).min(limits.max_words);
+        let mut mem = vec![0u32; initial];
+        for &(addr, bits) in &code.global_init {
+            mem[addr as usize] = bits;
+        }
+        let mut uninit = vec![false; initial];
+        uninit[globals..].fill(true);
+        let check_at = limits.max_steps.min(CHECK_EVERY);
+        Ok(Machine {
+            code,
+            mem,
+            uninit,
+            globals_end: globals,
+            fp: globals,
+            sp: globals,
+            args: Vec::new(),
+            putf_args: Vec::new(),
+            ret: 0,
+            depth: 0,
+            io: Io::new(stdin),
+            steps: 0,
+            check_at,
+            limits,
+            stack_base: stack_position(),
+            stop: None,
+        })
+    }
+
+    /// Runs `main`; returns its value (0 if it falls off its end).
+    pub fn run_main(&mut self) -> R<u32> {
+        let main = &self.code.funcs[self.code.main as usize];
+        let flow = self.enter(main, 0, main.end)?;
+        Ok(if flow == Flow::Return { self.ret } else { 0 })
+    }
+
+    /// Records a trap; returns the error to propagate.
+    #[cold]
+    #[inline(never)]
+    fn trap<T>(&mut self, kind: TrapKind, span: Span, detail: String) -> R<T> {
+        self.stop = Some(Stop::Trap { kind, span, detail });
+        Err(Halt)
+    }
+
+    #[inline(always)]
+    fn step(&mut self, span: Span) -> R<()> {
+        self.steps += 1;
+        if self.steps > self.check_at {
+            self.check_limits(span)
+        } else {
+            Ok(())
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn check_limits(&mut self, span: Span) -> R<()> {
+        if self.steps > self.limits.max_steps {
+            self.steps = self.limits.max_steps;
+            let detail = format!("step budget of {} exhausted", self.limits.max_steps);
+            return self.trap(TrapKind::StepLimit, span, detail);
+        }
+        if self.limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stop = Some(Stop::Timeout);
+            return Err(Halt);
+        }
+        self.check_at = self
+            .limits
+            .max_steps
+            .min(self.steps.saturating_add(CHECK_EVERY));
+        Ok(())
+    }
+
+    /// Pushes a frame for `f`, copies the argument words `self.args[arg_base..]` into it,
+    /// runs the body and pops the frame.
+    fn enter(&mut self, f: &'c Func, arg_base: usize, call_span: Span) -> R<Flow> {
+        if self.depth >= self.limits.max_depth {
+            let detail = format!("call depth limit of {} reached", self.limits.max_depth);
+            return self.trap(TrapKind::CallDepth, call_span, detail);
+        }
+        let used = self.stack_base.saturating_sub(stack_position());
+        if used > self.limits.stack_budget {
+            let detail = format!("interpreter stack exhausted at call depth {}", self.depth);
+            return self.trap(TrapKind::CallDepth, call_span, detail);
+        }
+        let new_fp = self.sp;
+        let new_sp = match usize::try_from(f.frame_words)
+            .ok()
+            .and_then(|w| w.checked_add(new_fp))
+        {
+            Some(sp) if sp <= self.limits.max_words => sp,
+            _ => {
+                let detail = format!(
+                    "stack memory exhausted: frame of `{}` needs {} words",
+                    f.name, f.frame_words
+                );
+                return self.trap(TrapKind::CallDepth, call_span, detail);
+            }
+        };
+        if new_sp > self.mem.len() {
+            // Double the stack part (not the globals, which may be large).
+            let stack_words = self.mem.len() - self.globals_end;
+            let len = new_sp
+                .max(self.globals_end + 2 * stack_words)
+                .min(self.limits.max_words);
+            self.mem.resize(len, 0);
+            self.uninit.resize(len, true);
+        }
+        let params = new_fp..new_fp + f.param_words as usize;
+        self.mem[params.clone()].copy_from_slice(&self.args[arg_base..]);
+        self.uninit[params].fill(false);
+        self.args.truncate(arg_base);
+        let saved_fp = self.fp;
+        self.fp = new_fp;
+        self.sp = new_sp;
+        self.depth += 1;
+        let flow = self.block(&f.body)?;
+        self.depth -= 1;
+        self.sp = new_fp;
+        self.fp = saved_fp;
+        Ok(flow)
+    }
+
+    #[inline(never)]
+    fn call(&mut self, c: &'c Call) -> R<u32> {
+        let arg_base = self.args.len();
+        for a in c.args.iter() {
+            match a {
+                Arg::Scalar(e) => {
+                    let v = self.eval(e)?;
+                    self.args.push(v);
+                }
+                Arg::View {
+                    access,
+                    param_stride,
+                } => {
+                    let (addr, remaining) = self.locate(access)?;
+                    let rows = remaining / *param_stride as usize;
+                    self.args
+                        .extend_from_slice(&[addr as u32, remaining as u32, rows as u32]);
+                }
+            }
+        }
+        let f = &self.code.funcs[c.func as usize];
+        match self.enter(f, arg_base, c.span)? {
+            Flow::Return => Ok(self.ret),
+            // `main` falling off its end returns 0, also when the program calls it itself
+            // (the same rule gcc applies to every call of `main`).
+            _ if c.func == self.code.main => Ok(0),
+            _ if f.returns_value => {
+                let detail = format!("`{}` ended without returning a value", f.name);
+                self.trap(TrapKind::MissingReturn, f.end, detail)
+            }
+            _ => Ok(0),
+        }
+    }
+
+    fn block(&mut self, stmts: &'c [St]) -> R<Flow> {
+        for s in stmts {
+            let flow = self.stmt(s)?;
+            if flow != Flow::Next {
+                return Ok(flow);
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    fn stmt(&mut self, s: &'c St) -> R<Flow> {
+        self.step(s.span)?;
+        match &s.kind {
+            StKind::Assign { target, value } => {
+                let a = match target {
+                    Target::Local { off } => self.fp + *off as usize,
+                    Target::Global { addr } => *addr as usize,
+                    Target::Elem(access) => self.element(access)?,
+                };
+                let v = self.operand(value)?;
+                self.store(a, v);
+            }
+            StKind::Expr(e) => {
+                self.eval(e)?;
+            }
+            StKind::Block(b) => return self.block(b),
+            StKind::If {
+                cond,
+                then_branch,
+                else_branch,
+            } => {
+                if self.eval(cond)? != 0 {
+                    return self.stmt(then_branch);
+                } else if let Some(e) = else_branch {
+                    return self.stmt(e);
+                }
+            }
+            StKind::While { cond, body } => loop {
+                self.step(s.span)?;
+                if self.eval(cond)? == 0 {
+                    break;
+                }
+                match self.stmt(body)? {
+                    Flow::Break => break,
+                    Flow::Return => return Ok(Flow::Return),
+                    Flow::Next | Flow::Continue => {}
+                }
+            },
+            StKind::Break => return Ok(Flow::Break),
+            StKind::Continue => return Ok(Flow::Continue),
+            StKind::Return(v) => {
+                self.ret = match v {
+                    Some(e) => self.eval(e)?,
+                    None => 0,
+                };
+                return Ok(Flow::Return);
+            }
+            StKind::Skip { rest } => self.skip(rest)?,
+            StKind::Decl { .. } | StKind::DeclScalar { .. } | StKind::DeclArray { .. } => {
+                self.decl(&s.kind)?
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// The steps of declarations without effect: counted in one go, unless the step budget
+    /// ends among them — then one by one, so the trap has the exact location.
+    #[inline(never)]
+    fn skip(&mut self, rest: &[Span]) -> R<()> {
+        let Some(&last) = rest.last() else {
+            return Ok(());
+        };
+        let n = rest.len() as u64;
+        if self.steps.saturating_add(n) > self.limits.max_steps {
+            return rest.iter().try_for_each(|&span| self.step(span));
+        }
+        self.steps += n;
+        if self.steps > self.check_at {
+            self.check_limits(last)
+        } else {
+            Ok(())
+        }
+    }
+
+    #[inline(never)]
+    fn decl(&mut self, kind: &'c StKind) -> R<()> {
+        match kind {
+            StKind::Decl { off, len } => {
+                let start = self.fp + *off as usize;
+                self.uninit[start..start + *len as usize].fill(true);
+            }
+            StKind::DeclScalar { off, value } => {
+                let a = self.fp + *off as usize;
+                self.uninit[a] = true;
+                let v = self.eval(value)?;
+                self.store(a, v);
+            }
+            StKind::DeclArray { off, len, elems } => {
+                let start = self.fp + *off as usize;
+                let words = start..start + *len as usize;
+                self.mem[words.clone()].fill(0);
+                self.uninit[words].fill(false);
+                for (i, e) in elems.iter() {
+                    let v = self.eval(e)?;
+                    self.mem[start + *i as usize] = v;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn store(&mut self, addr: usize, v: u32) {
+        self.mem[addr] = v;
+        self.uninit[addr] = false;
+    }
+
+    #[inline(always)]
+    fn load(&mut self, addr: usize, span: Span) -> R<u32> {
+        if self.uninit[addr] {
+            return self.trap(
+                TrapKind::UninitRead,
+                span,
+                "read of an uninitialised value".into(),
+            );
+        }
+        Ok(self.mem[addr])
+    }
+
+    /// Evaluates and checks the indices of `a`: the address they reach and the words from
+    /// there to the end of the underlying object (for views).
+    fn locate(&mut self, a: &'c Access) -> R<(usize, usize)> {
+        let (start, len, rows) = self.base(a.base);
+        let addr = self.index(a, start, rows)?;
+        Ok((addr, start + len - addr))
+    }
+
+    /// The address of the element (or row) `a` names, after checking its indices. The hot
+    /// path of every array access; unlike [`Machine::locate`] its result fits in registers.
+    #[inline]
+    fn element(&mut self, a: &'c Access) -> R<usize> {
+        let (start, _, rows) = self.base(a.base);
+        self.index(a, start, rows)
+    }
+
+    /// Start address, words and first dimension of the array `base` refers to.
+    #[inline(always)]
+    fn base(&self, base: ArrayBase) -> (usize, usize, u32) {
+        match base {
+            ArrayBase::Global { addr, len } => (addr as usize, len as usize, 0),
+            ArrayBase::Local { off, len } => (self.fp + off as usize, len as usize, 0),
+            ArrayBase::Param { off } => {
+                let v = self.fp + off as usize;
+                (
+                    self.mem[v] as usize,
+                    self.mem[v + 1] as usize,
+                    self.mem[v + 2],
+                )
+            }
+        }
+    }
+
+    /// `start` advanced by the checked indices of `a` (`rows` bounds a parameter's first).
+    #[inline(always)]
+    fn index(&mut self, a: &'c Access, start: usize, rows: u32) -> R<usize> {
+        let mut addr = start;
+        for (level, step) in a.steps.iter().enumerate() {
+            let i = self.operand(&step.index)? as i32;
+            let bound = if step.bound != 0 { step.bound } else { rows };
+            if i < 0 || i as u32 >= bound {
+                let detail =
+                    format!("index {i} out of bounds for dimension {level} of size {bound}");
+                return self.trap(TrapKind::OutOfBounds, step.span, detail);
+            }
+            addr += i as usize * step.stride as usize;
+        }
+        Ok(addr)
+    }
+
+    /// [`Machine::eval`] with the leaves (constants and scalar variables) handled in line:
+    /// most operands are leaves, and a direct test is much cheaper than a dispatch.
+    #[inline(always)]
+    fn operand(&mut self, e: &'c Ex) -> R<u32> {
+        match e {
+            Ex::Const(v) => Ok(*v),
+            Ex::Local { off, span } => self.load(self.fp + *off as usize, *span),
+            _ => self.eval(e),
+        }
+    }
+
+    fn eval(&mut self, e: &'c Ex) -> R<u32> {
+        Ok(match e {
+            Ex::Const(v) => *v,
+            Ex::Local { off, span } => self.load(self.fp + *off as usize, *span)?,
+            Ex::Global { addr } => self.mem[*addr as usize],
+            Ex::AddI(a, b) => bin!(self, Op::AddI, a, b),
+            Ex::SubI(a, b) => bin!(self, Op::SubI, a, b),
+            Ex::MulI(a, b) => bin!(self, Op::MulI, a, b),
+            Ex::DivI(a, b, span) => bin!(self, Op::DivI, a, b, *span),
+            Ex::ModI(a, b, span) => bin!(self, Op::ModI, a, b, *span),
+            Ex::LtI(a, b) => bin!(self, Op::LtI, a, b),
+            Ex::GtI(a, b) => bin!(self, Op::GtI, a, b),
+            Ex::LeI(a, b) => bin!(self, Op::LeI, a, b),
+            Ex::GeI(a, b) => bin!(self, Op::GeI, a, b),
+            Ex::EqI(a, b) => bin!(self, Op::EqI, a, b),
+            Ex::NeI(a, b) => bin!(self, Op::NeI, a, b),
+            Ex::AddF(a, b) => bin!(self, Op::AddF, a, b),
+            Ex::SubF(a, b) => bin!(self, Op::SubF, a, b),
+            Ex::MulF(a, b) => bin!(self, Op::MulF, a, b),
+            Ex::DivF(a, b) => bin!(self, Op::DivF, a, b),
+            Ex::LtF(a, b) => bin!(self, Op::LtF, a, b),
+            Ex::GtF(a, b) => bin!(self, Op::GtF, a, b),
+            Ex::LeF(a, b) => bin!(self, Op::LeF, a, b),
+            Ex::GeF(a, b) => bin!(self, Op::GeF, a, b),
+            Ex::EqF(a, b) => bin!(self, Op::EqF, a, b),
+            Ex::NeF(a, b) => bin!(self, Op::NeF, a, b),
+            Ex::Elem(a) => {
+                let addr = self.element(a)?;
+                self.load(addr, a.span)?
+            }
+            Ex::Call(c) => self.call(c)?,
+            Ex::Builtin(b) => self.builtin(b)?,
+            Ex::NegI(a) => (self.eval(a)? as i32).wrapping_neg() as u32,
+            Ex::NegF(a) => self.eval(a)? ^ 0x8000_0000,
+            Ex::Not(a) => (self.eval(a)? == 0) as u32,
+            Ex::And(a, b) => (self.eval(a)? != 0 && self.eval(b)? != 0) as u32,
+            Ex::Or(a, b) => (self.eval(a)? != 0 || self.eval(b)? != 0) as u32,
+            Ex::Chain(c) => self.chain(c)?,
+            Ex::IntToFloat(a) => (self.eval(a)? as i32 as f32).to_bits(),
+            Ex::FloatToInt(a, span) => {
+                let f = f32::from_bits(self.eval(a)?);
+                // The int range is [-2^31, 2^31); NaN fails both comparisons.
+                if !(-2147483648.0..2147483648.0).contains(&f) {
+                    return self.trap(
+                        TrapKind::FloatToIntRange,
+                        *span,
+                        format!("{f:?} does not fit in an int"),
+                    );
+                }
+                f as i32 as u32
+            }
+        })
+    }
+
+    #[inline(never)]
+    fn chain(&mut self, c: &'c Chain) -> R<u32> {
+        let mut acc = self.eval(&c.first)?;
+        for link in c.links.iter() {
+            let y = self.operand(&link.rhs)?;
+            acc = match binary(link.op, acc, y) {
+                Ok(v) => v,
+                Err(kind) => return self.arith_trap(kind, link.op, acc, y, link.span),
+            };
+        }
+        Ok(acc)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn arith_trap(&mut self, kind: TrapKind, op: Op, x: u32, y: u32, span: Span) -> R<u32> {
+        let sym = if op == Op::DivI { '/' } else { '%' };
+        let (a, b) = (x as i32, y as i32);
+        let detail = match kind {
+            TrapKind::DivOverflow => format!("{a} {sym} {b} overflows"),
+            _ => format!("{a} {sym} {b}"),
+        };
+        self.trap(kind, span, detail)
+    }
+}
+
+/// One binary operation on words; `Err` for the two integer-division traps.
+#[inline(always)]
+fn binary(op: Op, x: u32, y: u32) -> Result<u32, TrapKind> {
+    let (a, b) = (x as i32, y as i32);
+    let (f, g) = (f32::from_bits(x), f32::from_bits(y));
+    Ok(match op {
+        Op::AddI => a.wrapping_add(b) as u32,
+        Op::SubI => a.wrapping_sub(b) as u32,
+        Op::MulI => a.wrapping_mul(b) as u32,
+        Op::DivI | Op::ModI => {
+            if b == 0 {
+                return Err(TrapKind::DivByZero);
+            }
+            if a == i32::MIN && b == -1 {
+                return Err(TrapKind::DivOverflow);
+            }
+            if op == Op::DivI {
+                (a / b) as u32
+            } else {
+                (a % b) as u32
+            }
+        }
+        Op::LtI => (a < b) as u32,
+        Op::GtI => (a > b) as u32,
+        Op::LeI => (a <= b) as u32,
+        Op::GeI => (a >= b) as u32,
+        Op::EqI => (a == b) as u32,
+        Op::NeI => (a != b) as u32,
+        Op::AddF => target_nan(f + g, f, g),
+        Op::SubF => target_nan(f - g, f, g),
+        Op::MulF => target_nan(f * g, f, g),
+        Op::DivF => target_nan(f / g, f, g),
+        Op::LtF => (f < g) as u32,
+        Op::GtF => (f > g) as u32,
+        Op::LeF => (f <= g) as u32,
+        Op::GeF => (f >= g) as u32,
+        Op::EqF => (f == g) as u32,
+        Op::NeF => (f != g) as u32,
+    })
+}
+
+const QUIET_BIT: u32 = 0x0040_0000;
+const DEFAULT_NAN: u32 = 0x7fc0_0000;
+
+/// The bits of `r = f op g` as ARM VFP (default-NaN mode off) produces them.
+#[inline(always)]
+fn target_nan(r: f32, f: f32, g: f32) -> u32 {
+    if !r.is_nan() {
+        return r.to_bits();
+    }
+    let signalling = |x: f32| x.is_nan() && x.to_bits() & QUIET_BIT == 0;
+    if signalling(f) {
+        f.to_bits() | QUIET_BIT
+    } else if signalling(g) {
+        g.to_bits() | QUIET_BIT
+    } else if f.is_nan() {
+        f.to_bits()
+    } else if g.is_nan() {
+        g.to_bits()
+    } else {
+        DEFAULT_NAN
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_results_follow_the_target() {
+        let inf = f32::INFINITY;
+        // Invalid operations give the positive default NaN (x86 would give a negative one).
+        assert_eq!(target_nan(inf - inf, inf, inf), DEFAULT_NAN);
+        assert_eq!(target_nan(-f32::NAN, 0.0, 0.0), DEFAULT_NAN);
+        // A NaN operand propagates, sign and payload included; the first one wins.
+        let neg_nan = f32::from_bits(0xffc0_0001);
+        let pos_nan = f32::from_bits(0x7fc0_0002);
+        assert_eq!(target_nan(neg_nan + 1.0, neg_nan, 1.0), 0xffc0_0001);
+        assert_eq!(target_nan(1.0 + neg_nan, 1.0, neg_nan), 0xffc0_0001);
+        assert_eq!(target_nan(pos_nan * neg_nan, pos_nan, neg_nan), 0x7fc0_0002);
+        // A signalling NaN is preferred and quietened.
+        let snan = f32::from_bits(0x7f80_0005);
+        assert_eq!(target_nan(pos_nan + snan, pos_nan, snan), 0x7fc0_0005);
+        assert_eq!(target_nan(1.5 + 2.0, 1.5, 2.0), 3.5f32.to_bits());
+    }
+
+    #[test]
+    fn integer_division_follows_c() {
+        let div = |a: i32, b: i32| binary(Op::DivI, a as u32, b as u32).map(|v| v as i32);
+        let rem = |a: i32, b: i32| binary(Op::ModI, a as u32, b as u32).map(|v| v as i32);
+        assert_eq!(div(-7, 2), Ok(-3));
+        assert_eq!(rem(-7, 2), Ok(-1));
+        assert_eq!(rem(7, -2), Ok(1));
+        assert_eq!(div(i32::MIN, 1), Ok(i32::MIN));
+        assert_eq!(div(1, 0), Err(TrapKind::DivByZero));
+        assert_eq!(rem(1, 0), Err(TrapKind::DivByZero));
+        assert_eq!(div(i32::MIN, -1), Err(TrapKind::DivOverflow));
+        assert_eq!(rem(i32::MIN, -1), Err(TrapKind::DivOverflow));
+    }
+}

@@ -1,0 +1,51 @@
+//! The reference interpreter reproduces the expected result of every program of
+//! `corpus/lang` (and of the competition's functional suite when `/work/shared` is present).
+
+use harness::refinterp::{self, RefConfig};
+use std::path::{Path, PathBuf};
+
+/// Runs every `NAME.sy` of `dir` and returns one message per case whose result differs.
+fn mismatches(dir: &Path) -> (usize, Vec<String>) {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sy"))
+        .collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let source = sysyc::frontend::source_from_bytes(&std::fs::read(path).unwrap());
+        let stdin = std::fs::read(path.with_extension("in")).unwrap_or_default();
+        let expected = std::fs::read(path.with_extension("out")).unwrap();
+        match refinterp::run_source(&name, &source, &stdin, &RefConfig::default()) {
+            Ok(outcome) => {
+                if let Some(reason) = harness::conform::outcome_mismatch(&outcome, &expected) {
+                    failures.push(format!("{name}: {reason}"));
+                }
+            }
+            Err(e) => failures.push(format!("{name}: {e}")),
+        }
+    }
+    (files.len(), failures)
+}
+
+#[test]
+fn lang_corpus() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/lang");
+    let (count, failures) = mismatches(&dir);
+    assert!(count >= 20, "corpus/lang has only {count} programs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn functional_suite_when_present() {
+    let dir = Path::new("/work/shared/sysy-tests/functional");
+    if !dir.is_dir() {
+        eprintln!("skipped: {} is not present", dir.display());
+        return;
+    }
+    let (count, failures) = mismatches(dir);
+    assert_eq!(count, 100);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
