@@ -1,1 +1,23 @@
-fn main() {}
+//! `harness`: command-line entry point of the differential fuzzing and benchmark harness.
+
+use clap::{Parser, Subcommand};
+use harness::generators;
+
+#[derive(Parser)]
+#[command(name = "harness", about = "Differential fuzzing and benchmark harness for sysyc")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Generate one random SysY program (and its stdin).
+    Gen(generators::cli::GenArgs),
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().command {
+        Command::Gen(args) => generators::cli::run_gen(&args),
+    }
+}

@@ -1,0 +1,154 @@
+//! Properties of generated programs: determinism, printer/parser round trip, front-end
+//! validity, and the `Arbitrary` path.
+
+use super::*;
+use sysyc::frontend::{self, LineIndex};
+
+/// Parses and analyses a generated program, panicking with the source on failure.
+pub(crate) fn front_end(p: &GeneratedProgram) -> sysyc::frontend::hir::Program {
+    let parsed = frontend::parse(&p.source)
+        .unwrap_or_else(|d| panic!("seed {:?}: parse error {d:?}\n{}", p.seed, p.source));
+    assert_eq!(parsed.without_spans(), p.unit.without_spans(), "seed {:?}: round trip changed the tree", p.seed);
+    let hir = frontend::analyze(&parsed, &LineIndex::new(&p.source))
+        .unwrap_or_else(|d| panic!("seed {:?}: semantic error {d:?}\n{}", p.seed, p.source));
+    frontend::hir_check::check(&hir).unwrap_or_else(|e| panic!("seed {:?}: HIR invariant {e:?}", p.seed));
+    hir
+}
+
+#[test]
+fn same_seed_same_program_different_seeds_differ() {
+    for seed in [0u64, 1, 77, 123_456_789] {
+        let config = GenConfig::swarm(seed);
+        let a = generate(seed, &config);
+        let b = generate(seed, &config);
+        assert_eq!(a.source, b.source);
+        assert_eq!(a.stdin, b.stdin);
+        assert_eq!(a.features, b.features);
+        let c = generate(seed + 1, &config);
+        assert_ne!(a.source, c.source, "seeds {seed} and {} gave the same program", seed + 1);
+    }
+}
+
+#[test]
+fn default_and_swarm_programs_pass_the_front_end() {
+    for seed in 0..150u64 {
+        let config = if seed % 3 == 0 { GenConfig::default() } else { GenConfig::swarm(seed) };
+        let p = generate(seed, &config);
+        front_end(&p);
+    }
+}
+
+#[test]
+fn arbitrary_bytes_give_valid_programs() {
+    let mut state = 0x1234_5678_9abc_def0u64;
+    for len in [0usize, 1, 7, 64, 512, 4096, 20_000] {
+        let bytes: Vec<u8> = (0..len)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 56) as u8
+            })
+            .collect();
+        let mut u = arbitrary::Unstructured::new(&bytes);
+        let p: GeneratedProgram = arbitrary::Arbitrary::arbitrary(&mut u).expect("never fails");
+        assert!(p.seed.is_none());
+        front_end(&p);
+    }
+}
+
+/// Checks that comparisons, `&&`, `||` and `!` occur only where SysY's grammar allows
+/// them: in the condition of an `if`/`while`, never inside parentheses.
+pub(crate) fn strict_grammar(unit: &sysyc::frontend::ast::CompUnit) -> Result<(), String> {
+    use sysyc::frontend::ast::{BlockItem, Decl, Expr, ExprKind, InitVal, Item, Stmt, UnaryOp};
+
+    fn is_cond_op(e: &Expr) -> Option<u8> {
+        match &e.kind {
+            ExprKind::Binary(op, ..) if op.precedence() <= 4 => Some(op.precedence()),
+            _ => None,
+        }
+    }
+    /// An expression of the `AddExp` level; `!` is allowed inside conditions only.
+    fn plain(e: &Expr, in_cond: bool) -> Result<(), String> {
+        match &e.kind {
+            ExprKind::Binary(op, a, b) => {
+                if op.precedence() <= 4 {
+                    return Err(format!("`{}` outside a condition or in parentheses", op.symbol()));
+                }
+                plain(a, in_cond)?;
+                plain(b, in_cond)
+            }
+            ExprKind::Unary(UnaryOp::Not, _) if !in_cond => Err("`!` outside a condition".into()),
+            ExprKind::Unary(_, a) => plain(a, in_cond),
+            ExprKind::LVal(lv) => lv.indices.iter().try_for_each(|i| plain(i, false)),
+            ExprKind::Call { args, .. } => args.iter().try_for_each(|a| plain(a, false)),
+            _ => Ok(()),
+        }
+    }
+    fn cond(e: &Expr, min_prec: u8) -> Result<(), String> {
+        match (&e.kind, is_cond_op(e)) {
+            (ExprKind::Binary(_, a, b), Some(p)) => {
+                if p < min_prec {
+                    return Err("a condition operator that needs parentheses".into());
+                }
+                cond(a, p)?;
+                cond(b, p + 1)
+            }
+            _ => plain(e, true),
+        }
+    }
+    fn init(v: &InitVal) -> Result<(), String> {
+        match v {
+            InitVal::Expr(e) => plain(e, false),
+            InitVal::List(items, _) => items.iter().try_for_each(init),
+        }
+    }
+    fn decl(d: &Decl) -> Result<(), String> {
+        d.defs.iter().try_for_each(|def| {
+            def.dims.iter().try_for_each(|e| plain(e, false))?;
+            def.init.as_ref().map_or(Ok(()), init)
+        })
+    }
+    fn stmt(s: &Stmt) -> Result<(), String> {
+        match s {
+            Stmt::Assign { target, value, .. } => {
+                target.indices.iter().try_for_each(|i| plain(i, false))?;
+                plain(value, false)
+            }
+            Stmt::Expr(e, _) | Stmt::Return(e, _) => e.as_ref().map_or(Ok(()), |e| plain(e, false)),
+            Stmt::Block(b) => b.items.iter().try_for_each(item),
+            Stmt::If { cond: c, then_branch, else_branch, .. } => {
+                cond(c, 1)?;
+                stmt(then_branch)?;
+                else_branch.as_deref().map_or(Ok(()), stmt)
+            }
+            Stmt::While { cond: c, body, .. } => {
+                cond(c, 1)?;
+                stmt(body)
+            }
+            Stmt::Break(_) | Stmt::Continue(_) => Ok(()),
+        }
+    }
+    fn item(i: &BlockItem) -> Result<(), String> {
+        match i {
+            BlockItem::Decl(d) => decl(d),
+            BlockItem::Stmt(s) => stmt(s),
+        }
+    }
+    unit.items.iter().try_for_each(|i| match i {
+        Item::Decl(d) => decl(d),
+        Item::Func(f) => f.body.items.iter().try_for_each(item),
+    })
+}
+
+#[test]
+fn programs_stay_within_the_strict_grammar() {
+    for seed in 0..150u64 {
+        let p = generate(seed, &GenConfig::swarm(seed));
+        if let Err(e) = strict_grammar(&p.unit) {
+            panic!("seed {seed}: {e}\n{}", p.source);
+        }
+    }
+    let bad = sysyc::frontend::parse("int main() { if ((1 || 2) && 3) return 1; return 0; }").expect("parses");
+    assert!(strict_grammar(&bad).is_err());
+    let good = sysyc::frontend::parse("int main() { while (1 < 2 == 3 && !(4 + 5) || 6) return 1; return 0; }").expect("parses");
+    assert!(strict_grammar(&good).is_ok());
+}
