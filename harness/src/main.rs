@@ -14,10 +14,16 @@ struct Cli {
 enum Command {
     /// Generate one random SysY program (and its stdin).
     Gen(generators::cli::GenArgs),
+    /// Generate, check and run a range of seeds; print statistics.
+    GenStats(generators::stats::StatsArgs),
 }
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Gen(args) => generators::cli::run_gen(&args),
+        Command::GenStats(args) => {
+            print!("{}", generators::stats::run_stats(&args)?);
+            Ok(())
+        }
     }
 }

@@ -198,7 +198,8 @@ impl Gen<'_> {
             .iter()
             .map(|&id| {
                 let v = &self.env.vars[id];
-                if in_loop && v.locks > 0 { 4 } else { 1 }
+                let affine = if self.fcx.affinity.contains(&id) { 4 } else { 1 };
+                affine * if in_loop && v.locks > 0 { 4 } else { 1 }
             })
             .collect();
         ids[self.c.weighted(&weights)]
@@ -805,7 +806,10 @@ impl Gen<'_> {
         let aliasing = self.cfg.knobs.aliasing;
         let weights: Vec<u32> = views
             .iter()
-            .map(|(id, _)| if callee_globals.contains(id) || already.contains(id) { 1 + aliasing as u32 / 5 } else { 2 })
+            .map(|(id, fixed)| {
+                let base = if *fixed > 0 { 4 } else { 2 };
+                if callee_globals.contains(id) || already.contains(id) { base + aliasing as u32 / 5 } else { base }
+            })
             .collect();
         let (id, fixed) = views[self.c.weighted(&weights)];
         if callee_globals.contains(&id) || already.contains(&id) {
@@ -844,7 +848,16 @@ impl Gen<'_> {
 
     fn self_call_possible(&self, ty: Ty, ctx: ECtx) -> bool {
         let Some(r) = &self.fcx.rec else { return false };
-        r.ret == Some(ty) && r.sites < r.max_sites && self.fcx.mult == 1 && !ctx.stable && (r.pure || ctx.impure_ok)
+        // Parameters are passed on by name: a local declared since may hide one.
+        let params_visible = r.params.iter().all(|p| {
+            self.env.lookup(&p.name).is_some_and(|id| self.env.vars[id].storage == Storage::Param)
+        });
+        r.ret == Some(ty)
+            && r.sites < r.max_sites
+            && self.fcx.mult == 1
+            && !ctx.stable
+            && (r.pure || ctx.impure_ok)
+            && params_visible
     }
 
     /// `f(d - 1, ...)` inside recursive `f` (cost accounted when the function is finished).
@@ -936,7 +949,14 @@ impl Gen<'_> {
         let sub = ctx.deeper();
         let floats = self.cfg.knobs.float > 0;
         let chains = self.cfg.knobs.comparison_chains;
-        let kind = self.c.weighted(&[12, if chains > 0 { 1 + chains as u32 / 10 } else { 0 }, 3, 2]);
+        let calls = if ctx.impure_ok { self.callable(Some(Ty::Int), ctx) } else { Vec::new() };
+        let kind = self.c.weighted(&[
+            12,
+            if chains > 0 { 1 + chains as u32 / 10 } else { 0 },
+            3,
+            2,
+            if calls.is_empty() { 0 } else { 5 },
+        ]);
         let g = match kind {
             1 => {
                 self.feature(Feature::ComparisonChain);
@@ -960,6 +980,14 @@ impl Gen<'_> {
                 } else {
                     g
                 }
+            }
+            4 => {
+                // A call (often with side effects) compared with a value.
+                let f = calls[self.pick_index(calls.len())];
+                let (a, b) = self.pair(sub, &mut |g, c| g.call_user(f, c), &mut |g, c| g.int_expr(c));
+                let op = self.comparison_op();
+                self.charge(1);
+                GExpr::int(build::bin(op, a.e, b.e), Some((0, 1)), a.impure || b.impure, a.cost + b.cost + 1)
             }
             3 => {
                 // The same value tested again (redundant or nested conditions).

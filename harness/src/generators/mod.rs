@@ -43,11 +43,13 @@ mod decl;
 mod env;
 mod expr;
 pub mod features;
+pub mod grammar;
 mod input;
 mod loops;
 mod prelude;
 mod program;
 mod state;
+pub mod stats;
 mod stmt;
 
 pub use choices::{Choices, SeededChoices, UnstructuredChoices};

@@ -81,10 +81,11 @@ impl Gen<'_> {
         };
         let recursive = self.knob(k.recursion);
         let name = self.global_name("f");
-        let params = self.params(recursive);
+        let (params, affinity) = self.params(recursive);
 
         let body_budget = if recursive { (budget / 16).max(200) } else { budget };
         self.start_function(pure, ret, body_budget);
+        self.fcx.affinity = affinity;
         self.push_scope();
         let mut ast_params = Vec::new();
         for p in &params {
@@ -160,7 +161,7 @@ impl Gen<'_> {
     }
 
     /// Parameter list of a new function.
-    fn params(&mut self, recursive: bool) -> Vec<Param> {
+    fn params(&mut self, recursive: bool) -> (Vec<Param>, Vec<VarId>) {
         let k = self.cfg.knobs.clone();
         let floats = k.float > 0;
         let mut kinds: Vec<(Ty, bool)> = Vec::new(); // (type, is array)
@@ -185,6 +186,7 @@ impl Gen<'_> {
             }
         }
         let mut params = Vec::new();
+        let mut affinity = Vec::new();
         let mut next = 0;
         let mut fresh = |params: &Vec<Param>| -> String {
             loop {
@@ -202,7 +204,12 @@ impl Gen<'_> {
         for (ty, array) in kinds {
             let name = self.param_name(&params).unwrap_or_else(|| fresh(&params));
             if array {
-                let (inner, min_len) = self.array_param_shape(ty);
+                let (inner, min_len, source) = self.array_param_shape(ty);
+                // The body then tends to use the global its parameter was shaped after, and
+                // callers tend to pass that global: aliasing.
+                if let Some(id) = source.filter(|_| self.knob(k.aliasing)) {
+                    affinity.push(id);
+                }
                 let index = params.len();
                 params.push(Param { name, ty, kind: ParamKind::Array { inner, min_len } });
                 if self.knob(k.length_params) {
@@ -213,7 +220,7 @@ impl Gen<'_> {
                 params.push(Param { name, ty, kind: ParamKind::Scalar });
             }
         }
-        params
+        (params, affinity)
     }
 
     /// With the shadowing knob, a parameter may take the name of a global it then hides.
@@ -237,7 +244,7 @@ impl Gen<'_> {
 
     /// `(inner dims, guaranteed length)` for an array parameter: mostly the shape of a
     /// visible global array (so calls can pass it), otherwise a fresh shape.
-    fn array_param_shape(&mut self, ty: Ty) -> (Vec<u32>, u32) {
+    fn array_param_shape(&mut self, ty: Ty) -> (Vec<u32>, u32, Option<VarId>) {
         let globals: Vec<VarId> = self
             .env
             .visible()
@@ -247,21 +254,28 @@ impl Gen<'_> {
                 v.is_array() && v.ty == ty && !v.is_const
             })
             .collect();
-        let (dims, level) = if !globals.is_empty() && self.c.chance(0.8) {
+        let (dims, level, source) = if !globals.is_empty() && self.c.chance(0.8) {
             let id = globals[self.pick_index(globals.len())];
             let dims = self.env.vars[id].dims.clone();
-            let level = self.c.below(dims.len() as u64) as usize;
-            (dims, level)
+            // Deeper levels let callers pass rows (`a[i]`).
+            let level = if dims.len() > 1 && self.c.chance(0.6) {
+                self.c.range(1, dims.len() as i64 - 1) as usize
+            } else {
+                self.c.below(dims.len() as u64) as usize
+            };
+            (dims, level, Some(id))
         } else {
-            (self.array_dims(), 0)
+            (self.array_dims(), 0, None)
         };
         let inner = dims[level + 1..].to_vec();
-        let min_len = self.c.range(1, dims[level] as i64) as u32;
+        // Often a short guaranteed length, so that many arrays and rows qualify as arguments.
+        let max_len = if self.c.chance(0.5) { (dims[level] as i64).min(4) } else { dims[level] as i64 };
+        let min_len = self.c.range(1, max_len) as u32;
         self.feature(Feature::ArrayParam);
         if !inner.is_empty() {
             self.feature(Feature::MultiDimArrayParam);
         }
-        (inner, min_len)
+        (inner, min_len, source)
     }
 
     /// Declares a parameter in the function scope and returns its AST.

@@ -113,6 +113,8 @@ pub(super) struct FnCtx {
     pub depth: u32,
     pub rec: Option<RecCtx>,
     pub globals_used: Vec<VarId>,
+    /// Variables to favour when reading (globals an array parameter may alias).
+    pub affinity: Vec<VarId>,
     pub next_local: u32,
 }
 

@@ -124,7 +124,7 @@ impl Gen<'_> {
             1,                                                           // 12 empty
             w(k.late_init > 0, k.late_init as u32 / 5),                  // 13 late init
             w(k.dead_stores > 0, k.dead_stores as u32 / 5),              // 14 dead store
-            w(main_top && k.input > 0, k.input as u32 / 3),              // 15 input
+            w(main_top && k.input > 0, k.input as u32 / 2),              // 15 input
             w(main_top && loop_ok && k.timers > 0, k.timers as u32 / 4), // 16 timers
             w(loop_ok && k.short_circuit > 0, k.loops as u32 / 8),       // 17 guarded loop
         ];
@@ -568,7 +568,8 @@ impl Gen<'_> {
                 vec![build::stmt(build::assign_var(&name, call))]
             }
             1 => {
-                let name = self.new_local_name();
+                // A fresh name: a shadowing one could be the array argument of the call.
+                let name = self.local_name("l");
                 self.env.declare(super::env::scalar(name.clone(), ty, Storage::Local));
                 vec![BlockItem::Decl(build::decl(false, ty.btype(), &name, vec![], Some(sysyc::frontend::ast::InitVal::Expr(call))))]
             }
