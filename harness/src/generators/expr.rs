@@ -235,6 +235,16 @@ impl Gen<'_> {
         }
     }
 
+    /// A literal or a scalar variable (no array element).
+    fn int_scalar_leaf(&mut self, ctx: ECtx) -> GExpr {
+        let scalars = self.readable_scalars(Ty::Int, ctx);
+        if scalars.is_empty() || self.c.chance(0.3) {
+            return self.int_literal();
+        }
+        let id = self.pick_var(&scalars);
+        self.read_scalar(id)
+    }
+
     fn int_leaf(&mut self, ctx: ECtx) -> GExpr {
         let scalars = self.readable_scalars(Ty::Int, ctx);
         let arrays = if self.knob_arrays_enabled() { self.readable_arrays(Ty::Int, ctx) } else { Vec::new() };
@@ -673,7 +683,9 @@ impl Gen<'_> {
     /// Any expression brought into `0..d`: kept if its range fits, `e % d` if it is never
     /// negative, `(e % d + d) % d` otherwise.
     fn wrapped_index(&mut self, d: i64, ctx: ECtx) -> GExpr {
-        let g = self.int_expr(ctx.deeper());
+        // At depth 0 only a scalar or literal: an array element here would need indices of
+        // its own, and the chain could go on without end.
+        let g = if ctx.depth == 0 { self.int_scalar_leaf(ctx) } else { self.int_expr(ctx.deeper()) };
         match g.range {
             Some((lo, hi)) if lo >= 0 && hi < d => g,
             Some((lo, _)) if lo >= 0 => {

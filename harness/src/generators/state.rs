@@ -226,7 +226,9 @@ impl<'a> Gen<'a> {
 
     /// Remembers a pure expression for later re-use.
     pub(super) fn remember(&mut self, g: &GExpr, stable: bool, cond: bool) {
-        if g.impure {
+        // Re-used expressions nest inside new ones; a height cap keeps trees from growing
+        // from statement to statement.
+        if g.impure || height(&g.e) > 2 * self.cfg.max_expr_depth as usize + 2 {
             return;
         }
         let mut names = Vec::new();
@@ -270,6 +272,17 @@ impl<'a> Gen<'a> {
         let g = pool[i].g.clone();
         self.charge(g.cost);
         Some(g)
+    }
+}
+
+/// Height of an expression tree (a leaf is 1).
+fn height(e: &Expr) -> usize {
+    1 + match &e.kind {
+        ExprKind::IntLit(..) | ExprKind::FloatLit(_) | ExprKind::StrLit(_) => 0,
+        ExprKind::LVal(lv) => lv.indices.iter().map(height).max().unwrap_or(0),
+        ExprKind::Call { args, .. } => args.iter().map(height).max().unwrap_or(0),
+        ExprKind::Unary(_, a) => height(a),
+        ExprKind::Binary(_, a, b) => height(a).max(height(b)),
     }
 }
 
