@@ -56,7 +56,7 @@ fn arbitrary_bytes_give_valid_programs() {
 }
 
 #[test]
-fn programs_stay_within_the_super::grammar::strict() {
+fn programs_stay_within_the_strict_grammar() {
     for seed in 0..150u64 {
         let p = generate(seed, &GenConfig::swarm(seed));
         if let Err(e) = super::grammar::strict(&p.unit) {
