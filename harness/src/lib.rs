@@ -1,4 +1,5 @@
-//! The `harness` library: program generators, reference tools and runners used by the
-//! `harness` binary and the fuzz targets.
+//! The differential fuzzing and benchmark harness of the `sysyc` compiler, as a library (the
+//! `harness` binary is a thin front end over it).
 
 pub mod generators;
+pub mod qemu;

@@ -12,8 +12,19 @@
 //! so the lists stay exact; the verifier checks them.
 //!
 //! CFG epoch: every mutation that can change the control-flow graph (terminator targets,
-//! block insertion/removal) bumps [`Function::cfg_epoch`]; cached CFG analyses compare it to
-//! the epoch they were computed at.
+//! block insertion/removal) gives the function a fresh [`Function::cfg_epoch`]; cached CFG
+//! analyses compare it to the epoch they were computed at. Epochs come from one process-wide
+//! counter, so an epoch identifies one CFG state of one function (a clone shares the state
+//! until either copy changes): an analysis cached for one function can never be mistaken for
+//! another's.
+//!
+//! Sequence numbers: every placed instruction carries a key that increases along its block
+//! ([`Function::inst_seq`]), kept up to date by the insertion methods, so "does `a` come
+//! before `b`" is one comparison (dominance queries need it after every transformation).
+//! Keys are spaced [`SEQ_STRIDE`] apart; an insertion between two neighbours with no free key
+//! renumbers forward only until the keys are increasing again.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cranelift_entity::packed_option::PackedOption;
 use cranelift_entity::{PrimaryMap, SecondaryMap};
@@ -88,6 +99,16 @@ pub struct ValueData {
     pub ty: Type,
 }
 
+/// Gap between the sequence numbers of consecutively appended instructions.
+pub const SEQ_STRIDE: u32 = 16;
+
+static NEXT_CFG_EPOCH: AtomicU64 = AtomicU64::new(1);
+
+/// A CFG epoch never handed out before (process-wide).
+fn fresh_cfg_epoch() -> u64 {
+    NEXT_CFG_EPOCH.fetch_add(1, Ordering::Relaxed)
+}
+
 #[derive(Clone, Debug)]
 struct InstNode {
     data: InstData,
@@ -95,6 +116,8 @@ struct InstNode {
     block: PackedOption<Block>,
     prev: PackedOption<Inst>,
     next: PackedOption<Inst>,
+    /// Position key within the block (see the module documentation).
+    seq: u32,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -135,7 +158,7 @@ impl Function {
             interned: FxHashMap::default(),
             undefs: FxHashMap::default(),
             users: SecondaryMap::new(),
-            cfg_epoch: 0,
+            cfg_epoch: fresh_cfg_epoch(),
         };
         for (i, &ty) in param_types.iter().enumerate() {
             let v = f.values.push(ValueData { def: ValueDef::Param(i as u32), ty });
@@ -254,19 +277,24 @@ impl Function {
         }
     }
 
+    /// Test hook: records a use that no operand makes (to check that the verifier notices).
+    #[cfg(test)]
+    pub(crate) fn add_bogus_user_for_test(&mut self, v: Value, inst: Inst) {
+        self.users[v].push(inst);
+    }
+
     /// Replaces every use of `old` by `new` (in instructions in or out of the layout).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) {
         if old == new {
             return;
         }
         debug_assert!(self.tracks_uses(old), "replace_all_uses of an untracked value {old}");
-        let users = std::mem::take(&mut self.users[old]);
-        let mut seen: SmallVec<[Inst; 8]> = SmallVec::new();
+        let mut users = std::mem::take(&mut self.users[old]);
+        // Each user once (it appears once per operand slot); sorting keeps this linearithmic
+        // for values with thousands of uses.
+        users.sort_unstable();
+        users.dedup();
         for inst in users {
-            if seen.contains(&inst) {
-                continue;
-            }
-            seen.push(inst);
             for a in self.insts[inst].data.args.iter_mut() {
                 if *a == old {
                     *a = new;
@@ -290,6 +318,7 @@ impl Function {
             block: None.into(),
             prev: None.into(),
             next: None.into(),
+            seq: 0,
         });
         if !ty.is_void() {
             let v = self.values.push(ValueData { def: ValueDef::Inst(inst), ty });
@@ -300,7 +329,7 @@ impl Function {
             self.add_user(a, inst);
         }
         if self.insts[inst].data.op.is_terminator() {
-            self.cfg_epoch += 1;
+            self.cfg_epoch = fresh_cfg_epoch();
         }
         inst
     }
@@ -360,7 +389,7 @@ impl Function {
     pub fn set_target(&mut self, inst: Inst, idx: usize, b: Block) {
         self.insts[inst].data.targets[idx] = b;
         if self.insts[inst].data.op.is_terminator() {
-            self.cfg_epoch += 1;
+            self.cfg_epoch = fresh_cfg_epoch();
         }
     }
 
@@ -396,7 +425,7 @@ impl Function {
             self.add_user(a, inst);
         }
         if was_term || is_term {
-            self.cfg_epoch += 1;
+            self.cfg_epoch = fresh_cfg_epoch();
         }
         match self.insts[inst].result.expand() {
             Some(v) => {
@@ -419,19 +448,27 @@ impl Function {
     pub fn append_inst(&mut self, block: Block, inst: Inst) {
         debug_assert!(self.insts[inst].block.is_none(), "{inst} is already placed");
         let last = self.blocks[block].last;
+        let seq = match last.expand() {
+            Some(l) => self.insts[l].seq.checked_add(SEQ_STRIDE),
+            None => Some(SEQ_STRIDE),
+        };
         {
             let node = &mut self.insts[inst];
             node.block = block.into();
             node.prev = last;
             node.next = None.into();
+            node.seq = seq.unwrap_or(0);
         }
         match last.expand() {
             Some(l) => self.insts[l].next = inst.into(),
             None => self.blocks[block].first = inst.into(),
         }
         self.blocks[block].last = inst.into();
+        if seq.is_none() {
+            self.renumber_block(block);
+        }
         if self.insts[inst].data.op.is_terminator() {
-            self.cfg_epoch += 1;
+            self.cfg_epoch = fresh_cfg_epoch();
         }
     }
 
@@ -459,9 +496,55 @@ impl Function {
             Some(p) => self.insts[p].next = inst.into(),
             None => self.blocks[block].first = inst.into(),
         }
+        self.assign_seq_between(block, inst, prev.expand(), pos);
         if self.insts[inst].data.op.is_terminator() {
-            self.cfg_epoch += 1;
+            self.cfg_epoch = fresh_cfg_epoch();
         }
+    }
+
+    /// Gives `inst`, just linked between `prev` and `next`, a sequence number between theirs,
+    /// pushing later numbers up when there is no gap.
+    fn assign_seq_between(&mut self, block: Block, inst: Inst, prev: Option<Inst>, next: Inst) {
+        let lo = prev.map_or(0, |p| self.insts[p].seq);
+        let hi = self.insts[next].seq;
+        if hi.saturating_sub(lo) > 1 {
+            self.insts[inst].seq = lo + (hi - lo) / 2;
+            return;
+        }
+        // No gap: number forward from `inst` until the existing keys are large enough.
+        let mut key = lo;
+        let mut cur = Some(inst);
+        while let Some(i) = cur {
+            let Some(k) = key.checked_add(SEQ_STRIDE) else {
+                self.renumber_block(block);
+                return;
+            };
+            if i != inst && self.insts[i].seq > key {
+                return;
+            }
+            self.insts[i].seq = k;
+            key = k;
+            cur = self.insts[i].next.expand();
+        }
+    }
+
+    /// Spreads the sequence numbers of `block` evenly again (after they ran out of room).
+    fn renumber_block(&mut self, block: Block) {
+        let mut cur = self.blocks[block].first.expand();
+        let count = self.block_insts(block).count().max(1) as u64;
+        let stride = (u32::MAX as u64 / (count + 1)).clamp(1, SEQ_STRIDE as u64) as u32;
+        let mut key = 0u32;
+        while let Some(i) = cur {
+            key += stride;
+            self.insts[i].seq = key;
+            cur = self.insts[i].next.expand();
+        }
+    }
+
+    /// Position key of a placed instruction within its block: for `a` and `b` in the same
+    /// block, `a` comes first iff `inst_seq(a) < inst_seq(b)`. Meaningless across blocks.
+    pub fn inst_seq(&self, inst: Inst) -> u32 {
+        self.insts[inst].seq
     }
 
     /// Inserts `inst` (not in the layout) right after `pos`.
@@ -493,7 +576,7 @@ impl Function {
         node.prev = None.into();
         node.next = None.into();
         if node.data.op.is_terminator() {
-            self.cfg_epoch += 1;
+            self.cfg_epoch = fresh_cfg_epoch();
         }
     }
 
@@ -539,7 +622,7 @@ impl Function {
     pub fn create_block(&mut self) -> Block {
         let b = self.blocks.push(BlockNode { live: true, ..Default::default() });
         self.layout.push(b);
-        self.cfg_epoch += 1;
+        self.cfg_epoch = fresh_cfg_epoch();
         b
     }
 
@@ -548,11 +631,11 @@ impl Function {
     /// name this block as a predecessor must be fixed by the caller.
     pub fn remove_block(&mut self, block: Block) {
         for inst in self.block_insts_vec(block) {
-            if let Some(v) = self.result(inst) {
-                if self.has_uses(v) {
-                    let undef = self.undef(self.values[v].ty);
-                    self.replace_all_uses(v, undef);
-                }
+            if let Some(v) = self.result(inst)
+                && self.has_uses(v)
+            {
+                let undef = self.undef(self.values[v].ty);
+                self.replace_all_uses(v, undef);
             }
         }
         while let Some(inst) = self.blocks[block].last.expand() {
@@ -560,7 +643,7 @@ impl Function {
         }
         self.blocks[block].live = false;
         self.layout.retain(|&b| b != block);
-        self.cfg_epoch += 1;
+        self.cfg_epoch = fresh_cfg_epoch();
     }
 
     /// Blocks in layout order; the first is the entry.
@@ -572,7 +655,7 @@ impl Function {
     pub fn set_layout(&mut self, order: Vec<Block>) {
         debug_assert_eq!(order.len(), self.layout.len());
         self.layout = order;
-        self.cfg_epoch += 1;
+        self.cfg_epoch = fresh_cfg_epoch();
     }
 
     pub fn entry(&self) -> Block {
@@ -634,7 +717,8 @@ impl Function {
         self.layout.iter().map(|&b| self.block_insts(b).count()).sum()
     }
 
-    /// Counter bumped by every CFG-changing mutation.
+    /// Identifies the current CFG state: replaced by a fresh, process-wide unique number on
+    /// every CFG-changing mutation.
     pub fn cfg_epoch(&self) -> u64 {
         self.cfg_epoch
     }

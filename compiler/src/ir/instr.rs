@@ -131,6 +131,23 @@ impl FloatCC {
     }
 }
 
+/// Parameter and return types of a runtime-library function as the IR calls it, or `None`
+/// for [`Builtin::PutF`], which is called through [`Callee::PutF`] instead. Arrays are passed
+/// as `ptr`; `starttime`/`stoptime` take the source line.
+pub fn builtin_signature(b: Builtin) -> Option<(&'static [Type], Type)> {
+    use Type::{F32, I32, Ptr, Void};
+    Some(match b {
+        Builtin::GetInt | Builtin::GetCh => (&[], I32),
+        Builtin::GetFloat => (&[], F32),
+        Builtin::GetArray | Builtin::GetFArray => (&[Ptr], I32),
+        Builtin::PutInt | Builtin::PutCh => (&[I32], Void),
+        Builtin::PutFloat => (&[F32], Void),
+        Builtin::PutArray | Builtin::PutFArray => (&[I32, Ptr], Void),
+        Builtin::StartTime | Builtin::StopTime => (&[I32], Void),
+        Builtin::PutF => return None,
+    })
+}
+
 /// What a call calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Callee {

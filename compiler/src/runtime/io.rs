@@ -2,11 +2,13 @@
 //!
 //! Every function behaves like the C runtime (`sysy_rt.c`) does on glibc: `getint` is
 //! `scanf("%d")`, `getfloat` is `scanf("%a")` (which accepts decimal, hex-float, `inf` and
-//! `nan` text like `strtof`), `putfloat` is `printf("%a", (double)x)`, and `putf` is `printf`.
+//! `nan` text, see [`scan_float`] for how it differs from `strtof`), `putfloat` is
+//! `printf("%a", (double)x)`, and `putf` is `printf` (see `printf.rs`).
 //! Where C would leave a variable unset (input exhausted or malformed) the interpreters trap
 //! with [`TrapKind::InputExhausted`] instead.
 
 use super::outcome::TrapKind;
+pub use super::printf::{format_hex_float, format_printf};
 
 /// An argument of `putf`: ints are passed as `int`, floats promoted to `double` (C varargs).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -76,11 +78,10 @@ impl Io {
         Ok(c as i32)
     }
 
-    /// `scanf("%a")` (same as `%f`): optional whitespace, then the longest prefix that
-    /// `strtof` accepts, correctly rounded to binary32.
+    /// `scanf("%a")` (same as `%f`): optional whitespace, then [`scan_float`].
     pub fn get_float(&mut self) -> Result<f32, TrapKind> {
         self.skip_space();
-        let (value, len) = parse_float_prefix(&self.input[self.pos..]).ok_or(TrapKind::InputExhausted)?;
+        let (value, len) = scan_float(&self.input[self.pos..]).ok_or(TrapKind::InputExhausted)?;
         self.pos += len;
         Ok(value)
     }
@@ -146,72 +147,79 @@ impl Io {
     }
 }
 
-/// C's `printf("%a", x)` for a double, as glibc prints it: `0x1.921fb6p+1`, `0x0p+0`,
-/// `-0x1.8p-13`, `inf`, `-nan`. Trailing zero hex digits of the fraction are dropped.
-pub fn format_hex_float(x: f64) -> String {
-    format_hex_float_spec(x, None, false)
-}
-
-/// `%a` / `%A` with an optional precision (glibc rounding: to nearest, ties to even).
-fn format_hex_float_spec(x: f64, precision: Option<usize>, upper: bool) -> String {
-    let mut s = String::new();
-    if x.is_sign_negative() {
-        s.push('-');
-    }
-    if x.is_nan() {
-        s.push_str("nan");
-    } else if x.is_infinite() {
-        s.push_str("inf");
-    } else {
-        let bits = x.to_bits();
-        let exp_bits = ((bits >> 52) & 0x7ff) as i64;
-        let mut mant = bits & ((1u64 << 52) - 1);
-        let (mut lead, exp) = if exp_bits == 0 {
-            if mant == 0 { (0u64, 0i64) } else { (0u64, -1022i64) }
-        } else {
-            (1u64, exp_bits - 1023)
-        };
-        let mut digits = 13usize;
-        if let Some(p) = precision {
-            if p < 13 {
-                let shift = (13 - p) * 4;
-                let full = (lead << 52) | mant;
-                let rem = full & ((1u64 << shift) - 1);
-                let mut kept = full >> shift;
-                let half = 1u64 << (shift - 1);
-                if rem > half || (rem == half && kept & 1 == 1) {
-                    kept += 1;
+/// glibc's `scanf("%a")` conversion, after the leading whitespace: the value and the number
+/// of bytes consumed, or `None` where scanf fails to convert.
+///
+/// scanf cannot push back more than one character, so it does not look for the longest
+/// prefix `strtof` would accept. It reads characters while they can still continue a number,
+/// then converts what it read with `strtof` and keeps all of it consumed:
+/// * after an optional sign, a text starting with `n` must continue `an` and one starting
+///   with `i` must continue `nf`, and if the next letter is an `i`, `inity` (ignoring case);
+///   otherwise the conversion fails. `nan(...)` leaves the parenthesis unread.
+/// * a number: `0x`/`0X` selects hex (digits are then hex digits and the exponent letter is
+///   `p`); then digits, at most one `.` before the exponent, the exponent letter once a digit
+///   was read, and a sign right after the exponent letter. So `1e` and `1e+` consume the `e`
+///   and the sign but convert as `1`, `0x1p` converts as `1`, and `0x.` as `0`.
+/// * nothing read but a sign, or a bare `0x`, or text `strtof` cannot convert (`.`) fails.
+pub fn scan_float(text: &[u8]) -> Option<(f32, usize)> {
+    let at = |i: usize| text.get(i).map(u8::to_ascii_lowercase);
+    let sign_len = usize::from(matches!(text.first(), Some(b'+' | b'-')));
+    let mut i = sign_len;
+    let word = |start: usize, letters: &[u8]| letters.iter().enumerate().all(|(k, &c)| at(start + k) == Some(c));
+    match at(i)? {
+        b'n' => {
+            if !word(i, b"nan") {
+                return None;
+            }
+            i += 3;
+        }
+        b'i' => {
+            if !word(i, b"inf") {
+                return None;
+            }
+            i += 3;
+            if at(i) == Some(b'i') {
+                if !word(i, b"inity") {
+                    return None;
                 }
-                lead = kept >> (p * 4);
-                mant = (kept & ((1u64 << (p * 4)) - 1)) << shift;
-            }
-            digits = p;
-        }
-        let mut frac = format!("{mant:013x}");
-        if precision.is_none() {
-            while frac.ends_with('0') {
-                frac.pop();
-            }
-        } else if digits <= 13 {
-            frac.truncate(digits);
-        } else {
-            while frac.len() < digits {
-                frac.push('0');
+                i += 5;
             }
         }
-        s.push_str("0x");
-        s.push_str(&lead.to_string());
-        if !frac.is_empty() {
-            s.push('.');
-            s.push_str(&frac);
+        _ => {
+            let (mut got_digit, mut got_dot, mut got_exp) = (false, false, false);
+            let mut hex = false;
+            if at(i) == Some(b'0') {
+                i += 1;
+                if at(i) == Some(b'x') {
+                    hex = true;
+                    i += 1;
+                } else {
+                    got_digit = true;
+                }
+            }
+            let exp_letter = if hex { b'p' } else { b'e' };
+            while let Some(c) = at(i) {
+                if c.is_ascii_digit() || (hex && !got_exp && c.is_ascii_hexdigit()) {
+                    got_digit = true;
+                } else if got_exp && at(i - 1) == Some(exp_letter) && matches!(c, b'+' | b'-') {
+                    // The exponent's sign.
+                } else if got_digit && !got_exp && c == exp_letter {
+                    got_exp = true;
+                    got_dot = true;
+                } else if !got_dot && c == b'.' {
+                    got_dot = true;
+                } else {
+                    break;
+                }
+                i += 1;
+            }
+            if i == sign_len || (hex && i == sign_len + 2) {
+                return None;
+            }
         }
-        s.push('p');
-        if exp >= 0 {
-            s.push('+');
-        }
-        s.push_str(&exp.to_string());
     }
-    if upper { s.to_uppercase() } else { s }
+    let (value, _) = parse_float_prefix(&text[..i])?;
+    Some((value, i))
 }
 
 /// Parses the longest prefix of `text` that C's `strtof` accepts (without leading
@@ -240,12 +248,11 @@ pub fn parse_float_prefix(text: &[u8]) -> Option<(f32, usize)> {
     }
     if lower(3) == b"nan" {
         let mut n = 3;
-        if rest.get(3) == Some(&b'(') {
-            if let Some(close) = rest[4..].iter().position(|&c| c == b')') {
-                if rest[4..4 + close].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
-                    n = 4 + close + 1;
-                }
-            }
+        if rest.get(3) == Some(&b'(')
+            && let Some(close) = rest[4..].iter().position(|&c| c == b')')
+            && rest[4..4 + close].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        {
+            n = 4 + close + 1;
         }
         return Some((sign(f32::NAN), i + n));
     }
@@ -286,7 +293,7 @@ pub fn parse_float_prefix(text: &[u8]) -> Option<(f32, usize)> {
         }
     }
     let s = std::str::from_utf8(&rest[..j]).ok()?;
-    let s = if s.ends_with('.') { &s[..s.len() - 1] } else { s };
+    let s = s.strip_suffix('.').unwrap_or(s);
     let s = if let Some(stripped) = s.strip_prefix('.') { format!("0.{stripped}") } else { s.to_string() };
     let v: f32 = s.parse().ok()?;
     Some((sign(v), i + j))
@@ -362,7 +369,7 @@ fn round_to_f32(mant: u64, sticky: bool, exp: i64) -> f32 {
     let e = exp - lz + 63; // value = 1.xxx · 2^e
     // binary32: normal exponent range [-126, 127], 24-bit significand.
     let shift: i64 = if e >= -126 { 40 } else { 40 + (-126 - e) }; // bits to drop from m
-    if shift >= 64 + 1 {
+    if shift > 64 {
         return 0.0; // far below the smallest subnormal: rounds to zero (sticky can't reach half)
     }
     let (kept, rest_nonzero, half_bit) = if shift >= 64 {
@@ -385,264 +392,6 @@ fn round_to_f32(mant: u64, sticky: bool, exp: i64) -> f32 {
         kept as f64 * 2f64.powi(-149)
     };
     if value >= 2f64.powi(128) { f32::INFINITY } else { value as f32 }
-}
-
-/// C `printf` for the conversions SysY programs can use: `%d %i %u %x %X %o %c %f %F %e %E %g
-/// %G %a %A %%` with flags `-+ #0`, width and precision (`*` takes an int argument). Length
-/// modifiers (`l`, `h`, ...) are accepted and ignored. A missing argument prints as 0.
-pub fn format_printf(fmt: &[u8], args: &[PutfArg]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut args = args.iter().copied();
-    let mut i = 0;
-    while i < fmt.len() {
-        let c = fmt[i];
-        i += 1;
-        if c != b'%' {
-            out.push(c);
-            continue;
-        }
-        let mut left = false;
-        let mut plus = false;
-        let mut space = false;
-        let mut alt = false;
-        let mut zero = false;
-        while i < fmt.len() {
-            match fmt[i] {
-                b'-' => left = true,
-                b'+' => plus = true,
-                b' ' => space = true,
-                b'#' => alt = true,
-                b'0' => zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        let mut width: usize = 0;
-        if fmt.get(i) == Some(&b'*') {
-            i += 1;
-            let w = arg_int(args.next());
-            if w < 0 {
-                left = true;
-            }
-            width = w.unsigned_abs() as usize;
-        } else {
-            while let Some(d @ b'0'..=b'9') = fmt.get(i).copied() {
-                width = width * 10 + (d - b'0') as usize;
-                i += 1;
-            }
-        }
-        let mut precision: Option<usize> = None;
-        if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            if fmt.get(i) == Some(&b'*') {
-                i += 1;
-                let p = arg_int(args.next());
-                precision = if p < 0 { None } else { Some(p as usize) };
-            } else {
-                let mut p = 0;
-                while let Some(d @ b'0'..=b'9') = fmt.get(i).copied() {
-                    p = p * 10 + (d - b'0') as usize;
-                    i += 1;
-                }
-                precision = Some(p);
-            }
-        }
-        while matches!(fmt.get(i), Some(b'l' | b'h' | b'L' | b'q' | b'j' | b'z' | b't')) {
-            i += 1;
-        }
-        let Some(&conv) = fmt.get(i) else {
-            out.push(b'%');
-            break;
-        };
-        i += 1;
-        let (body, sign_prefix, numeric): (String, String, bool) = match conv {
-            b'%' => {
-                out.push(b'%');
-                continue;
-            }
-            b'd' | b'i' => {
-                let v = arg_int(args.next()) as i64;
-                let mut digits = v.unsigned_abs().to_string();
-                if let Some(p) = precision {
-                    if p == 0 && v == 0 {
-                        digits.clear();
-                    }
-                    while digits.len() < p {
-                        digits.insert(0, '0');
-                    }
-                }
-                (digits, sign_of(v < 0, plus, space), true)
-            }
-            b'u' | b'x' | b'X' | b'o' => {
-                let v = arg_int(args.next()) as u32;
-                let mut digits = match conv {
-                    b'u' => v.to_string(),
-                    b'x' => format!("{v:x}"),
-                    b'X' => format!("{v:X}"),
-                    _ => format!("{v:o}"),
-                };
-                if let Some(p) = precision {
-                    if p == 0 && v == 0 {
-                        digits.clear();
-                    }
-                    while digits.len() < p {
-                        digits.insert(0, '0');
-                    }
-                }
-                let prefix = if alt && v != 0 {
-                    match conv {
-                        b'x' => "0x",
-                        b'X' => "0X",
-                        b'o' if !digits.starts_with('0') => "0",
-                        _ => "",
-                    }
-                } else {
-                    ""
-                };
-                (digits, prefix.to_string(), true)
-            }
-            b'c' => {
-                let v = arg_int(args.next()) as u8;
-                pad_into(&mut out, &[v], width, left, false, "");
-                continue;
-            }
-            b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
-                let v = arg_float(args.next());
-                let neg = v.is_sign_negative();
-                let a = v.abs();
-                let upper = conv.is_ascii_uppercase();
-                let body = if a.is_nan() || a.is_infinite() {
-                    let t = if a.is_nan() { "nan" } else { "inf" };
-                    if upper { t.to_uppercase() } else { t.to_string() }
-                } else {
-                    match conv | 0x20 {
-                        b'f' => format_fixed(a, precision.unwrap_or(6), alt),
-                        b'e' => format_exp(a, precision.unwrap_or(6), alt, upper),
-                        b'g' => format_general(a, precision.unwrap_or(6), alt, upper),
-                        _ => {
-                            let s = format_hex_float_spec(a, precision, upper);
-                            if alt && !s.contains('.') {
-                                s.replacen(if upper { "P" } else { "p" }, if upper { ".P" } else { ".p" }, 1)
-                            } else {
-                                s
-                            }
-                        }
-                    }
-                };
-                let finite = v.is_finite();
-                (body, sign_of(neg, plus, space), finite)
-            }
-            other => {
-                // Unknown conversion: print it literally like glibc does for invalid specs.
-                out.push(b'%');
-                out.push(other);
-                continue;
-            }
-        };
-        let zero_pad = zero && !left && numeric && (precision.is_none() || !matches!(conv, b'd' | b'i' | b'u' | b'x' | b'X' | b'o'));
-        pad_into(&mut out, body.as_bytes(), width, left, zero_pad, &sign_prefix);
-    }
-    out
-}
-
-fn pad_into(out: &mut Vec<u8>, body: &[u8], width: usize, left: bool, zero: bool, prefix: &str) {
-    let len = body.len() + prefix.len();
-    let pad = width.saturating_sub(len);
-    if left {
-        out.extend_from_slice(prefix.as_bytes());
-        out.extend_from_slice(body);
-        out.extend(std::iter::repeat_n(b' ', pad));
-    } else if zero {
-        out.extend_from_slice(prefix.as_bytes());
-        out.extend(std::iter::repeat_n(b'0', pad));
-        out.extend_from_slice(body);
-    } else {
-        out.extend(std::iter::repeat_n(b' ', pad));
-        out.extend_from_slice(prefix.as_bytes());
-        out.extend_from_slice(body);
-    }
-}
-
-fn sign_of(neg: bool, plus: bool, space: bool) -> String {
-    if neg {
-        "-".into()
-    } else if plus {
-        "+".into()
-    } else if space {
-        " ".into()
-    } else {
-        String::new()
-    }
-}
-
-fn arg_int(a: Option<PutfArg>) -> i32 {
-    match a {
-        Some(PutfArg::Int(v)) => v,
-        // A float passed where an int is expected: C reads garbage; use the truncation.
-        Some(PutfArg::Float(f)) => f as i32,
-        None => 0,
-    }
-}
-
-fn arg_float(a: Option<PutfArg>) -> f64 {
-    match a {
-        Some(PutfArg::Float(f)) => f as f64,
-        Some(PutfArg::Int(v)) => v as f64,
-        None => 0.0,
-    }
-}
-
-/// `%.Nf` of a non-negative finite double, exact (Rust's formatting is exact and rounds
-/// half to even on the exact binary value, as glibc does).
-fn format_fixed(a: f64, prec: usize, alt: bool) -> String {
-    let mut s = format!("{a:.prec$}");
-    if alt && prec == 0 {
-        s.push('.');
-    }
-    s
-}
-
-fn format_exp(a: f64, prec: usize, alt: bool, upper: bool) -> String {
-    let s = format!("{a:.prec$e}");
-    let (mant, exp) = s.split_once('e').unwrap();
-    let exp: i32 = exp.parse().unwrap();
-    let mut m = mant.to_string();
-    if alt && prec == 0 {
-        m.push('.');
-    }
-    let e = if upper { 'E' } else { 'e' };
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{m}{e}{sign}{:02}", exp.abs())
-}
-
-fn format_general(a: f64, prec: usize, alt: bool, upper: bool) -> String {
-    let p = if prec == 0 { 1 } else { prec };
-    // The exponent X that %e with precision p-1 would print.
-    let x: i32 = if a == 0.0 {
-        0
-    } else {
-        let s = format!("{a:.*e}", p - 1);
-        s.split_once('e').unwrap().1.parse().unwrap()
-    };
-    let mut s = if x < -4 || x >= p as i32 {
-        format_exp(a, p - 1, alt, upper)
-    } else {
-        format_fixed(a, (p as i32 - 1 - x) as usize, alt)
-    };
-    if !alt {
-        // Strip trailing zeros of the fraction (and the point).
-        let (num, exp) = match s.find(['e', 'E']) {
-            Some(pos) => (s[..pos].to_string(), s[pos..].to_string()),
-            None => (s.clone(), String::new()),
-        };
-        let num = if num.contains('.') {
-            num.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            num
-        };
-        s = num + &exp;
-    }
-    s
 }
 
 #[cfg(test)]
@@ -691,7 +440,7 @@ mod tests {
             PutfArg::Int(-12),
             PutfArg::Int(255),
             PutfArg::Int(65),
-            PutfArg::Float(3.14159),
+            PutfArg::Float(3.14209),
             PutfArg::Float(1234.5),
             PutfArg::Float(0.0001),
         ]);

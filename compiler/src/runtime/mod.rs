@@ -2,7 +2,9 @@
 //! programs, its C implementation `sysy_rt.c`.
 
 pub mod io;
+pub mod native;
 pub mod outcome;
+mod printf;
 
 pub use io::{Io, PutfArg};
 pub use outcome::{Outcome, SrcLoc, Trap, TrapKind};

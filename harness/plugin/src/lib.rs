@@ -1,1 +1,191 @@
+//! `sysy-cost-plugin`: a QEMU TCG plugin (API v1, for qemu-arm 7.2) counting
+//! executed ARM instructions by cost class.
+//!
+//! Load it with
+//! `qemu-arm -cpu cortex-a7 -plugin /abs/libsysy_cost_plugin.so,out=FILE[,prog=0xLO-0xHI]... prog`
+//! (arguments: `sysy_cost_model::plugin_args`; build the option with
+//! `sysy_cost_model::plugin_option`). Read the result with
+//! `sysy_cost_model::CostCounts::read(FILE)`.
+//!
+//! # How it counts
+//!
+//! At translation time each block is decoded and classified (see
+//! [`translate`]), its class mix is written to a `MAP_SHARED` counter file
+//! (see [`counter_file`]), and one inline 64-bit add per execution is
+//! registered on the block's counter in that file — the cheapest exact
+//! scheme the v1 API offers. Totals are `Σ executions × mix`, computed by the
+//! reader. Because the counters live in the shared mapping, a run killed by a
+//! timeout still leaves its counts; the atexit callback only sets the
+//! `complete` flag.
+//!
+//! Assumptions: a single guest thread (inline adds are not atomic; SysY
+//! programs do not create threads), a 64-bit little-endian host, an ARM guest.
+//! Counts are per block entry: a block left early by a fault counts whole.
 
+pub mod counter_file;
+mod ffi;
+pub mod translate;
+
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use sysy_cost_model::block::RawInsn;
+use sysy_cost_model::plugin_args::PluginConfig;
+
+use crate::ffi::{PluginId, QemuInfo, Tb};
+use crate::translate::Plugin;
+
+/// The plugin API version this plugin is written against; QEMU reads it.
+#[unsafe(no_mangle)]
+#[allow(non_upper_case_globals)]
+pub static qemu_plugin_version: c_int = 1;
+
+/// Plugin state. QEMU serialises translation in user mode, so the lock is
+/// never contended; it exists to make the global safe to touch.
+static PLUGIN: Mutex<Option<Plugin>> = Mutex::new(None);
+
+fn with_plugin(action: impl FnOnce(&mut Plugin)) {
+    // A poisoned lock can only follow a panic, which aborts across FFI anyway.
+    let mut guard = PLUGIN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(plugin) = guard.as_mut() {
+        action(plugin);
+    }
+}
+
+/// Entry point QEMU calls when loading the plugin.
+///
+/// # Safety
+/// Called by QEMU with a valid `info` and `argc` valid C strings in `argv`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn qemu_plugin_install(
+    id: PluginId,
+    info: *const QemuInfo,
+    argc: c_int,
+    argv: *const *const c_char,
+) -> c_int {
+    // SAFETY: per QEMU's contract for this callback.
+    let args = unsafe { collect_args(argc, argv) };
+    // SAFETY: `info` is valid during this call.
+    let target = unsafe { info.as_ref().map(|info| c_string(info.target_name)) };
+    match install(id, target.flatten(), &args) {
+        Ok(()) => 0,
+        Err(message) => {
+            // QEMU exits when installation fails; say why on stderr
+            // (qemu_plugin_outs prints nothing without `-d plugin`).
+            eprintln!("sysy-cost-plugin: {message}");
+            1
+        }
+    }
+}
+
+fn install(id: PluginId, target: Option<String>, args: &[String]) -> Result<(), String> {
+    if target.as_deref() != Some("arm") {
+        return Err(format!("only the arm target is supported, not {target:?}"));
+    }
+    let config = PluginConfig::parse(args).map_err(|e| e.to_string())?;
+    let plugin =
+        Plugin::new(&config).map_err(|e| format!("cannot create {}: {e}", config.out.display()))?;
+    *PLUGIN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(plugin);
+    // SAFETY: registering callbacks with the id QEMU gave us.
+    unsafe {
+        ffi::qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+        ffi::qemu_plugin_register_atexit_cb(id, on_exit, std::ptr::null_mut());
+    }
+    Ok(())
+}
+
+extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
+    // SAFETY: `tb` is valid for the duration of this callback, and so are the
+    // instruction handles and data QEMU returns for it.
+    let fetched = unsafe { fetch_instructions(tb) };
+    let insns: Vec<RawInsn<'_>> = fetched
+        .iter()
+        .map(|(vaddr, bytes, len)| RawInsn {
+            vaddr: *vaddr,
+            bytes: &bytes[..*len],
+        })
+        .collect();
+    with_plugin(|plugin| {
+        let counters = plugin.translate(&insns, guest_binary);
+        for counter in counters {
+            // SAFETY: the counter lives in a mapping the plugin keeps until exit.
+            unsafe {
+                ffi::qemu_plugin_register_vcpu_tb_exec_inline(
+                    tb,
+                    ffi::INLINE_ADD_U64,
+                    counter.cast::<c_void>(),
+                    1,
+                )
+            };
+        }
+    });
+}
+
+extern "C" fn on_exit(_id: PluginId, _userdata: *mut c_void) {
+    with_plugin(Plugin::finish);
+}
+
+/// (vaddr, bytes, length) of every instruction of `tb`. Instructions longer
+/// than 4 bytes do not exist on ARM; they would be cut to 4 and decode as
+/// undefined.
+///
+/// # Safety
+/// `tb` must be the block of the current translation callback.
+unsafe fn fetch_instructions(tb: *mut Tb) -> Vec<(u64, [u8; 4], usize)> {
+    // SAFETY: per the function contract.
+    unsafe {
+        let n = ffi::qemu_plugin_tb_n_insns(tb);
+        let mut out = Vec::with_capacity(n);
+        for index in 0..n {
+            let insn = ffi::qemu_plugin_tb_get_insn(tb, index);
+            let size = ffi::qemu_plugin_insn_size(insn).min(4);
+            let data = ffi::qemu_plugin_insn_data(insn).cast::<u8>();
+            let mut bytes = [0u8; 4];
+            if !data.is_null() {
+                std::ptr::copy_nonoverlapping(data, bytes.as_mut_ptr(), size);
+            }
+            out.push((ffi::qemu_plugin_insn_vaddr(insn), bytes, size));
+        }
+        out
+    }
+}
+
+/// The guest executable's path. The string QEMU allocates is deliberately
+/// leaked: it is asked for once per run, and freeing it would need glib.
+fn guest_binary() -> Option<PathBuf> {
+    // SAFETY: called from a translation callback, where QEMU has a current vCPU.
+    let path = unsafe { ffi::qemu_plugin_path_to_binary() };
+    // SAFETY: QEMU returns NULL or a NUL-terminated string.
+    unsafe { c_string(path) }.map(PathBuf::from)
+}
+
+/// Copies a C string; `None` for NULL.
+///
+/// # Safety
+/// `ptr` is NULL or points to a NUL-terminated string.
+unsafe fn c_string(ptr: *const c_char) -> Option<String> {
+    // SAFETY: per the function contract.
+    (!ptr.is_null()).then(|| {
+        unsafe { CStr::from_ptr(ptr) }
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
+/// # Safety
+/// `argv` holds `argc` valid C strings.
+unsafe fn collect_args(argc: c_int, argv: *const *const c_char) -> Vec<String> {
+    if argv.is_null() {
+        return Vec::new();
+    }
+    let count = usize::try_from(argc).unwrap_or(0);
+    // SAFETY: per the function contract.
+    (0..count)
+        .filter_map(|i| unsafe { c_string(*argv.add(i)) })
+        .collect()
+}

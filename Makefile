@@ -1,0 +1,25 @@
+# Build entry points. The README's quickstart uses `make campaign` (main job) and `make test`.
+# Both install missing system packages first (scripts/install-deps.sh).
+
+CARGO ?= cargo
+MINUTES ?= 3
+JOBS ?= 2
+
+.PHONY: deps build test campaign conform fuzz-smoke bench clean
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(CARGO) build --release --workspace
+
+# The project's own tests (unit, filetests, corpus end-to-end under qemu, harness tests).
+test: deps
+	bash scripts/test.sh
+
+# The main job: a short differential campaign with a report under results/.
+campaign: build
+	./target/release/harness campaign --minutes $(MINUTES) --jobs $(JOBS)
+
+clean:
+	$(CARGO) clean

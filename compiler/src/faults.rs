@@ -1,0 +1,53 @@
+//! Fault injection: named, deliberate miscompilations that prove the harness finds bugs.
+//!
+//! Only compiled in with the cargo feature `fault-injection`; in normal builds
+//! [`FaultSet::is_on`] is the constant `false` and every fault site folds away. Each fault
+//! makes one pass or backend stage wrong in one specific, rare situation, so that a campaign
+//! has to work to find it, bisection has to name the right culprit, and reduction has to keep
+//! the triggering shape.
+
+/// Every fault the compiler knows, with the situation in which it miscompiles.
+pub const FAULTS: &[(&str, &str)] = &[];
+
+/// The set of faults enabled for one compilation.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FaultSet {
+    enabled: Vec<String>,
+}
+
+impl FaultSet {
+    /// No faults (the only possibility without the `fault-injection` feature).
+    pub fn none() -> FaultSet {
+        FaultSet::default()
+    }
+
+    /// Enables the named faults; unknown names are an error listing the known ones.
+    pub fn parse(names: &str) -> Result<FaultSet, String> {
+        let mut set = FaultSet::default();
+        for name in names.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            if !cfg!(feature = "fault-injection") {
+                return Err("fault injection needs a build with the `fault-injection` feature".into());
+            }
+            if !FAULTS.iter().any(|(n, _)| *n == name) {
+                let known: Vec<&str> = FAULTS.iter().map(|(n, _)| *n).collect();
+                return Err(format!("unknown fault `{name}`; known faults: {}", known.join(", ")));
+            }
+            set.enabled.push(name.to_string());
+        }
+        Ok(set)
+    }
+
+    /// True when fault `name` is enabled (always false without the feature).
+    #[inline]
+    pub fn is_on(&self, name: &str) -> bool {
+        cfg!(feature = "fault-injection") && self.enabled.iter().any(|n| n == name)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.enabled.is_empty()
+    }
+
+    pub fn names(&self) -> &[String] {
+        &self.enabled
+    }
+}

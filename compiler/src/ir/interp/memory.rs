@@ -1,0 +1,169 @@
+//! The interpreter's memory: objects (globals and stack slots) of 4-byte words.
+//!
+//! A pointer is `(object id << 32) | byte offset`; offsets wrap at 32 bits, so a pointer
+//! stepped out of its object and back is still fine, while an access outside
+//! `[0, 4·words)` is caught. Every object's words live in one arena with an "initialised"
+//! bit per word: global words start initialised (zero unless the initialiser says otherwise),
+//! stack words become uninitialised each time their `alloca` executes.
+//!
+//! Globals are objects `0..G`. Stack objects are pushed at function entry (one per `alloca`
+//! of the function, as a real frame has one slot per alloca) and popped on return, so the
+//! arena and the object table are stacks; a pointer to a popped object faults unless a
+//! newer frame has reused its id (SysY cannot create such dangling pointers; only a wrong
+//! transformation could).
+
+use super::UNDEF;
+use crate::runtime::TrapKind;
+
+/// The object id of an `undef` pointer.
+pub(super) const UNDEF_OBJECT: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Object {
+    /// Index of the first word in the arena.
+    base: u32,
+    words: u32,
+    writable: bool,
+}
+
+pub(super) type MemResult<T> = Result<T, (TrapKind, String)>;
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Memory {
+    words: Vec<u32>,
+    init: Vec<u64>,
+    /// Words in use (the arena vectors keep their high-water length).
+    top: usize,
+    objects: Vec<Object>,
+}
+
+impl Memory {
+    /// Adds an object, initialised from `data` (zero beyond it) or uninitialised.
+    pub(super) fn push(&mut self, words: u32, writable: bool, initialised: bool) -> Option<u32> {
+        let id = u32::try_from(self.objects.len()).ok().filter(|&id| id != UNDEF_OBJECT)?;
+        let base = self.top;
+        let end = base.checked_add(words as usize)?;
+        if end > u32::MAX as usize {
+            return None;
+        }
+        if end > self.words.len() {
+            self.words.resize(end, 0);
+            self.init.resize(end.div_ceil(64), 0);
+        }
+        self.top = end;
+        self.objects.push(Object { base: base as u32, words, writable });
+        if initialised {
+            self.words[base..end].fill(0);
+            self.set_init(base, end, true);
+        }
+        Some(id)
+    }
+
+    pub(super) fn num_objects(&self) -> u32 {
+        self.objects.len() as u32
+    }
+
+    pub(super) fn top(&self) -> usize {
+        self.top
+    }
+
+    /// Pops every object from `objects` on, and the arena back to `top`.
+    pub(super) fn pop_to(&mut self, objects: u32, top: usize) {
+        self.objects.truncate(objects as usize);
+        self.top = top;
+    }
+
+    pub(super) fn write_initial(&mut self, object: u32, index: u32, bits: u32) {
+        let o = self.objects[object as usize];
+        if index < o.words {
+            self.words[(o.base + index) as usize] = bits;
+        }
+    }
+
+    fn set_init(&mut self, from: usize, to: usize, value: bool) {
+        let mut w = from;
+        while w < to {
+            if w.is_multiple_of(64) && to - w >= 64 {
+                self.init[w / 64] = if value { u64::MAX } else { 0 };
+                w += 64;
+            } else {
+                let bit = 1u64 << (w % 64);
+                if value {
+                    self.init[w / 64] |= bit;
+                } else {
+                    self.init[w / 64] &= !bit;
+                }
+                w += 1;
+            }
+        }
+    }
+
+    /// Marks every word of a stack object uninitialised (its `alloca` executed again).
+    pub(super) fn reset(&mut self, object: u32) {
+        let o = self.objects[object as usize];
+        self.set_init(o.base as usize, (o.base + o.words) as usize, false);
+    }
+
+    /// Arena index of `count` words at `ptr`, checked.
+    #[inline]
+    fn locate(&self, ptr: u64, count: u32) -> MemResult<(usize, &Object)> {
+        let id = (ptr >> 32) as u32;
+        if id == UNDEF_OBJECT {
+            return Err((TrapKind::UninitRead, "memory access through an undef pointer".into()));
+        }
+        let Some(obj) = self.objects.get(id as usize) else {
+            return Err((TrapKind::MemoryFault, format!("object {id} does not exist (dangling pointer)")));
+        };
+        let off = ptr as u32;
+        if !off.is_multiple_of(4) {
+            return Err((TrapKind::MemoryFault, format!("misaligned access at byte {off} of object {id}")));
+        }
+        let index = off / 4;
+        if index >= obj.words || obj.words - index < count {
+            return Err((
+                TrapKind::OutOfBounds,
+                format!("word {} (+{count}) of a {}-word object", off as i32 / 4, obj.words),
+            ));
+        }
+        Ok(((obj.base + index) as usize, obj))
+    }
+
+    /// Loads a word; `None` when it was never written (or last written with `undef`).
+    #[inline]
+    pub(super) fn load(&self, ptr: u64) -> MemResult<Option<u32>> {
+        let (w, _) = self.locate(ptr, 1)?;
+        if self.init[w / 64] >> (w % 64) & 1 != 0 { Ok(Some(self.words[w])) } else { Ok(None) }
+    }
+
+    /// Stores a register value (an `undef` makes the word uninitialised again).
+    #[inline]
+    pub(super) fn store(&mut self, ptr: u64, value: u64) -> MemResult<()> {
+        let (w, obj) = self.locate(ptr, 1)?;
+        if !obj.writable {
+            return Err((TrapKind::MemoryFault, "store to a constant global".into()));
+        }
+        self.words[w] = value as u32;
+        let bit = 1u64 << (w % 64);
+        if value & UNDEF == UNDEF {
+            self.init[w / 64] &= !bit;
+        } else {
+            self.init[w / 64] |= bit;
+        }
+        Ok(())
+    }
+
+    /// Sets `count` words at `ptr` to zero (initialised).
+    pub(super) fn zero(&mut self, ptr: u64, count: u32) -> MemResult<()> {
+        if count == 0 {
+            return Ok(());
+        }
+        let (w, obj) = self.locate(ptr, count)?;
+        if !obj.writable {
+            return Err((TrapKind::MemoryFault, "memzero of a constant global".into()));
+        }
+        let end = w + count as usize;
+        self.words[w..end].fill(0);
+        self.set_init(w, end, true);
+        Ok(())
+    }
+}

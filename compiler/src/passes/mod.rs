@@ -1,0 +1,166 @@
+//! IR optimisation passes and the one registry that lists them.
+//!
+//! A pass is a [`FunctionPass`] (run once per function, with read access to the rest of the
+//! module) or a [`ModulePass`] (interprocedural). Each lives in its own file whose doc comment
+//! says what it does, why, and what it assumes, and is listed exactly once in [`REGISTRY`] under a
+//! stable name, so a pipeline is just a list of names (`--passes=mem2reg,gvn,licm`). The
+//! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
+
+pub mod manager;
+
+use std::collections::BTreeMap;
+
+use crate::analysis::cache::AnalysisCache;
+use crate::faults::FaultSet;
+use crate::ir::{FuncRef, Function, Module};
+
+pub use manager::{PassManager, PipelineOptions, PipelineReport, PassRunStats, PipelineError};
+
+/// A pass over one function at a time.
+pub trait FunctionPass: Sync {
+    /// Transforms `func`; returns whether anything changed.
+    fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool;
+}
+
+/// A pass over the whole module.
+pub trait ModulePass: Sync {
+    /// Transforms `module`; returns whether anything changed.
+    fn run(&self, module: &mut Module, cx: &mut ModuleCx<'_>) -> bool;
+}
+
+pub enum PassBody {
+    Function(&'static dyn FunctionPass),
+    Module(&'static dyn ModulePass),
+}
+
+/// A registry entry.
+pub struct PassInfo {
+    /// Stable name used in pipelines, reports and CSV files.
+    pub name: &'static str,
+    /// One line for `--list-passes`.
+    pub description: &'static str,
+    /// The name of the corresponding pass in the catalogue of the course compiler this project
+    /// follows, when there is one.
+    pub catalogue: Option<&'static str>,
+    pub body: PassBody,
+}
+
+/// Counters a pass reports (e.g. `insts_removed`), summed over the functions it ran on.
+pub type Counters = BTreeMap<&'static str, u64>;
+
+/// What a function pass can see besides the function itself.
+pub struct FunctionCx<'a> {
+    /// The module with the function being transformed taken out (it is `func`).
+    pub module: &'a Module,
+    pub func_ref: FuncRef,
+    /// CFG analyses of `func`, recomputed lazily when the CFG changed.
+    pub analyses: &'a mut AnalysisCache,
+    pub faults: &'a FaultSet,
+    counters: &'a mut Counters,
+}
+
+impl FunctionCx<'_> {
+    /// Adds `n` to the pass's counter `name` (shown by `--stats`).
+    pub fn count(&mut self, name: &'static str, n: u64) {
+        *self.counters.entry(name).or_default() += n;
+    }
+}
+
+/// What a module pass can see besides the module.
+pub struct ModuleCx<'a> {
+    pub faults: &'a FaultSet,
+    /// Per-function analysis caches; a module pass that rewrites a function's CFG need not
+    /// invalidate them (they check the function's CFG epoch).
+    pub analyses: &'a mut Vec<AnalysisCache>,
+    /// Opt-bisect: whether the pass may transform the given function (module passes that work
+    /// function by function ask before each; see `PipelineOptions::opt_bisect_limit`).
+    step_gate: &'a mut dyn FnMut(FuncRef) -> bool,
+    counters: &'a mut Counters,
+}
+
+impl ModuleCx<'_> {
+    pub fn count(&mut self, name: &'static str, n: u64) {
+        *self.counters.entry(name).or_default() += n;
+    }
+
+    /// The analysis cache of function `f`.
+    pub fn analyses_of(&mut self, f: FuncRef) -> &mut AnalysisCache {
+        use cranelift_entity::EntityRef;
+        let i = f.index();
+        if self.analyses.len() <= i {
+            self.analyses.resize_with(i + 1, AnalysisCache::default);
+        }
+        &mut self.analyses[i]
+    }
+
+    /// Opt-bisect gate for per-function work inside a module pass: returns false when the
+    /// step budget is exhausted and the pass must leave `f` alone.
+    pub fn may_transform(&mut self, f: FuncRef) -> bool {
+        (self.step_gate)(f)
+    }
+}
+
+/// Every pass of the compiler, in a stable order.
+pub static REGISTRY: &[PassInfo] = &[];
+
+pub fn lookup(name: &str) -> Option<&'static PassInfo> {
+    REGISTRY.iter().find(|p| p.name == name)
+}
+
+/// Parses a comma-separated pipeline; unknown names are an error listing the valid ones.
+pub fn parse_pipeline(spec: &str) -> Result<Vec<&'static PassInfo>, String> {
+    let mut out = Vec::new();
+    for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match lookup(name) {
+            Some(p) => out.push(p),
+            None => {
+                let valid: Vec<&str> = REGISTRY.iter().map(|p| p.name).collect();
+                return Err(format!("unknown pass `{name}`; valid passes: {}", valid.join(", ")));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Optimisation levels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum OptLevel {
+    O0,
+    O1,
+    O2,
+}
+
+impl OptLevel {
+    pub fn parse(s: &str) -> Option<OptLevel> {
+        match s.trim_start_matches('-') {
+            "O0" | "0" => Some(OptLevel::O0),
+            "O1" | "1" => Some(OptLevel::O1),
+            "O2" | "2" => Some(OptLevel::O2),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OptLevel::O0 => "O0",
+            OptLevel::O1 => "O1",
+            OptLevel::O2 => "O2",
+        }
+    }
+
+    /// The pipeline of this level: `-O0` runs no pass at all, `-O2` the best we have.
+    pub fn pipeline(self) -> Vec<&'static PassInfo> {
+        let names: &[&str] = match self {
+            OptLevel::O0 => &[],
+            OptLevel::O1 => O1_PIPELINE,
+            OptLevel::O2 => O2_PIPELINE,
+        };
+        names.iter().map(|n| lookup(n).expect("level pipelines name registered passes")).collect()
+    }
+}
+
+/// Cheap cleanups after SSA construction.
+pub const O1_PIPELINE: &[&str] = &[];
+
+/// The best pipeline we have.
+pub const O2_PIPELINE: &[&str] = &[];

@@ -1,0 +1,242 @@
+//! The C runtime library (`sysy_rt.c`) compiled for the target, built once and cached on disk.
+//!
+//! The C source and header are embedded in the compiler binary, so the compiler needs no data
+//! files at run time. The object is built by the cross gcc the first time it is needed and
+//! then reused by every later link, in this process and in others.
+//!
+//! # Cache location
+//! The cache root is, in order of preference: `$SYSYC_CACHE_DIR`; `$XDG_CACHE_HOME/sysyc`;
+//! `$HOME/.cache/sysyc`; `<system temp dir>/sysyc-cache` (relative settings are ignored).
+//! Each build lives in `<root>/runtime/<key>/` as `sysy_rt.c`, `sysy_rt.h` and `sysy_rt.o`,
+//! where `<key>` is a BLAKE3 hash of everything the object depends on: the C source, the
+//! header, the compiler flags, the compiler's path and its `--version` text. Changing any of
+//! them selects a fresh directory; stale directories are harmless and may be deleted at any
+//! time.
+//!
+//! # Concurrency
+//! Several processes (parallel test binaries, harness workers) may build at the same time.
+//! Every file is written under a unique temporary name in its final directory and then
+//! renamed into place, which is atomic: a reader sees either no file or a complete one, and
+//! concurrent builders merely replace a file with an identical one. Within a process the
+//! result is memoised per compiler path.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::toolchain::{self, TARGET_FLAGS, ToolchainError};
+
+/// The runtime library's C source.
+pub const RUNTIME_C: &str = include_str!("sysy_rt.c");
+/// The runtime library's C header (declarations and the `starttime()`/`stoptime()` macros).
+pub const RUNTIME_H: &str = include_str!("sysy_rt.h");
+
+/// Environment variable overriding the cache root.
+pub const CACHE_DIR_ENV: &str = "SYSYC_CACHE_DIR";
+
+/// Bumped when the way the cache is laid out or the key is computed changes.
+const CACHE_FORMAT: &str = "sysyc-native-runtime-1";
+
+/// The flags the runtime object is compiled with (besides `-c`, `-I` and the file names).
+pub fn runtime_cflags() -> Vec<&'static str> {
+    let mut flags = vec!["-O2"];
+    flags.extend(TARGET_FLAGS);
+    flags
+}
+
+/// A built runtime: the object to link, and the header and source it was built from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NativeRuntime {
+    /// The cache directory of this build.
+    pub dir: PathBuf,
+    /// `sysy_rt.o`, ready to be linked.
+    pub object: PathBuf,
+    /// `sysy_rt.h`, for C programs that call the runtime.
+    pub header: PathBuf,
+}
+
+/// Builds made by this process, per compiler path.
+static BUILT: Mutex<Vec<(PathBuf, NativeRuntime)>> = Mutex::new(Vec::new());
+
+/// The runtime built with the current cross gcc (see [`toolchain::arm_gcc`]), building it
+/// into the cache if needed.
+pub fn native_runtime() -> Result<NativeRuntime, ToolchainError> {
+    let gcc = toolchain::arm_gcc()?;
+    // Holding the lock while building keeps the threads of one process from building the
+    // same object twice; other processes are handled by the atomic renames.
+    let mut built = BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // A cache directory deleted while the process runs is simply rebuilt.
+    built.retain(|(_, rt)| rt.object.is_file() && rt.header.is_file());
+    if let Some((_, rt)) = built.iter().find(|(g, _)| *g == gcc) {
+        return Ok(rt.clone());
+    }
+    let rt = build_runtime(&cache_root(), &gcc)?;
+    built.push((gcc, rt.clone()));
+    Ok(rt)
+}
+
+/// The path of the runtime object, building it if needed.
+pub fn runtime_object() -> Result<PathBuf, ToolchainError> {
+    native_runtime().map(|rt| rt.object)
+}
+
+/// The path of the runtime header, writing it if needed.
+pub fn runtime_header() -> Result<PathBuf, ToolchainError> {
+    native_runtime().map(|rt| rt.header)
+}
+
+/// The cache root chosen by the policy in the module documentation.
+pub fn cache_root() -> PathBuf {
+    let absolute = |var: &str| std::env::var_os(var).map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(dir) = absolute(CACHE_DIR_ENV) {
+        return dir;
+    }
+    if let Some(dir) = absolute("XDG_CACHE_HOME") {
+        return dir.join("sysyc");
+    }
+    if let Some(home) = absolute("HOME") {
+        return home.join(".cache").join("sysyc");
+    }
+    std::env::temp_dir().join("sysyc-cache")
+}
+
+/// Builds (or finds already built) the runtime under `cache_root` with the compiler `gcc`.
+/// No in-process memoisation: [`native_runtime`] adds that.
+pub fn build_runtime(cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, ToolchainError> {
+    let dir = cache_root.join("runtime").join(cache_key(gcc)?);
+    let rt = NativeRuntime { object: dir.join("sysy_rt.o"), header: dir.join("sysy_rt.h"), dir };
+    if rt.object.is_file() && rt.header.is_file() {
+        return Ok(rt);
+    }
+    std::fs::create_dir_all(&rt.dir).map_err(|source| ToolchainError::Io {
+        action: "cannot create directory",
+        path: rt.dir.clone(),
+        source,
+    })?;
+    write_atomically(&rt.header, RUNTIME_H.as_bytes())?;
+    let source = rt.dir.join("sysy_rt.c");
+    write_atomically(&source, RUNTIME_C.as_bytes())?;
+
+    let object = temp_file_in(&rt.dir, ".o")?;
+    let mut args: Vec<std::ffi::OsString> = runtime_cflags().into_iter().map(Into::into).collect();
+    args.extend(["-c".into(), "-I".into(), rt.dir.clone().into_os_string(), source.into_os_string()]);
+    args.extend(["-o".into(), object.path().into()]);
+    toolchain::run_tool(gcc, &args, None)?;
+    persist(object, &rt.object)?;
+    Ok(rt)
+}
+
+/// Hex digest identifying one build (see the module documentation).
+fn cache_key(gcc: &Path) -> Result<String, ToolchainError> {
+    let version = toolchain::run_tool(gcc, &["--version".into()], None)?.stdout;
+    let gcc_path = std::fs::canonicalize(gcc).unwrap_or_else(|_| gcc.to_path_buf());
+    let mut hasher = blake3::Hasher::new();
+    // Each part is length-prefixed so that no two different inputs hash the same stream.
+    let mut part = |bytes: &[u8]| {
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    part(CACHE_FORMAT.as_bytes());
+    part(RUNTIME_C.as_bytes());
+    part(RUNTIME_H.as_bytes());
+    part(runtime_cflags().join(" ").as_bytes());
+    part(gcc_path.as_os_str().as_encoded_bytes());
+    part(&version);
+    Ok(hasher.finalize().to_hex()[..24].to_string())
+}
+
+fn temp_file_in(dir: &Path, suffix: &str) -> Result<tempfile::NamedTempFile, ToolchainError> {
+    tempfile::Builder::new().prefix(".tmp-").suffix(suffix).tempfile_in(dir).map_err(|source| ToolchainError::Io {
+        action: "cannot create a temporary file in",
+        path: dir.to_path_buf(),
+        source,
+    })
+}
+
+fn persist(file: tempfile::NamedTempFile, to: &Path) -> Result<(), ToolchainError> {
+    file.persist(to).map(drop).map_err(|e| ToolchainError::Io {
+        action: "cannot rename a temporary file to",
+        path: to.to_path_buf(),
+        source: e.error,
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, unless the file exists.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), ToolchainError> {
+    if path.is_file() {
+        return Ok(());
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut file = temp_file_in(dir, "")?;
+    std::io::Write::write_all(&mut file, bytes).map_err(|source| ToolchainError::Io {
+        action: "cannot write",
+        path: file.path().to_path_buf(),
+        source,
+    })?;
+    persist(file, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cflags_are_the_target_flags_at_o2() {
+        assert_eq!(runtime_cflags(), ["-O2", "-marm", "-march=armv7ve", "-mfpu=vfpv4", "-mfloat-abi=hard"]);
+    }
+
+    #[test]
+    fn header_declares_every_runtime_function_the_source_defines() {
+        for name in [
+            "getint",
+            "getch",
+            "getfloat",
+            "getarray",
+            "getfarray",
+            "putint",
+            "putch",
+            "putfloat",
+            "putarray",
+            "putfarray",
+            "putf",
+            "_sysy_starttime",
+            "_sysy_stoptime",
+        ] {
+            let call = format!("{name}(");
+            assert!(RUNTIME_H.contains(&call), "header lacks {name}");
+            assert!(RUNTIME_C.contains(&call), "source lacks {name}");
+        }
+    }
+
+    /// Builds into a fresh cache root from several threads at once (each without the
+    /// in-process memo), then checks that everybody got the same complete object and that no
+    /// temporary file was left behind.
+    #[test]
+    fn concurrent_builds_agree_and_leave_no_temporaries() {
+        let Ok(gcc) = toolchain::arm_gcc() else {
+            eprintln!("note: skipping: no ARM cross gcc");
+            return;
+        };
+        let root = tempfile::tempdir().expect("temp dir");
+        let results: Vec<_> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..3).map(|_| s.spawn(|| build_runtime(root.path(), &gcc))).collect();
+            handles.into_iter().map(|h| h.join().expect("builder thread")).collect()
+        });
+        let first = results[0].as_ref().expect("build").clone();
+        for r in &results {
+            assert_eq!(r.as_ref().expect("build"), &first);
+        }
+        let object = std::fs::read(&first.object).expect("object");
+        assert_eq!(&object[..4], b"\x7fELF");
+        let names: Vec<String> = std::fs::read_dir(&first.dir)
+            .expect("cache dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(sorted, ["sysy_rt.c", "sysy_rt.h", "sysy_rt.o"]);
+        // A second build finds the cached object and does not rewrite it.
+        let mtime = std::fs::metadata(&first.object).and_then(|m| m.modified()).expect("mtime");
+        assert_eq!(build_runtime(root.path(), &gcc).expect("rebuild"), first);
+        assert_eq!(std::fs::metadata(&first.object).and_then(|m| m.modified()).expect("mtime"), mtime);
+    }
+}

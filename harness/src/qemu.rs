@@ -1,0 +1,293 @@
+//! Running an ARM executable under `qemu-arm`, deterministically and with a time limit.
+//!
+//! Determinism: a guest's instruction count depends on its environment, its `argv[0]` and the
+//! kind of its stdin/stdout (glibc's start-up code and stdio look at all three). Every run
+//! therefore gets the same environment (empty unless [`RunOptions::env`] says otherwise; the
+//! guest inherits qemu's environment), the same `argv[0]` (qemu's `-0`), stdout and stderr on
+//! pipes, and stdin from a pipe, a file or `/dev/null` as requested. Core dumps are disabled
+//! so that a crashing guest leaves no `qemu_*.core` files behind.
+//!
+//! Outcome: qemu-arm exits with the guest's exit status, and when the guest dies of a signal
+//! it kills itself with the same signal, so the host's wait status tells the two apart
+//! ([`RunStatus::Exited`] / [`RunStatus::Signaled`]). A run exceeding its timeout is killed
+//! (SIGKILL to the qemu process, which is the whole guest: SysY programs cannot fork) and
+//! reported as [`RunStatus::TimedOut`] with whatever output it had produced.
+//!
+//! qemu itself is found through `$SYSYC_QEMU` (a path or a name on `PATH`), else `qemu-arm`
+//! on `PATH`. qemu's own failures (a bad `-plugin` argument, say) also end with status 1 and a
+//! message on stderr, so a caller that passes extra arguments should check stderr too.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sysyc::toolchain::{command_line, find_program};
+
+/// Environment variable naming the qemu binary to use instead of [`DEFAULT_QEMU`].
+pub const QEMU_ENV: &str = "SYSYC_QEMU";
+/// The qemu binary looked up on `PATH` by default (the dynamic build: only it accepts `-plugin`).
+pub const DEFAULT_QEMU: &str = "qemu-arm";
+/// The emulated CPU: it has `sdiv`/`udiv` and VFPv4 and traps on anything newer.
+pub const DEFAULT_CPU: &str = "cortex-a7";
+/// The guest's `argv[0]` unless told otherwise.
+pub const DEFAULT_ARGV0: &str = "prog";
+
+#[derive(Debug, thiserror::Error)]
+pub enum QemuError {
+    #[error("cannot find {name}: {detail}")]
+    NotFound { name: String, detail: String },
+    #[error("no executable to run at {0}")]
+    MissingExecutable(PathBuf),
+    #[error("cannot run `{command}`: {source}")]
+    Spawn {
+        command: String,
+        #[source]
+        source: io::Error,
+    },
+    #[error("lost track of `{command}`: {source}")]
+    Wait {
+        command: String,
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// Where the guest's stdin comes from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Stdin {
+    /// `/dev/null`.
+    #[default]
+    Null,
+    /// These bytes, through a pipe.
+    Bytes(Vec<u8>),
+    /// This file.
+    File(PathBuf),
+}
+
+/// How to run one executable.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    pub stdin: Stdin,
+    /// Wall-clock limit; the run is killed when it is exceeded.
+    pub timeout: Duration,
+    /// `-cpu` model.
+    pub cpu: String,
+    /// The guest's `argv[0]`.
+    pub argv0: OsString,
+    /// The complete environment of qemu and hence of the guest.
+    pub env: Vec<(OsString, OsString)>,
+    /// Further qemu options, placed before the executable (e.g. `-plugin`, `/abs/lib.so,k=v`).
+    pub extra_args: Vec<OsString>,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            stdin: Stdin::Null,
+            timeout: Duration::from_secs(10),
+            cpu: DEFAULT_CPU.to_string(),
+            argv0: DEFAULT_ARGV0.into(),
+            env: Vec::new(),
+            extra_args: Vec::new(),
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RunStatus {
+    /// The guest exited with this status (`main`'s return value & 0xFF).
+    Exited(u8),
+    /// The guest was killed by this signal (SIGSEGV = 11, SIGILL = 4, ...).
+    Signaled(i32),
+    /// The time limit was exceeded and the run was killed.
+    TimedOut,
+}
+
+impl fmt::Display for RunStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RunStatus::Exited(code) => write!(f, "exited with status {code}"),
+            RunStatus::Signaled(signal) => match signal_name(signal) {
+                Some(name) => write!(f, "killed by {name}"),
+                None => write!(f, "killed by signal {signal}"),
+            },
+            RunStatus::TimedOut => f.write_str("timed out"),
+        }
+    }
+}
+
+/// The conventional name of a Linux signal number, for the signals a guest can die of.
+pub fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return None,
+    })
+}
+
+/// The result of one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QemuRun {
+    pub stdout: Vec<u8>,
+    /// The guest's stderr (the runtime's timer report) and any messages of qemu itself.
+    pub stderr: Vec<u8>,
+    pub status: RunStatus,
+    /// Wall-clock time from start to exit (or to the kill).
+    pub wall: Duration,
+}
+
+/// A located qemu-arm binary.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Qemu {
+    binary: PathBuf,
+}
+
+impl Qemu {
+    /// `$SYSYC_QEMU` if set, else `qemu-arm` on `PATH`.
+    pub fn locate() -> Result<Qemu, QemuError> {
+        let (name, origin) = match std::env::var_os(QEMU_ENV) {
+            Some(v) if !v.is_empty() => (v, format!("named by ${QEMU_ENV}")),
+            _ => (OsString::from(DEFAULT_QEMU), "searched on PATH".to_string()),
+        };
+        match find_program(&name) {
+            Some(binary) => Ok(Qemu { binary }),
+            None => Err(QemuError::NotFound {
+                name: name.to_string_lossy().into_owned(),
+                detail: format!("{origin}; install qemu-user or set ${QEMU_ENV}"),
+            }),
+        }
+    }
+
+    /// A specific binary, used as given.
+    pub fn with_binary(binary: impl Into<PathBuf>) -> Qemu {
+        Qemu { binary: binary.into() }
+    }
+
+    pub fn binary(&self) -> &Path {
+        &self.binary
+    }
+
+    /// The arguments qemu is given for `exe` (after the qemu binary itself).
+    pub fn args(&self, exe: &Path, opts: &RunOptions) -> Vec<OsString> {
+        let mut args: Vec<OsString> = vec!["-cpu".into(), opts.cpu.clone().into(), "-0".into(), opts.argv0.clone()];
+        args.extend(opts.extra_args.iter().cloned());
+        args.push(exe.into());
+        args
+    }
+
+    /// The full command line, for logs and for reproducing a run by hand (the environment and
+    /// the stdin redirection are not shown).
+    pub fn command_line(&self, exe: &Path, opts: &RunOptions) -> String {
+        command_line(&self.binary, &self.args(exe, opts))
+    }
+
+    /// Runs `exe` to completion, to a signal, or to the timeout.
+    pub fn run(&self, exe: &Path, opts: &RunOptions) -> Result<QemuRun, QemuError> {
+        if !exe.is_file() {
+            return Err(QemuError::MissingExecutable(exe.to_path_buf()));
+        }
+        let command = || self.command_line(exe, opts);
+        let expr = duct::cmd(&self.binary, self.args(exe, opts))
+            .full_env(opts.env.iter().cloned())
+            .stdout_capture()
+            .stderr_capture()
+            .unchecked()
+            .before_spawn(|cmd| {
+                use std::os::unix::process::CommandExt;
+                // SAFETY: the hook runs in the forked child before exec and only calls
+                // setrlimit, which is async-signal-safe.
+                unsafe {
+                    cmd.pre_exec(|| {
+                        let no_core = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                        if libc::setrlimit(libc::RLIMIT_CORE, &no_core) != 0 {
+                            return Err(io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+                Ok(())
+            });
+        let expr = match &opts.stdin {
+            Stdin::Null => expr.stdin_null(),
+            Stdin::Bytes(bytes) => expr.stdin_bytes(bytes.clone()),
+            Stdin::File(path) => expr.stdin_path(path),
+        };
+
+        let start = Instant::now();
+        let handle = expr.start().map_err(|source| QemuError::Spawn { command: command(), source })?;
+        let finished = handle
+            .wait_deadline(start + opts.timeout)
+            .map_err(|source| QemuError::Wait { command: command(), source })?
+            .is_some();
+        if !finished {
+            // The child may have exited just after the deadline; killing an exited child is
+            // harmless, and its real status is then discarded in favour of the timeout.
+            handle.kill().map_err(|source| QemuError::Wait { command: command(), source })?;
+        }
+        let output = handle.into_output().map_err(|source| QemuError::Wait { command: command(), source })?;
+        let wall = start.elapsed();
+        let status = if !finished { RunStatus::TimedOut } else { status_of(output.status) };
+        Ok(QemuRun { stdout: output.stdout, stderr: output.stderr, status, wall })
+    }
+}
+
+fn status_of(status: std::process::ExitStatus) -> RunStatus {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => RunStatus::Exited((code & 0xff) as u8),
+        (None, Some(signal)) => RunStatus::Signaled(signal),
+        // Stopped/continued statuses are not reported by a plain wait.
+        (None, None) => RunStatus::Signaled(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_display_names_signals() {
+        assert_eq!(RunStatus::Exited(3).to_string(), "exited with status 3");
+        assert_eq!(RunStatus::Signaled(4).to_string(), "killed by SIGILL");
+        assert_eq!(RunStatus::Signaled(11).to_string(), "killed by SIGSEGV");
+        assert_eq!(RunStatus::Signaled(64).to_string(), "killed by signal 64");
+        assert_eq!(RunStatus::TimedOut.to_string(), "timed out");
+    }
+
+    #[test]
+    fn command_line_has_cpu_argv0_and_extra_args_before_the_program() {
+        let qemu = Qemu::with_binary("/usr/bin/qemu-arm");
+        let opts = RunOptions {
+            extra_args: vec!["-plugin".into(), "/p/libcost.so,out=/tmp/x".into()],
+            ..RunOptions::default()
+        };
+        assert_eq!(
+            qemu.command_line(Path::new("/w/a.out"), &opts),
+            "/usr/bin/qemu-arm -cpu cortex-a7 -0 prog -plugin /p/libcost.so,out=/tmp/x /w/a.out"
+        );
+    }
+
+    #[test]
+    fn missing_executable_is_an_error_not_a_run() {
+        let qemu = Qemu::with_binary("/usr/bin/qemu-arm");
+        let err = qemu.run(Path::new("/nonexistent/prog"), &RunOptions::default()).unwrap_err();
+        assert!(matches!(err, QemuError::MissingExecutable(_)), "{err}");
+    }
+}
