@@ -91,6 +91,7 @@ features! {
     Reuse => "reused-expr",
     Invariant => "loop-invariant-vars",
     InductionIndex => "induction-index",
+    ArrayWalk => "array-walk",
     DeadStore => "dead-store",
     LiteralBase => "oct-hex-literal",
     GetInt => "getint",

@@ -177,7 +177,40 @@ impl Gen<'_> {
     }
 
     pub(super) fn counted_loop(&mut self) -> Vec<BlockItem> {
+        self.counted_loop_over(None)
+    }
+
+    /// A loop walking one dimension of a visible array, with the array favoured in the body
+    /// (array walks: reductions, element updates, neighbours via affine indices).
+    pub(super) fn array_walk(&mut self) -> Vec<BlockItem> {
+        let arrays: Vec<VarId> = self
+            .env
+            .visible()
+            .into_iter()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.is_array() && v.init && v.dims.iter().any(|&d| d >= 2)
+            })
+            .collect();
+        if arrays.is_empty() {
+            return self.counted_loop();
+        }
+        let id = arrays[self.pick_index(arrays.len())];
+        let dims: Vec<u32> = self.env.vars[id].dims.iter().copied().filter(|&d| d >= 2).collect();
+        let d = dims[self.pick_index(dims.len())];
+        self.feature(Feature::ArrayWalk);
+        self.fcx.affinity.push(id);
+        let out = self.counted_loop_over(Some(d as i64));
+        self.fcx.affinity.pop();
+        out
+    }
+
+    fn counted_loop_over(&mut self, walk: Option<i64>) -> Vec<BlockItem> {
         let tmax = (self.cfg.max_trip_count as u64).min(self.affordable_trips()) as i64;
+        let tmax = match walk {
+            Some(d) if d <= self.affordable_trips() as i64 => d,
+            _ => tmax,
+        };
         if tmax < 1 {
             return self.assign_stmt(true);
         }
@@ -185,7 +218,13 @@ impl Gen<'_> {
         if !self.fcx.loops.is_empty() {
             self.feature(Feature::NestedLoop);
         }
-        let limit = self.choose_limit(tmax);
+        let limit = match walk {
+            Some(d) if d == tmax => {
+                self.feature(Feature::ConstTripLoop);
+                Limit { expr: self.int_lit_expr(d as i32), lo: d, hi: d, setup: Vec::new() }
+            }
+            _ => self.choose_limit(tmax),
+        };
         let mut out = limit.setup.clone();
         let start: i64 = if limit.hi >= 2 && self.c.chance(0.2) { self.c.range(1, (limit.hi - 1).min(3)) } else { 0 };
         let shape = self.c.weighted(&[8, 3, 2, if start < limit.lo { 2 } else { 0 }]);

@@ -127,6 +127,7 @@ impl Gen<'_> {
             w(main_top && k.input > 0, k.input as u32 / 2),              // 15 input
             w(main_top && loop_ok && k.timers > 0, k.timers as u32 / 4), // 16 timers
             w(loop_ok && k.short_circuit > 0, k.loops as u32 / 8),       // 17 guarded loop
+            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),              // 18 array walk
         ];
         match self.c.weighted(&weights) {
             1 => self.local_decl(),
@@ -178,6 +179,7 @@ impl Gen<'_> {
                 out
             }
             17 => self.guarded_loop(),
+            18 => self.array_walk(),
             _ => self.assign_stmt(true),
         }
     }
@@ -333,7 +335,20 @@ impl Gen<'_> {
         let floats = self.cfg.knobs.float > 0;
         let arrays = self.cfg.knobs.arrays > 0;
         let mut out = Vec::new();
-        match self.c.weighted(&[6, 2, if floats { 3 } else { 0 }, if arrays { 2 } else { 0 }, if arrays && floats { 1 } else { 0 }]) {
+        match self.c.weighted(&[
+            6,
+            2,
+            if floats { 3 } else { 0 },
+            if arrays { 2 } else { 0 },
+            if arrays && floats { 1 } else { 0 },
+            2,
+        ]) {
+            5 => {
+                // The checksum so far.
+                self.feature(Feature::PutInt);
+                out.push(self.put("putint", vec![build::var(super::prelude::CHECKSUM)]));
+                out.push(self.put("putch", vec![build::int(10)]));
+            }
             1 => {
                 self.feature(Feature::PutCh);
                 let c = 32 + self.c.below(95) as i32;
