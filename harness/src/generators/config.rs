@@ -196,9 +196,9 @@ impl Default for GenConfig {
             max_array_rank: 4,
             max_array_elems: 256,
             max_dim: 16,
-            max_trip_count: 24,
+            max_trip_count: 64,
             max_recursion_depth: 8,
-            work_budget: 150_000,
+            work_budget: 4_000_000,
             output_budget: 200,
             knobs: Knobs::default(),
         }
@@ -243,9 +243,9 @@ impl GenConfig {
             max_array_rank: size(d.max_array_rank, 1, 4),
             max_array_elems: size(d.max_array_elems, 8, 1024),
             max_dim: size(d.max_dim, 2, 40),
-            max_trip_count: size(d.max_trip_count, 2, 64),
+            max_trip_count: size(d.max_trip_count, 2, 200),
             max_recursion_depth: size(d.max_recursion_depth, 1, 12),
-            work_budget: size(d.work_budget as u32, 10_000, 600_000) as u64,
+            work_budget: size(d.work_budget as u32, 100_000, 12_000_000) as u64,
             output_budget: size(d.output_budget as u32, 0, 400) as u64,
             knobs: k,
         }

@@ -32,6 +32,9 @@ struct Limit {
     /// Statements that must precede the loop (declaration of a runtime limit, which stays
     /// locked until its scope ends so that its range stays true).
     setup: Vec<BlockItem>,
+    /// The variable the limit reads: locked while the loop is generated, so no declaration
+    /// in the body can hide its name from the latch (`if (i >= L) break;`).
+    var: Option<VarId>,
 }
 
 impl Gen<'_> {
@@ -67,12 +70,12 @@ impl Gen<'_> {
                 let id = ranged[self.pick_index(ranged.len())];
                 let (lo, hi) = self.env.vars[id].range.unwrap_or((0, 0));
                 self.feature(Feature::RuntimeTripLoop);
-                Limit { expr: self.env.read(id), lo, hi, setup: Vec::new() }
+                Limit { expr: self.env.read(id), lo, hi, setup: Vec::new(), var: Some(id) }
             }
             2 => {
                 let d = dims[self.pick_index(dims.len())] as i64;
                 self.feature(Feature::ConstTripLoop);
-                Limit { expr: build::int(d as i32), lo: d, hi: d, setup: Vec::new() }
+                Limit { expr: build::int(d as i32), lo: d, hi: d, setup: Vec::new(), var: None }
             }
             3 => {
                 // A fresh local with a bounded runtime value.
@@ -85,12 +88,12 @@ impl Gen<'_> {
                 let (lo, hi) = self.env.vars[id].range.unwrap_or((0, tmax));
                 let decl = build::decl(false, sysyc::frontend::ast::BType::Int, &name, vec![], Some(InitVal::Expr(g.e)));
                 self.env.lock(id);
-                Limit { expr: build::var(&name), lo, hi, setup: vec![BlockItem::Decl(decl)] }
+                Limit { expr: build::var(&name), lo, hi, setup: vec![BlockItem::Decl(decl)], var: None }
             }
             _ => {
                 let t = self.c.range(1, tmax);
                 self.feature(Feature::ConstTripLoop);
-                Limit { expr: self.int_lit_expr(t as i32), lo: t, hi: t, setup: Vec::new() }
+                Limit { expr: self.int_lit_expr(t as i32), lo: t, hi: t, setup: Vec::new(), var: None }
             }
         }
     }
@@ -221,7 +224,7 @@ impl Gen<'_> {
         let limit = match walk {
             Some(d) if d == tmax => {
                 self.feature(Feature::ConstTripLoop);
-                Limit { expr: self.int_lit_expr(d as i32), lo: d, hi: d, setup: Vec::new() }
+                Limit { expr: self.int_lit_expr(d as i32), lo: d, hi: d, setup: Vec::new(), var: None }
             }
             _ => self.choose_limit(tmax),
         };
@@ -233,6 +236,9 @@ impl Gen<'_> {
         let range = (start, (limit.hi - 1).max(start));
         let (counter, init) = self.counter(build::int(start as i32));
         let name = self.env.vars[counter].name.clone();
+        if let Some(id) = limit.var {
+            self.env.lock(id);
+        }
         let incr = build::assign_var(&name, build::bin(BinaryOp::Add, build::var(&name), build::int(step as i32)));
         let exit_test = |l: &Expr| {
             if step == 1 && limit.lo == limit.hi && limit.lo >= start {
@@ -301,6 +307,9 @@ impl Gen<'_> {
                 build::while_stmt(test, build::block_stmt(body))
             }
         };
+        if let Some(id) = limit.var {
+            self.env.unlock(id);
+        }
         out.push(build::stmt(stmt));
         out
     }

@@ -73,6 +73,9 @@ pub struct GeneratedProgram {
     pub seed: Option<u64>,
     /// The constructs the program uses.
     pub features: FeatureSet,
+    /// The generator's estimate of the program's dynamic work (an upper estimate in its own
+    /// units: statements plus expression nodes).
+    pub estimated_work: u64,
 }
 
 /// Generates the program of `seed` under `config` (deterministic: the same seed and config
@@ -87,14 +90,14 @@ pub fn generate(seed: u64, config: &GenConfig) -> GeneratedProgram {
 /// Generates a program from an arbitrary stream of decisions.
 pub fn generate_with(choices: &mut dyn Choices, config: &GenConfig) -> GeneratedProgram {
     let config = config.clone().normalized();
-    let (unit, stdin, features) = {
+    let (unit, stdin, features, estimated_work) = {
         let mut g = Gen::new(&config, choices);
         let unit = g.program();
         let stdin = std::mem::take(&mut g.input).finish();
-        (unit, stdin, g.features)
+        (unit, stdin, g.features, g.estimated_work)
     };
     let source = sysyc::frontend::pretty::print(&unit);
-    GeneratedProgram { unit, source, stdin, config, seed: None, features }
+    GeneratedProgram { unit, source, stdin, config, seed: None, features, estimated_work }
 }
 
 impl GeneratedProgram {

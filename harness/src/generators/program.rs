@@ -367,10 +367,18 @@ impl Gen<'_> {
         self.fcx.is_main = true;
         self.push_scope();
         self.fcx.main_top = Some(self.env.depth());
-        let mut items = self.stmts_in_scope(self.cfg.max_block_stmts.max(2) * 2);
+        let mut items = Vec::new();
+        // `main` is the program: give it at least a few statements.
+        let target = self.c.range(self.cfg.max_block_stmts.max(3) as i64, 2 * self.cfg.max_block_stmts.max(3) as i64);
+        while (items.len() as i64) < target
+            && self.fcx.stmts < self.cfg.max_function_stmts
+            && self.affordable(super::stmt::STMT_COST)
+        {
+            items.extend(self.stmt());
+        }
         // The epilogue: everything observable goes into the checksum.
-        self.fcx.cost = 0;
         self.fcx.budget = u64::MAX;
+        self.fcx.cost = self.fcx.cost.saturating_add(fold_cost);
         if fold_cost > 0 {
             items.push(build::stmt(build::expr_stmt(build::call(CHECKSUM_GLOBALS, Vec::new()))));
         }
@@ -400,6 +408,7 @@ impl Gen<'_> {
         };
         items.push(build::stmt(build::ret(Some(status))));
         self.pop_scope();
+        self.estimated_work = self.fcx.cost;
         self.fcx = FnCtx::default();
         self.items.push(Item::Func(FuncDef {
             ret: Some(ast::BType::Int),

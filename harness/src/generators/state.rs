@@ -119,12 +119,14 @@ pub(super) struct FnCtx {
 }
 
 /// A pure expression kept for re-use, valid while every name in it still resolves to the
-/// variable it resolved to when the expression was made.
+/// variable it resolved to when the expression was made, and every such variable still has
+/// the static range it had (index guards may rest on a loop counter's range, which ends with
+/// its loop).
 #[derive(Clone, Debug)]
 pub(super) struct PoolEntry {
     pub g: GExpr,
     pub stable: bool,
-    pub refs: Vec<(String, VarId)>,
+    pub refs: Vec<(String, VarId, Option<(i64, i64)>)>,
     pub scope_depth: usize,
 }
 
@@ -141,6 +143,8 @@ pub(super) struct Gen<'a> {
     pub cond_pool: Vec<PoolEntry>,
     pub outputs: u64,
     pub next_global: u32,
+    /// `main`'s estimated work, once generated.
+    pub estimated_work: u64,
 }
 
 impl<'a> Gen<'a> {
@@ -158,6 +162,7 @@ impl<'a> Gen<'a> {
             cond_pool: Vec::new(),
             outputs: 0,
             next_global: 0,
+            estimated_work: 0,
         }
     }
 
@@ -236,7 +241,7 @@ impl<'a> Gen<'a> {
         let mut refs = Vec::with_capacity(names.len());
         for n in names {
             if let Some(id) = self.env.lookup(&n) {
-                refs.push((n, id));
+                refs.push((n, id, self.env.vars[id].range));
             } else if self.env.func(&n).is_none() && !super::prelude::is_reserved(&n) {
                 // A self-call of the recursive function being generated: duplicating it would
                 // break the bound on its call sites.
@@ -260,7 +265,11 @@ impl<'a> Gen<'a> {
             .filter(|(_, p)| {
                 p.g.ty == ty
                     && (!ctx.stable || p.stable)
-                    && p.refs.iter().all(|(n, id)| self.env.lookup(n) == Some(*id) && self.env.vars[*id].readable())
+                    && self.affordable(p.g.cost)
+                    && p.refs.iter().all(|(n, id, range)| {
+                        let v = &self.env.vars[*id];
+                        self.env.lookup(n) == Some(*id) && v.readable() && v.range == *range
+                    })
             })
             .map(|(i, _)| i)
             .collect();

@@ -22,6 +22,9 @@ use super::prelude::Helper;
 use super::state::{ECtx, GExpr, Gen};
 use sysyc::frontend::ast::{BinaryOp, BlockItem, Stmt};
 
+/// Work a typical statement costs: a statement is only started when this much is left.
+pub(super) const STMT_COST: u64 = 25;
+
 /// `putf` templates: format text and argument kinds (`d`: int, `f`: float, `c`: printable
 /// character code).
 const PUTF_TEMPLATES: &[(&[u8], &str)] = &[
@@ -60,7 +63,7 @@ impl Gen<'_> {
         let n = self.c.range(1, max.max(1) as i64);
         let mut items = Vec::new();
         for _ in 0..n {
-            if self.fcx.stmts >= self.cfg.max_function_stmts || !self.affordable(1) {
+            if self.fcx.stmts >= self.cfg.max_function_stmts || !self.affordable(STMT_COST) {
                 break;
             }
             items.extend(self.stmt());
@@ -222,7 +225,8 @@ impl Gen<'_> {
             }
         }
         let mut ctx = self.stmt_ctx();
-        let update = allow_update && self.c.chance(0.35);
+        // A write-only (dead) array is never read, not even by `a[i] = a[i] + e`.
+        let update = allow_update && !self.env.vars[id].dead && self.c.chance(0.35);
         if update && !local_scalar {
             // `g = g + f()` would depend on whether `f` runs before `g` is read.
             ctx.impure_ok = false;
@@ -640,9 +644,10 @@ impl Gen<'_> {
         self.local_name("l")
     }
 
-    /// Minimal work a loop costs (used to decide whether one fits the budget).
+    /// Work one loop iteration is planned to cost: room for a few statements, so that a
+    /// loop's body is not cut short by the budget right away.
     pub(super) fn loop_min_cost(&self) -> u64 {
-        40
+        4 * STMT_COST
     }
 }
 
