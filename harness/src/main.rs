@@ -4,7 +4,10 @@ use clap::{Parser, Subcommand};
 use harness::generators;
 
 #[derive(Parser)]
-#[command(name = "harness", about = "Differential fuzzing and benchmark harness for sysyc")]
+#[command(
+    name = "harness",
+    about = "Differential fuzzing and benchmark harness for sysyc"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

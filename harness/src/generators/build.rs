@@ -5,18 +5,25 @@
 //! and `INT_MIN` is spelled `-2147483647 - 1`.
 
 use sysyc::frontend::ast::{
-    BType, BinaryOp, Block, BlockItem, Decl, Expr, ExprKind, Ident, InitVal, IntBase, LVal, Span, Stmt, UnaryOp,
-    VarDef,
+    BType, BinaryOp, Block, BlockItem, Decl, Expr, ExprKind, Ident, InitVal, IntBase, LVal, Span,
+    Stmt, UnaryOp, VarDef,
 };
 
 pub(super) fn ident(name: &str) -> Ident {
-    Ident { name: name.to_string(), span: Span::DUMMY }
+    Ident {
+        name: name.to_string(),
+        span: Span::DUMMY,
+    }
 }
 
 /// An integer literal of any value, in the given base.
 pub(super) fn int_in_base(v: i32, base: IntBase) -> Expr {
     if v == i32::MIN {
-        return bin(BinaryOp::Sub, neg(int_in_base(i32::MAX, base)), int_in_base(1, IntBase::Dec));
+        return bin(
+            BinaryOp::Sub,
+            neg(int_in_base(i32::MAX, base)),
+            int_in_base(1, IntBase::Dec),
+        );
     }
     if v < 0 {
         return neg(int_in_base(-v, base));
@@ -51,7 +58,11 @@ pub(super) fn bin(op: BinaryOp, a: Expr, b: Expr) -> Expr {
 }
 
 pub(super) fn lval(name: &str, indices: Vec<Expr>) -> LVal {
-    LVal { name: ident(name), indices, span: Span::DUMMY }
+    LVal {
+        name: ident(name),
+        indices,
+        span: Span::DUMMY,
+    }
 }
 
 pub(super) fn var(name: &str) -> Expr {
@@ -63,7 +74,13 @@ pub(super) fn elem(name: &str, indices: Vec<Expr>) -> Expr {
 }
 
 pub(super) fn call(name: &str, args: Vec<Expr>) -> Expr {
-    Expr::new(ExprKind::Call { name: ident(name), args }, Span::DUMMY)
+    Expr::new(
+        ExprKind::Call {
+            name: ident(name),
+            args,
+        },
+        Span::DUMMY,
+    )
 }
 
 pub(super) fn str_lit(bytes: &[u8]) -> Expr {
@@ -71,7 +88,11 @@ pub(super) fn str_lit(bytes: &[u8]) -> Expr {
 }
 
 pub(super) fn assign(target: LVal, value: Expr) -> Stmt {
-    Stmt::Assign { target, value, span: Span::DUMMY }
+    Stmt::Assign {
+        target,
+        value,
+        span: Span::DUMMY,
+    }
 }
 
 pub(super) fn assign_var(name: &str, value: Expr) -> Stmt {
@@ -87,7 +108,10 @@ pub(super) fn empty_stmt() -> Stmt {
 }
 
 pub(super) fn block(items: Vec<BlockItem>) -> Block {
-    Block { items, span: Span::DUMMY }
+    Block {
+        items,
+        span: Span::DUMMY,
+    }
 }
 
 pub(super) fn block_stmt(items: Vec<BlockItem>) -> Stmt {
@@ -95,11 +119,20 @@ pub(super) fn block_stmt(items: Vec<BlockItem>) -> Stmt {
 }
 
 pub(super) fn if_stmt(cond: Expr, then_branch: Stmt, else_branch: Option<Stmt>) -> Stmt {
-    Stmt::If { cond, then_branch: Box::new(then_branch), else_branch: else_branch.map(Box::new), span: Span::DUMMY }
+    Stmt::If {
+        cond,
+        then_branch: Box::new(then_branch),
+        else_branch: else_branch.map(Box::new),
+        span: Span::DUMMY,
+    }
 }
 
 pub(super) fn while_stmt(cond: Expr, body: Stmt) -> Stmt {
-    Stmt::While { cond, body: Box::new(body), span: Span::DUMMY }
+    Stmt::While {
+        cond,
+        body: Box::new(body),
+        span: Span::DUMMY,
+    }
 }
 
 pub(super) fn ret(e: Option<Expr>) -> Stmt {
@@ -119,11 +152,22 @@ pub(super) fn stmt(s: Stmt) -> BlockItem {
 }
 
 /// One declaration of one name.
-pub(super) fn decl(is_const: bool, ty: BType, name: &str, dims: Vec<Expr>, init: Option<InitVal>) -> Decl {
+pub(super) fn decl(
+    is_const: bool,
+    ty: BType,
+    name: &str,
+    dims: Vec<Expr>,
+    init: Option<InitVal>,
+) -> Decl {
     Decl {
         is_const,
         ty,
-        defs: vec![VarDef { name: ident(name), dims, init, span: Span::DUMMY }],
+        defs: vec![VarDef {
+            name: ident(name),
+            dims,
+            init,
+            span: Span::DUMMY,
+        }],
         span: Span::DUMMY,
     }
 }

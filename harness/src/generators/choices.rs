@@ -60,7 +60,9 @@ pub struct SeededChoices {
 
 impl SeededChoices {
     pub fn new(seed: u64) -> SeededChoices {
-        SeededChoices { rng: Pcg64::seed_from_u64(seed) }
+        SeededChoices {
+            rng: Pcg64::seed_from_u64(seed),
+        }
     }
 }
 
@@ -158,6 +160,10 @@ mod tests {
         }
         assert_eq!(c.below(1000), 0);
         assert!(!c.chance(0.99));
-        assert_eq!(c.weighted(&[0, 5, 5]), 1, "the first non-zero weight when exhausted");
+        assert_eq!(
+            c.weighted(&[0, 5, 5]),
+            1,
+            "the first non-zero weight when exhausted"
+        );
     }
 }

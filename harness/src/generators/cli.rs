@@ -27,9 +27,13 @@ impl ConfigArgs {
 
     /// Reads the `--config` file, if any.
     pub fn load(&self) -> Result<Option<GenConfig>> {
-        let Some(path) = &self.config else { return Ok(None) };
-        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let config = GenConfig::from_json(&text).with_context(|| format!("parsing {}", path.display()))?;
+        let Some(path) = &self.config else {
+            return Ok(None);
+        };
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let config =
+            GenConfig::from_json(&text).with_context(|| format!("parsing {}", path.display()))?;
         Ok(Some(config))
     }
 }
@@ -60,9 +64,11 @@ pub fn run_gen(args: &GenArgs) -> Result<()> {
     let p = generate(args.seed, &config);
     match &args.output {
         Some(path) => {
-            std::fs::write(path, &p.source).with_context(|| format!("writing {}", path.display()))?;
+            std::fs::write(path, &p.source)
+                .with_context(|| format!("writing {}", path.display()))?;
             let input = path.with_extension("in");
-            std::fs::write(&input, &p.stdin).with_context(|| format!("writing {}", input.display()))?;
+            std::fs::write(&input, &p.stdin)
+                .with_context(|| format!("writing {}", input.display()))?;
         }
         None => {
             print!("{}", p.source);

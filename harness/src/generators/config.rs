@@ -229,7 +229,11 @@ impl GenConfig {
         }
         let mut size = |default: u32, lo: u32, hi: u32| -> u32 {
             debug_assert!(lo <= default && default <= hi);
-            if c.chance(0.5) { default } else { c.range(lo as i64, hi as i64) as u32 }
+            if c.chance(0.5) {
+                default
+            } else {
+                c.range(lo as i64, hi as i64) as u32
+            }
         };
         GenConfig {
             max_functions: size(d.max_functions, 0, 12),
@@ -399,7 +403,10 @@ mod tests {
         assert_eq!(back.id(), c.id());
         assert_eq!(c.id().len(), 12);
         assert_ne!(GenConfig::default().id(), c.id());
-        assert!(GenConfig::from_json("{\"max_functions\": 1}").is_err(), "missing fields are an error");
+        assert!(
+            GenConfig::from_json("{\"max_functions\": 1}").is_err(),
+            "missing fields are an error"
+        );
     }
 
     #[test]
@@ -407,19 +414,35 @@ mod tests {
         assert_eq!(GenConfig::swarm(11), GenConfig::swarm(11));
         let configs: Vec<GenConfig> = (0..50).map(GenConfig::swarm).collect();
         let off_float = configs.iter().filter(|c| c.knobs.float == 0).count();
-        assert!(off_float > 3 && off_float < 30, "float off in {off_float}/50");
-        assert!(configs.iter().any(|c| c.max_functions != configs[0].max_functions));
+        assert!(
+            off_float > 3 && off_float < 30,
+            "float off in {off_float}/50"
+        );
+        assert!(
+            configs
+                .iter()
+                .any(|c| c.max_functions != configs[0].max_functions)
+        );
         for c in &configs {
-            assert_eq!(c.clone().normalized(), *c, "swarm configs are already normal");
+            assert_eq!(
+                c.clone().normalized(),
+                *c,
+                "swarm configs are already normal"
+            );
         }
     }
 
     #[test]
     fn normalization_clamps_limits() {
-        let mut c = GenConfig::default();
-        c.max_array_rank = 9;
-        c.max_dim = 0;
-        c.knobs.float = 250;
+        let c = GenConfig {
+            max_array_rank: 9,
+            max_dim: 0,
+            knobs: Knobs {
+                float: 250,
+                ..Knobs::default()
+            },
+            ..GenConfig::default()
+        };
         let n = c.normalized();
         assert_eq!((n.max_array_rank, n.max_dim, n.knobs.float), (4, 1, 100));
     }

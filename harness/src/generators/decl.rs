@@ -24,7 +24,11 @@ impl Gen<'_> {
 
     /// Dimensions of a new array within the size limits.
     pub(super) fn array_dims(&mut self) -> Vec<u32> {
-        let max_rank = if self.knob(self.cfg.knobs.multi_dim) { self.cfg.max_array_rank } else { 1 };
+        let max_rank = if self.knob(self.cfg.knobs.multi_dim) {
+            self.cfg.max_array_rank
+        } else {
+            1
+        };
         let rank = self.c.range(1, max_rank as i64) as usize;
         let mut left = self.cfg.max_array_elems.max(1);
         let mut dims = Vec::with_capacity(rank);
@@ -32,7 +36,11 @@ impl Gen<'_> {
             // Leave room for at least 2 elements per remaining dimension when possible.
             let rest = (rank - k - 1) as u32;
             let cap = (left / 2u32.pow(rest).max(1)).clamp(1, self.cfg.max_dim.max(1));
-            let d = if self.c.chance(0.15) { 1 } else { self.c.range(1.min(cap as i64), cap as i64) as u32 };
+            let d = if self.c.chance(0.15) {
+                1
+            } else {
+                self.c.range(1.min(cap as i64), cap as i64) as u32
+            };
             let d = d.max(1);
             dims.push(d);
             left = (left / d).max(1);
@@ -54,7 +62,8 @@ impl Gen<'_> {
             .into_iter()
             .filter_map(|id| {
                 let v = &self.env.vars[id];
-                (v.is_const && v.init && v.is_scalar() && v.ty == Ty::Int).then(|| (v.name.clone(), v.range.map_or(0, |r| r.0)))
+                (v.is_const && v.init && v.is_scalar() && v.ty == Ty::Int)
+                    .then(|| (v.name.clone(), v.range.map_or(0, |r| r.0)))
             })
             .filter(|(_, v)| (-1000..=1000).contains(v))
             .collect();
@@ -66,7 +75,9 @@ impl Gen<'_> {
                     let diff = d as i64 - v;
                     match diff {
                         0 => build::var(name),
-                        k if k > 0 => build::bin(BinaryOp::Add, build::var(name), build::int(k as i32)),
+                        k if k > 0 => {
+                            build::bin(BinaryOp::Add, build::var(name), build::int(k as i32))
+                        }
                         k => build::bin(BinaryOp::Sub, build::var(name), build::int((-k) as i32)),
                     }
                 } else {
@@ -87,11 +98,22 @@ impl Gen<'_> {
         build::init_list(items)
     }
 
-    fn aggregate(&mut self, dims: &[u32], elem: &mut dyn FnMut(&mut Self) -> Expr, left: &mut u32) -> Vec<InitVal> {
-        let Some((&d0, rest)) = dims.split_first() else { return Vec::new() };
+    fn aggregate(
+        &mut self,
+        dims: &[u32],
+        elem: &mut dyn FnMut(&mut Self) -> Expr,
+        left: &mut u32,
+    ) -> Vec<InitVal> {
+        let Some((&d0, rest)) = dims.split_first() else {
+            return Vec::new();
+        };
         let mut items = Vec::new();
         if rest.is_empty() {
-            let n = if self.c.chance(0.6) { d0 } else { self.c.range(0, d0 as i64) as u32 };
+            let n = if self.c.chance(0.6) {
+                d0
+            } else {
+                self.c.range(0, d0 as i64) as u32
+            };
             for _ in 0..n.min(*left) {
                 items.push(InitVal::Expr(elem(self)));
                 *left -= 1;
@@ -99,7 +121,11 @@ impl Gen<'_> {
             return items;
         }
         let sub: u32 = rest.iter().product();
-        let slots = if self.c.chance(0.6) { d0 } else { self.c.range(0, d0 as i64) as u32 };
+        let slots = if self.c.chance(0.6) {
+            d0
+        } else {
+            self.c.range(0, d0 as i64) as u32
+        };
         for s in 0..slots {
             if *left == 0 {
                 break;
@@ -146,10 +172,14 @@ impl Gen<'_> {
             .into_iter()
             .filter_map(|id| {
                 let v = &self.env.vars[id];
-                (v.is_const && v.init && v.is_scalar() && v.ty == Ty::Int).then(|| (v.name.clone(), v.range.map_or(0, |r| r.0)))
+                (v.is_const && v.init && v.is_scalar() && v.ty == Ty::Int)
+                    .then(|| (v.name.clone(), v.range.map_or(0, |r| r.0)))
             })
             .collect();
-        match self.c.weighted(&[6, if consts.is_empty() { 0 } else { 3 }, 1]) {
+        match self
+            .c
+            .weighted(&[6, if consts.is_empty() { 0 } else { 3 }, 1])
+        {
             1 => {
                 let (name, v) = consts[self.pick_index(consts.len())].clone();
                 let k = self.c.range(1, 9);
@@ -158,7 +188,10 @@ impl Gen<'_> {
                     1 => (BinaryOp::Sub, (v as i32).wrapping_sub(k as i32)),
                     _ => (BinaryOp::Mul, (v as i32).wrapping_mul(k as i32)),
                 };
-                (build::bin(op, build::var(&name), build::int(k as i32)), value as i64)
+                (
+                    build::bin(op, build::var(&name), build::int(k as i32)),
+                    value as i64,
+                )
             }
             2 => {
                 // A float constant converted to int (truncation toward zero).
@@ -250,7 +283,11 @@ impl Gen<'_> {
 
     /// `int a = e, b = e2;`
     fn local_scalars(&mut self, ty: Ty) -> Vec<BlockItem> {
-        let n = if self.c.chance(0.2) { self.c.range(2, 3) } else { 1 };
+        let n = if self.c.chance(0.2) {
+            self.c.range(2, 3)
+        } else {
+            1
+        };
         let mut defs = Vec::new();
         for _ in 0..n {
             let name = self.new_local_name();
@@ -258,22 +295,39 @@ impl Gen<'_> {
                 continue;
             }
             let id = self.enter(env::scalar(name.clone(), ty, Storage::Local));
-            let ctx = ECtx { depth: self.cfg.max_expr_depth, ..self.stmt_ctx() };
+            let ctx = ECtx {
+                depth: self.cfg.max_expr_depth,
+                ..self.stmt_ctx()
+            };
             let v = self.value_for(ty, ctx);
             self.charge(1);
             self.finish_decl(id);
-            defs.push(VarDef { name: build::ident(&name), dims: Vec::new(), init: Some(InitVal::Expr(v.e)), span: Default::default() });
+            defs.push(VarDef {
+                name: build::ident(&name),
+                dims: Vec::new(),
+                init: Some(InitVal::Expr(v.e)),
+                span: Default::default(),
+            });
         }
         if defs.is_empty() {
             return Vec::new();
         }
-        vec![BlockItem::Decl(Decl { is_const: false, ty: ty.btype(), defs, span: Default::default() })]
+        vec![BlockItem::Decl(Decl {
+            is_const: false,
+            ty: ty.btype(),
+            defs,
+            span: Default::default(),
+        })]
     }
 
     /// `const int N = <const expr>;` / `const float F = <literal>;`
     fn const_scalar(&mut self, ty: Ty, storage: Storage) -> Decl {
         self.feature(Feature::ConstScalar);
-        let name = if storage == Storage::Global { self.global_name("K") } else { self.new_local_name() };
+        let name = if storage == Storage::Global {
+            self.global_name("K")
+        } else {
+            self.new_local_name()
+        };
         let mut var = env::scalar(name.clone(), ty, storage);
         var.is_const = true;
         var.read_only = true;
@@ -290,7 +344,13 @@ impl Gen<'_> {
             }
         };
         self.finish_decl(id);
-        build::decl(true, ty.btype(), &name, Vec::new(), Some(InitVal::Expr(init)))
+        build::decl(
+            true,
+            ty.btype(),
+            &name,
+            Vec::new(),
+            Some(InitVal::Expr(init)),
+        )
     }
 
     /// An array declaration: `T a[..] [= {..}];`
@@ -298,7 +358,11 @@ impl Gen<'_> {
         let dims = self.array_dims();
         let dim_exprs = self.dim_exprs(&dims);
         let global = storage == Storage::Global;
-        let name = if global { self.global_name("a") } else { self.new_local_name() };
+        let name = if global {
+            self.global_name("a")
+        } else {
+            self.new_local_name()
+        };
         let mut var = env::array(name.clone(), ty, dims.clone(), storage);
         var.is_const = is_const;
         var.read_only = is_const || (global && self.knob(self.cfg.knobs.read_only_globals));
@@ -317,7 +381,11 @@ impl Gen<'_> {
             } else {
                 // Local initialisers may be any expression without side effects (C leaves
                 // their evaluation order unspecified).
-                let ctx = ECtx { impure_ok: false, stable: false, depth: 2 };
+                let ctx = ECtx {
+                    impure_ok: false,
+                    stable: false,
+                    depth: 2,
+                };
                 let list = self.init_list(&dims, &mut |g| {
                     let v = g.value_for(ty, ctx);
                     v.e
@@ -351,7 +419,11 @@ impl Gen<'_> {
         let id = self.enter(env::array(name.clone(), ty, dims, Storage::Local));
         let decl = build::decl(false, ty.btype(), &name, dim_exprs, None);
         let mut out = vec![BlockItem::Decl(decl)];
-        let ctx = ECtx { impure_ok: false, stable: false, depth: 2 };
+        let ctx = ECtx {
+            impure_ok: false,
+            stable: false,
+            depth: 2,
+        };
         let fill = self.for_each_element(id, &mut |g, idx| {
             let v = g.value_for(ty, ctx);
             g.charge(2);
@@ -414,7 +486,13 @@ impl Gen<'_> {
             self.env.vars[id].range = Some((value, value));
         }
         self.finish_decl(id);
-        build::decl(false, ty.btype(), &name, Vec::new(), init.map(InitVal::Expr))
+        build::decl(
+            false,
+            ty.btype(),
+            &name,
+            Vec::new(),
+            init.map(InitVal::Expr),
+        )
     }
 }
 

@@ -99,9 +99,14 @@ pub(super) enum ParamKind {
     Scalar,
     /// An array `name[][inner...]`; every caller passes one whose first dimension is at least
     /// `min_len`.
-    Array { inner: Vec<u32>, min_len: u32 },
+    Array {
+        inner: Vec<u32>,
+        min_len: u32,
+    },
     /// An `int` in `0..=min_len` of the array parameter with the given index.
-    Length { array: usize },
+    Length {
+        array: usize,
+    },
     /// The recursion depth of a recursive function (`int`, at most the function's bound).
     Depth,
 }
@@ -141,7 +146,11 @@ pub(super) struct Env {
 
 impl Env {
     pub(super) fn new() -> Env {
-        Env { vars: Vec::new(), scopes: vec![Vec::new()], funcs: Vec::new() }
+        Env {
+            vars: Vec::new(),
+            scopes: vec![Vec::new()],
+            funcs: Vec::new(),
+        }
     }
 
     pub(super) fn push_scope(&mut self) {
@@ -169,7 +178,12 @@ impl Env {
 
     /// The variable a name currently resolves to.
     pub(super) fn lookup(&self, name: &str) -> Option<VarId> {
-        self.scopes.iter().rev().flat_map(|s| s.iter().rev()).copied().find(|&id| self.vars[id].name == name)
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .copied()
+            .find(|&id| self.vars[id].name == name)
     }
 
     /// Every variable visible at this point (not shadowed), innermost first.
@@ -193,7 +207,9 @@ impl Env {
 
     /// Names declared in the innermost scope (a new declaration must avoid them).
     pub(super) fn in_current_scope(&self, name: &str) -> bool {
-        self.scopes.last().is_some_and(|s| s.iter().any(|&id| self.vars[id].name == name))
+        self.scopes
+            .last()
+            .is_some_and(|s| s.iter().any(|&id| self.vars[id].name == name))
     }
 
     pub(super) fn func(&self, name: &str) -> Option<&Func> {
@@ -233,7 +249,10 @@ pub(super) fn scalar(name: String, ty: Ty, storage: Storage) -> Var {
 
 /// Array variable record with everything else defaulted.
 pub(super) fn array(name: String, ty: Ty, dims: Vec<u32>, storage: Storage) -> Var {
-    Var { dims, ..scalar(name, ty, storage) }
+    Var {
+        dims,
+        ..scalar(name, ty, storage)
+    }
 }
 
 #[cfg(test)]

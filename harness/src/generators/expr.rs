@@ -128,9 +128,21 @@ impl Gen<'_> {
         let v: i32 = match self.c.weighted(&[40, 30, 10, 12, 8]) {
             0 => self.c.range(0, 10) as i32,
             1 => self.c.range(-20, 100) as i32,
-            2 => *[127, 128, 255, 256, 1023, 65535, 65536, i32::MAX, i32::MIN, -1, -128]
-                .get(self.pick_index(11))
-                .unwrap_or(&0),
+            2 => *[
+                127,
+                128,
+                255,
+                256,
+                1023,
+                65535,
+                65536,
+                i32::MAX,
+                i32::MIN,
+                -1,
+                -128,
+            ]
+            .get(self.pick_index(11))
+            .unwrap_or(&0),
             3 => self.c.range(-100_000, 100_000) as i32,
             _ => self.c.range(i32::MIN as i64, i32::MAX as i64) as i32,
         };
@@ -142,7 +154,11 @@ impl Gen<'_> {
     pub(super) fn int_lit_expr(&mut self, v: i32) -> Expr {
         if v > 7 && self.knob(self.cfg.knobs.literal_bases) {
             self.feature(Feature::LiteralBase);
-            let base = if self.c.chance(0.5) { IntBase::Oct } else { IntBase::Hex };
+            let base = if self.c.chance(0.5) {
+                IntBase::Oct
+            } else {
+                IntBase::Hex
+            };
             return build::int_in_base(v, base);
         }
         build::int(v)
@@ -153,7 +169,9 @@ impl Gen<'_> {
             0 => self.c.range(-8, 8) as f32 * 0.5,
             1 => self.c.range(-400, 400) as f32 / 16.0,
             2 => {
-                let table = [0.1f32, 0.2, 0.3, 0.7, 1.1, 3.14159, 2.71828, 0.001, 123.456, 0.333333, 1e-5];
+                let table = [
+                    0.1f32, 0.2, 0.3, 0.7, 1.1, 3.25, 2.875, 0.001, 123.456, 0.333333, 1e-5,
+                ];
                 table[self.pick_index(table.len())]
             }
             3 => self.c.range(-1000, 1000) as f32 * 0.75 / 7.0,
@@ -198,7 +216,11 @@ impl Gen<'_> {
             .iter()
             .map(|&id| {
                 let v = &self.env.vars[id];
-                let affine = if self.fcx.affinity.contains(&id) { 4 } else { 1 };
+                let affine = if self.fcx.affinity.contains(&id) {
+                    4
+                } else {
+                    1
+                };
                 affine * if in_loop && v.locks > 0 { 4 } else { 1 }
             })
             .collect();
@@ -219,7 +241,12 @@ impl Gen<'_> {
     pub(super) fn elem_read(&mut self, id: VarId, ctx: ECtx) -> GExpr {
         let (dims, ty, name, global) = {
             let v = &self.env.vars[id];
-            (v.dims.clone(), v.ty, v.name.clone(), v.storage == Storage::Global)
+            (
+                v.dims.clone(),
+                v.ty,
+                v.name.clone(),
+                v.storage == Storage::Global,
+            )
         };
         if global && !self.fcx.globals_used.contains(&id) {
             self.fcx.globals_used.push(id);
@@ -247,8 +274,16 @@ impl Gen<'_> {
 
     fn int_leaf(&mut self, ctx: ECtx) -> GExpr {
         let scalars = self.readable_scalars(Ty::Int, ctx);
-        let arrays = if self.knob_arrays_enabled() { self.readable_arrays(Ty::Int, ctx) } else { Vec::new() };
-        let w = [3, if scalars.is_empty() { 0 } else { 7 }, if arrays.is_empty() { 0 } else { 3 }];
+        let arrays = if self.knob_arrays_enabled() {
+            self.readable_arrays(Ty::Int, ctx)
+        } else {
+            Vec::new()
+        };
+        let w = [
+            3,
+            if scalars.is_empty() { 0 } else { 7 },
+            if arrays.is_empty() { 0 } else { 3 },
+        ];
         match self.c.weighted(&w) {
             1 => {
                 let id = self.pick_var(&scalars);
@@ -264,8 +299,16 @@ impl Gen<'_> {
 
     fn float_leaf(&mut self, ctx: ECtx) -> GExpr {
         let scalars = self.readable_scalars(Ty::Float, ctx);
-        let arrays = if self.knob_arrays_enabled() { self.readable_arrays(Ty::Float, ctx) } else { Vec::new() };
-        let w = [3, if scalars.is_empty() { 0 } else { 7 }, if arrays.is_empty() { 0 } else { 3 }];
+        let arrays = if self.knob_arrays_enabled() {
+            self.readable_arrays(Ty::Float, ctx)
+        } else {
+            Vec::new()
+        };
+        let w = [
+            3,
+            if scalars.is_empty() { 0 } else { 7 },
+            if arrays.is_empty() { 0 } else { 3 },
+        ];
         match self.c.weighted(&w) {
             1 => {
                 let id = self.pick_var(&scalars);
@@ -296,11 +339,24 @@ impl Gen<'_> {
             8,
             30,
             3,
-            if k.div_mod > 0 { 4 + k.div_mod as u32 / 8 } else { 0 },
+            if k.div_mod > 0 {
+                4 + k.div_mod as u32 / 8
+            } else {
+                0
+            },
             if calls.is_empty() { 0 } else { 10 },
-            if k.reuse > 0 { 2 + k.reuse as u32 / 10 } else { 0 },
-            if k.float > 0 && k.float_to_int > 0 { 3 } else { 0 },
+            if k.reuse > 0 {
+                2 + k.reuse as u32 / 10
+            } else {
+                0
+            },
+            if k.float > 0 && k.float_to_int > 0 {
+                3
+            } else {
+                0
+            },
             if self_call { 12 } else { 0 },
+            3,
         ];
         match self.c.weighted(&weights) {
             1 => {
@@ -309,13 +365,23 @@ impl Gen<'_> {
                 let (a, b) = self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| g.int_expr(c));
                 self.charge(1);
                 let range = range_binary(op, a.range, b.range);
-                GExpr::int(build::bin(op, a.e, b.e), range, a.impure || b.impure, a.cost + b.cost + 1)
+                GExpr::int(
+                    build::bin(op, a.e, b.e),
+                    range,
+                    a.impure || b.impure,
+                    a.cost + b.cost + 1,
+                )
             }
             2 => {
                 let a = self.int_expr(ctx.deeper());
                 self.charge(1);
                 let (op, range) = if self.c.chance(0.8) {
-                    (UnaryOp::Neg, a.range.filter(|r| r.0 > i32::MIN as i64).map(|(lo, hi)| (-hi, -lo)))
+                    (
+                        UnaryOp::Neg,
+                        a.range
+                            .filter(|r| r.0 > i32::MIN as i64)
+                            .map(|(lo, hi)| (-hi, -lo)),
+                    )
                 } else {
                     (UnaryOp::Plus, a.range)
                 };
@@ -348,9 +414,87 @@ impl Gen<'_> {
                 g
             }
             7 => self.self_call(ctx),
+            8 => self.int_identity(ctx),
             _ => self.int_leaf(ctx),
         }
         .remembered(self, ctx)
+    }
+
+    /// An algebraic identity around a subexpression (`e + 0`, `(e + c) - c`, `e * 2 - e`,
+    /// `e - e`, ...): instruction-combining fodder whose value the generator still knows.
+    fn int_identity(&mut self, ctx: ECtx) -> GExpr {
+        self.feature(Feature::Identity);
+        let a = self.int_expr(ctx.deeper());
+        let dup = !a.impure;
+        let c = self.c.range(1, 1000) as i32;
+        self.charge(3);
+        let cost = a.cost + 3;
+        let variant = self.c.below(if dup { 9 } else { 6 });
+        let cost = if variant >= 6 {
+            // The subexpression appears twice.
+            self.charge(a.cost);
+            cost + a.cost
+        } else {
+            cost
+        };
+        let (e, range) = match variant {
+            0 => (build::bin(BinaryOp::Add, a.e, build::int(0)), a.range),
+            1 => (build::bin(BinaryOp::Mul, build::int(1), a.e), a.range),
+            2 => (
+                build::bin(
+                    BinaryOp::Sub,
+                    build::bin(BinaryOp::Add, a.e, build::int(c)),
+                    build::int(c),
+                ),
+                a.range,
+            ),
+            3 => (build::bin(BinaryOp::Div, a.e, build::int(1)), a.range),
+            4 => (build::neg(build::neg(a.e)), a.range),
+            5 => (
+                build::bin(
+                    BinaryOp::Add,
+                    build::bin(BinaryOp::Mul, a.e, build::int(0)),
+                    build::int(c),
+                ),
+                Some((c as i64, c as i64)),
+            ),
+            6 => (build::bin(BinaryOp::Sub, a.e.clone(), a.e), Some((0, 0))),
+            7 => {
+                let twice = build::bin(BinaryOp::Mul, a.e.clone(), build::int(2));
+                (build::bin(BinaryOp::Sub, twice, a.e), a.range)
+            }
+            _ => (
+                build::bin(BinaryOp::Add, a.e.clone(), a.e),
+                range_binary(BinaryOp::Add, a.range, a.range),
+            ),
+        };
+        GExpr::int(e, range, a.impure, cost)
+    }
+
+    /// Float identities: `e * 1.0`, `e + 0.0` (which turns `-0.0` into `0.0`), `e / 1.0`,
+    /// `-(-e)`, `e - e`.
+    fn float_identity(&mut self, ctx: ECtx) -> GExpr {
+        self.feature(Feature::Identity);
+        let a = self.float_expr(ctx.deeper());
+        let bound = a.float_bound();
+        let dup = !a.impure;
+        self.charge(2);
+        let cost = a.cost + 2;
+        let variant = self.c.below(if dup { 5 } else { 4 });
+        let cost = if variant == 4 {
+            self.charge(a.cost);
+            cost + a.cost
+        } else {
+            cost
+        };
+        let e = match variant {
+            0 => build::bin(BinaryOp::Mul, a.e, build::float(1.0)),
+            1 => build::bin(BinaryOp::Add, a.e, build::float(0.0)),
+            2 => build::bin(BinaryOp::Div, a.e, build::float(1.0)),
+            3 => build::neg(build::neg(a.e)),
+            _ => build::bin(BinaryOp::Sub, a.e.clone(), a.e),
+        };
+        GExpr::float(e, bound, a.impure, cost)
     }
 
     fn int_divmod(&mut self, ctx: ECtx) -> GExpr {
@@ -358,7 +502,11 @@ impl Gen<'_> {
         let op = if is_mod { BinaryOp::Mod } else { BinaryOp::Div };
         self.feature(if is_mod { Feature::Mod } else { Feature::Div });
         let sub = ctx.deeper();
-        let wrapper = if self.cfg.knobs.safe_wrappers > 0 { 1 + self.cfg.knobs.safe_wrappers as u32 / 10 } else { 0 };
+        let wrapper = if self.cfg.knobs.safe_wrappers > 0 {
+            1 + self.cfg.knobs.safe_wrappers as u32 / 10
+        } else {
+            0
+        };
         match self.c.weighted(&[4, 3, 4, wrapper]) {
             0 => {
                 self.feature(Feature::ConstDivisor);
@@ -376,7 +524,12 @@ impl Gen<'_> {
                     Some((lo, hi)) if lo >= 1 || hi <= -2 => {
                         self.charge(1);
                         let range = range_divmod(is_mod, a.range, (lo, hi));
-                        GExpr::int(build::bin(op, a.e, d.e), range, a.impure || d.impure, a.cost + d.cost + 1)
+                        GExpr::int(
+                            build::bin(op, a.e, d.e),
+                            range,
+                            a.impure || d.impure,
+                            a.cost + d.cost + 1,
+                        )
                     }
                     _ => self.guarded_divmod(is_mod, a, d),
                 }
@@ -387,7 +540,11 @@ impl Gen<'_> {
             }
             _ => {
                 self.feature(Feature::SafeWrapper);
-                let h = if is_mod { Helper::SafeMod } else { Helper::SafeDiv };
+                let h = if is_mod {
+                    Helper::SafeMod
+                } else {
+                    Helper::SafeDiv
+                };
                 self.use_helper(h);
                 let (a, d) = self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| g.int_expr(c));
                 self.charge(h.cost());
@@ -400,7 +557,12 @@ impl Gen<'_> {
                         (-m, m)
                     })
                 };
-                GExpr::int(build::call(h.name(), vec![a.e, d.e]), range, a.impure || d.impure, a.cost + d.cost + h.cost())
+                GExpr::int(
+                    build::call(h.name(), vec![a.e, d.e]),
+                    range,
+                    a.impure || d.impure,
+                    a.cost + d.cost + h.cost(),
+                )
             }
         }
     }
@@ -417,7 +579,12 @@ impl Gen<'_> {
         self.charge(3);
         let op = if is_mod { BinaryOp::Mod } else { BinaryOp::Div };
         let range = range_divmod(is_mod, a.range, (1, 2 * k - 1));
-        GExpr::int(build::bin(op, a.e, divisor), range, a.impure || d.impure, a.cost + d.cost + 3)
+        GExpr::int(
+            build::bin(op, a.e, divisor),
+            range,
+            a.impure || d.impure,
+            a.cost + d.cost + 3,
+        )
     }
 
     // ---------------------------------------------------------------- float expressions
@@ -436,9 +603,14 @@ impl Gen<'_> {
             3,
             if k.div_mod > 0 { 6 } else { 2 },
             if calls.is_empty() { 0 } else { 10 },
-            if k.reuse > 0 { 2 + k.reuse as u32 / 10 } else { 0 },
+            if k.reuse > 0 {
+                2 + k.reuse as u32 / 10
+            } else {
+                0
+            },
             2,
             if self_call { 12 } else { 0 },
+            2,
         ];
         match self.c.weighted(&weights) {
             1 => self.float_binary(ctx),
@@ -464,6 +636,7 @@ impl Gen<'_> {
                 self.clamp(a)
             }
             7 => self.self_call(ctx),
+            8 => self.float_identity(ctx),
             _ => self.float_leaf(ctx),
         }
         .remembered(self, ctx)
@@ -475,12 +648,21 @@ impl Gen<'_> {
         self.charge(Helper::FClamp.cost());
         self.feature(Feature::Call);
         let bound = FLOAT_VAR_BOUND.min(g.float_bound());
-        GExpr::float(build::call(Helper::FClamp.name(), vec![g.e]), bound, g.impure, g.cost + Helper::FClamp.cost())
+        GExpr::float(
+            build::call(Helper::FClamp.name(), vec![g.e]),
+            bound,
+            g.impure,
+            g.cost + Helper::FClamp.cost(),
+        )
     }
 
     /// Clamps `g` when its bound exceeds `limit` (a float, or an int used as a float).
     pub(super) fn fit(&mut self, g: GExpr, limit: f64) -> GExpr {
-        if g.float_bound() > limit { self.clamp(g) } else { g }
+        if g.float_bound() > limit {
+            self.clamp(g)
+        } else {
+            g
+        }
     }
 
     fn float_binary(&mut self, ctx: ECtx) -> GExpr {
@@ -491,8 +673,20 @@ impl Gen<'_> {
             self.feature(Feature::MixedArith);
         }
         let sub = ctx.deeper();
-        let mut left = move |g: &mut Self, c: ECtx| if int_side == 1 { g.int_expr(c) } else { g.float_expr(c) };
-        let mut right = move |g: &mut Self, c: ECtx| if int_side == 2 { g.int_expr(c) } else { g.float_expr(c) };
+        let mut left = move |g: &mut Self, c: ECtx| {
+            if int_side == 1 {
+                g.int_expr(c)
+            } else {
+                g.float_expr(c)
+            }
+        };
+        let mut right = move |g: &mut Self, c: ECtx| {
+            if int_side == 2 {
+                g.int_expr(c)
+            } else {
+                g.float_expr(c)
+            }
+        };
         let (mut a, mut b) = self.pair(sub, &mut left, &mut right);
         let combine = |a: f64, b: f64| if op == BinaryOp::Mul { a * b } else { a + b };
         // Clamp the larger operand(s) until the result bound is safe.
@@ -508,13 +702,22 @@ impl Gen<'_> {
         }
         self.charge(1);
         let bound = combine(a.float_bound(), b.float_bound());
-        GExpr::float(build::bin(op, a.e, b.e), bound, a.impure || b.impure, a.cost + b.cost + 1)
+        GExpr::float(
+            build::bin(op, a.e, b.e),
+            bound,
+            a.impure || b.impure,
+            a.cost + b.cost + 1,
+        )
     }
 
     fn float_div(&mut self, ctx: ECtx) -> GExpr {
         self.feature(Feature::FloatDiv);
         let sub = ctx.deeper();
-        let wrapper = if self.cfg.knobs.safe_wrappers > 0 { 2 } else { 0 };
+        let wrapper = if self.cfg.knobs.safe_wrappers > 0 {
+            2
+        } else {
+            0
+        };
         match self.c.weighted(&[4, 3, 2, wrapper]) {
             0 => {
                 let a = self.float_expr(sub);
@@ -522,18 +725,34 @@ impl Gen<'_> {
                 let a = self.fit(a, FLOAT_EXPR_LIMIT * d.abs() as f64);
                 self.charge(2);
                 let bound = a.float_bound() / d.abs() as f64;
-                GExpr::float(build::bin(BinaryOp::Div, a.e, build::float(d)), bound, a.impure, a.cost + 2)
+                GExpr::float(
+                    build::bin(BinaryOp::Div, a.e, build::float(d)),
+                    bound,
+                    a.impure,
+                    a.cost + 2,
+                )
             }
             1 => {
                 // a / (b * b + 1.0): the divisor is at least 1.
-                let (a, b) = self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| g.float_expr(c));
+                let (a, b) = self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| {
+                    g.float_expr(c)
+                });
                 let b = self.fit(b, 1.0e14);
                 let b_e = b.e.clone();
-                let divisor = build::bin(BinaryOp::Add, build::bin(BinaryOp::Mul, b.e, b_e), build::float(1.0));
+                let divisor = build::bin(
+                    BinaryOp::Add,
+                    build::bin(BinaryOp::Mul, b.e, b_e),
+                    build::float(1.0),
+                );
                 self.charge(4);
                 let cost = a.cost + 2 * b.cost + 4;
                 let bound = a.float_bound();
-                GExpr::float(build::bin(BinaryOp::Div, a.e, divisor), bound, a.impure || b.impure, cost)
+                GExpr::float(
+                    build::bin(BinaryOp::Div, a.e, divisor),
+                    bound,
+                    a.impure || b.impure,
+                    cost,
+                )
             }
             2 => {
                 // An int divisor of magnitude at least 1, when one comes up; else a constant.
@@ -543,7 +762,12 @@ impl Gen<'_> {
                         self.feature(Feature::MixedArith);
                         self.charge(1);
                         let bound = a.float_bound();
-                        GExpr::float(build::bin(BinaryOp::Div, a.e, d.e), bound, a.impure || d.impure, a.cost + d.cost + 1)
+                        GExpr::float(
+                            build::bin(BinaryOp::Div, a.e, d.e),
+                            bound,
+                            a.impure || d.impure,
+                            a.cost + d.cost + 1,
+                        )
                     }
                     _ => {
                         self.charge(2);
@@ -556,11 +780,18 @@ impl Gen<'_> {
             _ => {
                 self.feature(Feature::SafeWrapper);
                 self.use_helper(Helper::SafeFDiv);
-                let (a, b) = self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| g.float_expr(c));
+                let (a, b) = self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| {
+                    g.float_expr(c)
+                });
                 self.charge(Helper::SafeFDiv.cost());
                 let cost = a.cost + b.cost + Helper::SafeFDiv.cost();
                 let bound = a.float_bound();
-                GExpr::float(build::call(Helper::SafeFDiv.name(), vec![a.e, b.e]), bound, a.impure || b.impure, cost)
+                GExpr::float(
+                    build::call(Helper::SafeFDiv.name(), vec![a.e, b.e]),
+                    bound,
+                    a.impure || b.impure,
+                    cost,
+                )
             }
         }
     }
@@ -572,7 +803,11 @@ impl Gen<'_> {
         let floats = self.cfg.knobs.float > 0;
         match ty {
             Ty::Float => {
-                let g = if self.c.chance(0.1) { self.int_expr(ctx) } else { self.float_expr(ctx) };
+                let g = if self.c.chance(0.1) {
+                    self.int_expr(ctx)
+                } else {
+                    self.float_expr(ctx)
+                };
                 if g.ty == Ty::Int {
                     self.feature(Feature::MixedArith);
                 }
@@ -604,9 +839,18 @@ impl Gen<'_> {
         let direct: Vec<VarId> = ranged
             .iter()
             .copied()
-            .filter(|&id| self.env.vars[id].range.is_some_and(|(lo, hi)| lo >= 0 && hi < d))
+            .filter(|&id| {
+                self.env.vars[id]
+                    .range
+                    .is_some_and(|(lo, hi)| lo >= 0 && hi < d)
+            })
             .collect();
-        let w = [3, if direct.is_empty() { 0 } else { 6 }, if ranged.is_empty() { 0 } else { 5 }, 3];
+        let w = [
+            3,
+            if direct.is_empty() { 0 } else { 6 },
+            if ranged.is_empty() { 0 } else { 5 },
+            3,
+        ];
         match self.c.weighted(&w) {
             1 => {
                 let id = self.pick_var(&direct);
@@ -653,7 +897,11 @@ impl Gen<'_> {
         let k = self.c.range(klo, khi);
         self.feature(Feature::InductionIndex);
         let base = self.env.read(id);
-        let base = if halve { build::bin(BinaryOp::Div, base, build::int(2)) } else { base };
+        let base = if halve {
+            build::bin(BinaryOp::Div, base, build::int(2))
+        } else {
+            base
+        };
         let e = match scale {
             -1 => build::bin(BinaryOp::Sub, build::int(k as i32), base),
             2 => {
@@ -685,12 +933,21 @@ impl Gen<'_> {
     fn wrapped_index(&mut self, d: i64, ctx: ECtx) -> GExpr {
         // At depth 0 only a scalar or literal: an array element here would need indices of
         // its own, and the chain could go on without end.
-        let g = if ctx.depth == 0 { self.int_scalar_leaf(ctx) } else { self.int_expr(ctx.deeper()) };
+        let g = if ctx.depth == 0 {
+            self.int_scalar_leaf(ctx)
+        } else {
+            self.int_expr(ctx.deeper())
+        };
         match g.range {
             Some((lo, hi)) if lo >= 0 && hi < d => g,
             Some((lo, _)) if lo >= 0 => {
                 self.charge(2);
-                GExpr::int(build::bin(BinaryOp::Mod, g.e, build::int(d as i32)), Some((0, d - 1)), g.impure, g.cost + 2)
+                GExpr::int(
+                    build::bin(BinaryOp::Mod, g.e, build::int(d as i32)),
+                    Some((0, d - 1)),
+                    g.impure,
+                    g.cost + 2,
+                )
             }
             _ => {
                 self.charge(4);
@@ -735,7 +992,9 @@ impl Gen<'_> {
                 continue;
             }
             let satisfiable = f.params.iter().all(|p| match &p.kind {
-                ParamKind::Array { inner, min_len } => !self.array_views(p.ty, inner, *min_len, !f.pure).is_empty(),
+                ParamKind::Array { inner, min_len } => {
+                    !self.array_views(p.ty, inner, *min_len, !f.pure).is_empty()
+                }
                 _ => true,
             });
             if satisfiable {
@@ -747,11 +1006,18 @@ impl Gen<'_> {
 
     /// Arrays (and rows of arrays) that can be passed for a parameter `ty p[][inner..]`
     /// whose callee relies on `min_len` rows: `(variable, number of fixed leading indices)`.
-    pub(super) fn array_views(&self, ty: Ty, inner: &[u32], min_len: u32, writes: bool) -> Vec<(VarId, usize)> {
+    pub(super) fn array_views(
+        &self,
+        ty: Ty,
+        inner: &[u32],
+        min_len: u32,
+        writes: bool,
+    ) -> Vec<(VarId, usize)> {
         let mut out = Vec::new();
         for id in self.env.visible() {
             let v = &self.env.vars[id];
-            if !v.is_array() || v.ty != ty || !v.readable() || v.is_const || (writes && v.read_only) {
+            if !v.is_array() || v.ty != ty || !v.readable() || v.is_const || (writes && v.read_only)
+            {
                 continue;
             }
             if self.fcx.pure && writes {
@@ -777,7 +1043,8 @@ impl Gen<'_> {
             match &p.kind {
                 ParamKind::Scalar => g.value_for(p.ty, c),
                 ParamKind::Array { inner, min_len } => {
-                    let (e, id) = g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed);
+                    let (e, id) =
+                        g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed);
                     passed.push(id);
                     GExpr::int(e, None, false, 1)
                 }
@@ -820,7 +1087,11 @@ impl Gen<'_> {
             .iter()
             .map(|(id, fixed)| {
                 let base = if *fixed > 0 { 4 } else { 2 };
-                if callee_globals.contains(id) || already.contains(id) { base + aliasing as u32 / 5 } else { base }
+                if callee_globals.contains(id) || already.contains(id) {
+                    base + aliasing as u32 / 5
+                } else {
+                    base
+                }
             })
             .collect();
         let (id, fixed) = views[self.c.weighted(&weights)];
@@ -834,7 +1105,11 @@ impl Gen<'_> {
         if global && !self.fcx.globals_used.contains(&id) {
             self.fcx.globals_used.push(id);
         }
-        let stable = ECtx { impure_ok: false, stable: true, depth: 1 };
+        let stable = ECtx {
+            impure_ok: false,
+            stable: true,
+            depth: 1,
+        };
         let mut idx = Vec::new();
         for &d in &dims[..fixed] {
             idx.push(self.index(d, stable).e);
@@ -862,7 +1137,9 @@ impl Gen<'_> {
         let Some(r) = &self.fcx.rec else { return false };
         // Parameters are passed on by name: a local declared since may hide one.
         let params_visible = r.params.iter().all(|p| {
-            self.env.lookup(&p.name).is_some_and(|id| self.env.vars[id].storage == Storage::Param)
+            self.env
+                .lookup(&p.name)
+                .is_some_and(|id| self.env.vars[id].storage == Storage::Param)
         });
         r.ret == Some(ty)
             && r.sites < r.max_sites
@@ -874,7 +1151,9 @@ impl Gen<'_> {
 
     /// `f(d - 1, ...)` inside recursive `f` (cost accounted when the function is finished).
     pub(super) fn self_call(&mut self, ctx: ECtx) -> GExpr {
-        let Some(r) = self.fcx.rec.clone() else { return self.int_literal() };
+        let Some(r) = self.fcx.rec.clone() else {
+            return self.int_literal();
+        };
         if let Some(rec) = &mut self.fcx.rec {
             rec.sites += 1;
         }
@@ -886,7 +1165,12 @@ impl Gen<'_> {
                 ParamKind::Depth => {
                     let step = g.c.range(1, 2) as i32;
                     g.charge(2);
-                    GExpr::int(build::bin(BinaryOp::Sub, build::var(&p.name), build::int(step)), None, false, 2)
+                    GExpr::int(
+                        build::bin(BinaryOp::Sub, build::var(&p.name), build::int(step)),
+                        None,
+                        false,
+                        2,
+                    )
                 }
                 ParamKind::Scalar => g.value_for(p.ty, c),
                 // Arrays and their lengths are passed on unchanged, keeping their guarantees.
@@ -913,14 +1197,25 @@ impl Gen<'_> {
     /// parentheses SysY's grammar does not allow around a condition.
     pub(super) fn cond(&mut self, ctx: ECtx, allow_or: bool) -> Expr {
         let sc = self.cfg.knobs.short_circuit;
-        let ors = if allow_or && self.knob(sc / 2) { self.c.range(2, 3) } else { 1 };
+        let ors = if allow_or && self.knob(sc / 2) {
+            self.c.range(2, 3)
+        } else {
+            1
+        };
         let mut or_expr: Option<Expr> = None;
         for _ in 0..ors {
-            let ands = if self.knob(sc) { if self.knob(sc / 2) { 3 } else { 2 } } else { 1 };
+            let ands = if self.knob(sc) {
+                if self.knob(sc / 2) { 3 } else { 2 }
+            } else {
+                1
+            };
             let mut and_expr: Option<Expr> = None;
             for _ in 0..ands {
                 let atom_ctx = if or_expr.is_some() || and_expr.is_some() {
-                    ECtx { impure_ok: ctx.impure_ok && self.knob(self.cfg.knobs.effects_in_conditions), ..ctx }
+                    ECtx {
+                        impure_ok: ctx.impure_ok && self.knob(self.cfg.knobs.effects_in_conditions),
+                        ..ctx
+                    }
                 } else {
                     ctx
                 };
@@ -952,19 +1247,27 @@ impl Gen<'_> {
 
     /// One comparison (or truth test) with whether it contains an impure call.
     fn cond_atom(&mut self, ctx: ECtx) -> (Expr, bool) {
-        if self.knob(self.cfg.knobs.reuse / 2) {
-            if let Some(g) = self.recall(Ty::Int, ctx, true) {
-                self.feature(Feature::Reuse);
-                return (g.e, false);
-            }
+        if self.knob(self.cfg.knobs.reuse / 2)
+            && let Some(g) = self.recall(Ty::Int, ctx, true)
+        {
+            self.feature(Feature::Reuse);
+            return (g.e, false);
         }
         let sub = ctx.deeper();
         let floats = self.cfg.knobs.float > 0;
         let chains = self.cfg.knobs.comparison_chains;
-        let calls = if ctx.impure_ok { self.callable(Some(Ty::Int), ctx) } else { Vec::new() };
+        let calls = if ctx.impure_ok {
+            self.callable(Some(Ty::Int), ctx)
+        } else {
+            Vec::new()
+        };
         let kind = self.c.weighted(&[
             12,
-            if chains > 0 { 1 + chains as u32 / 10 } else { 0 },
+            if chains > 0 {
+                1 + chains as u32 / 10
+            } else {
+                0
+            },
             3,
             2,
             if calls.is_empty() { 0 } else { 5 },
@@ -978,17 +1281,35 @@ impl Gen<'_> {
                 let op2 = self.comparison_op();
                 // Left-deep with the outer operator binding no tighter, so no parentheses
                 // (which SysY's grammar would not allow around a comparison).
-                let (op1, op2) = if op2.precedence() > op1.precedence() { (op2, op1) } else { (op1, op2) };
+                let (op1, op2) = if op2.precedence() > op1.precedence() {
+                    (op2, op1)
+                } else {
+                    (op1, op2)
+                };
                 self.charge(2);
                 let e = build::bin(op2, build::bin(op1, a.e, b.e), c.e);
-                GExpr::int(e, Some((0, 1)), a.impure || b.impure || c.impure, a.cost + b.cost + c.cost + 2)
+                GExpr::int(
+                    e,
+                    Some((0, 1)),
+                    a.impure || b.impure || c.impure,
+                    a.cost + b.cost + c.cost + 2,
+                )
             }
             2 => {
-                let g = if floats && self.c.chance(0.3) { self.float_expr(sub) } else { self.int_expr(sub) };
+                let g = if floats && self.c.chance(0.3) {
+                    self.float_expr(sub)
+                } else {
+                    self.int_expr(sub)
+                };
                 if self.c.chance(0.4) {
                     self.feature(Feature::Not);
                     self.charge(1);
-                    GExpr::int(build::unary(UnaryOp::Not, g.e), Some((0, 1)), g.impure, g.cost + 1)
+                    GExpr::int(
+                        build::unary(UnaryOp::Not, g.e),
+                        Some((0, 1)),
+                        g.impure,
+                        g.cost + 1,
+                    )
                 } else {
                     g
                 }
@@ -996,10 +1317,17 @@ impl Gen<'_> {
             4 => {
                 // A call (often with side effects) compared with a value.
                 let f = calls[self.pick_index(calls.len())];
-                let (a, b) = self.pair(sub, &mut |g, c| g.call_user(f, c), &mut |g, c| g.int_expr(c));
+                let (a, b) = self.pair(sub, &mut |g, c| g.call_user(f, c), &mut |g, c| {
+                    g.int_expr(c)
+                });
                 let op = self.comparison_op();
                 self.charge(1);
-                GExpr::int(build::bin(op, a.e, b.e), Some((0, 1)), a.impure || b.impure, a.cost + b.cost + 1)
+                GExpr::int(
+                    build::bin(op, a.e, b.e),
+                    Some((0, 1)),
+                    a.impure || b.impure,
+                    a.cost + b.cost + 1,
+                )
             }
             3 => {
                 // The same value tested again (redundant or nested conditions).
@@ -1019,12 +1347,19 @@ impl Gen<'_> {
                 let op = self.comparison_op();
                 let float_cmp = floats && self.c.chance(0.3);
                 let (a, b) = if float_cmp {
-                    self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| g.int_or_float(c))
+                    self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| {
+                        g.int_or_float(c)
+                    })
                 } else {
                     self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| g.int_expr(c))
                 };
                 self.charge(1);
-                GExpr::int(build::bin(op, a.e, b.e), Some((0, 1)), a.impure || b.impure, a.cost + b.cost + 1)
+                GExpr::int(
+                    build::bin(op, a.e, b.e),
+                    Some((0, 1)),
+                    a.impure || b.impure,
+                    a.cost + b.cost + 1,
+                )
             }
         };
         let impure = g.impure;
@@ -1035,7 +1370,11 @@ impl Gen<'_> {
     }
 
     fn int_or_float(&mut self, ctx: ECtx) -> GExpr {
-        if self.c.chance(0.7) { self.float_expr(ctx) } else { self.int_expr(ctx) }
+        if self.c.chance(0.7) {
+            self.float_expr(ctx)
+        } else {
+            self.int_expr(ctx)
+        }
     }
 
     fn three_operands(&mut self, ctx: ECtx) -> Vec<GExpr> {
@@ -1043,7 +1382,14 @@ impl Gen<'_> {
     }
 
     fn comparison_op(&mut self) -> BinaryOp {
-        let ops = [BinaryOp::Lt, BinaryOp::Gt, BinaryOp::Le, BinaryOp::Ge, BinaryOp::Eq, BinaryOp::Ne];
+        let ops = [
+            BinaryOp::Lt,
+            BinaryOp::Gt,
+            BinaryOp::Le,
+            BinaryOp::Ge,
+            BinaryOp::Eq,
+            BinaryOp::Ne,
+        ];
         ops[self.pick_index(ops.len())]
     }
 }
@@ -1064,7 +1410,9 @@ fn is_stable_expr(g: &Gen<'_>, e: &Expr) -> bool {
     match &e.kind {
         ExprKind::IntLit(..) | ExprKind::FloatLit(_) | ExprKind::StrLit(_) => true,
         ExprKind::LVal(lv) => {
-            g.env.lookup(&lv.name.name).is_some_and(|id| g.env.vars[id].call_stable())
+            g.env
+                .lookup(&lv.name.name)
+                .is_some_and(|id| g.env.vars[id].call_stable())
                 && lv.indices.iter().all(|i| is_stable_expr(g, i))
         }
         // The helpers read no globals; user functions might.
@@ -1082,10 +1430,22 @@ mod tests {
 
     #[test]
     fn ranges_never_claim_wrapped_values() {
-        assert_eq!(range_binary(BinaryOp::Add, Some((0, 9)), Some((1, 1))), Some((1, 10)));
-        assert_eq!(range_binary(BinaryOp::Sub, Some((0, 9)), Some((-2, 3))), Some((-3, 11)));
-        assert_eq!(range_binary(BinaryOp::Mul, Some((-3, 2)), Some((4, 5))), Some((-15, 10)));
-        assert_eq!(range_binary(BinaryOp::Mul, Some((0, 70_000)), Some((0, 70_000))), None);
+        assert_eq!(
+            range_binary(BinaryOp::Add, Some((0, 9)), Some((1, 1))),
+            Some((1, 10))
+        );
+        assert_eq!(
+            range_binary(BinaryOp::Sub, Some((0, 9)), Some((-2, 3))),
+            Some((-3, 11))
+        );
+        assert_eq!(
+            range_binary(BinaryOp::Mul, Some((-3, 2)), Some((4, 5))),
+            Some((-15, 10))
+        );
+        assert_eq!(
+            range_binary(BinaryOp::Mul, Some((0, 70_000)), Some((0, 70_000))),
+            None
+        );
         assert_eq!(range_binary(BinaryOp::Add, None, Some((0, 0))), None);
         assert_eq!(range_divmod(true, None, (1, 9)), Some((-8, 8)));
         assert_eq!(range_divmod(true, Some((0, 100)), (-5, -5)), Some((0, 4)));

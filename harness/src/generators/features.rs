@@ -89,6 +89,7 @@ features! {
     Call => "call",
     ImpureCallInExpr => "impure-call-in-expr",
     Reuse => "reused-expr",
+    Identity => "algebraic-identity",
     Invariant => "loop-invariant-vars",
     InductionIndex => "induction-index",
     ArrayWalk => "array-walk",
@@ -150,7 +151,10 @@ mod tests {
         s.insert(Feature::PutF);
         assert_eq!(s.len(), 2);
         assert!(s.contains(Feature::PutF) && !s.contains(Feature::If));
-        assert_eq!(s.iter().collect::<Vec<_>>(), vec![Feature::Recursion, Feature::PutF]);
+        assert_eq!(
+            s.iter().collect::<Vec<_>>(),
+            vec![Feature::Recursion, Feature::PutF]
+        );
         let slugs: std::collections::BTreeSet<_> = Feature::ALL.iter().map(|f| f.slug()).collect();
         assert_eq!(slugs.len(), Feature::ALL.len(), "slugs are unique");
     }

@@ -20,7 +20,10 @@ pub fn strict(unit: &sysyc::frontend::ast::CompUnit) -> Result<(), String> {
         match &e.kind {
             ExprKind::Binary(op, a, b) => {
                 if op.precedence() <= 4 {
-                    return Err(format!("`{}` outside a condition or in parentheses", op.symbol()));
+                    return Err(format!(
+                        "`{}` outside a condition or in parentheses",
+                        op.symbol()
+                    ));
                 }
                 plain(a, in_cond)?;
                 plain(b, in_cond)
@@ -64,7 +67,12 @@ pub fn strict(unit: &sysyc::frontend::ast::CompUnit) -> Result<(), String> {
             }
             Stmt::Expr(e, _) | Stmt::Return(e, _) => e.as_ref().map_or(Ok(()), |e| plain(e, false)),
             Stmt::Block(b) => b.items.iter().try_for_each(item),
-            Stmt::If { cond: c, then_branch, else_branch, .. } => {
+            Stmt::If {
+                cond: c,
+                then_branch,
+                else_branch,
+                ..
+            } => {
                 cond(c, 1)?;
                 stmt(then_branch)?;
                 else_branch.as_deref().map_or(Ok(()), stmt)
@@ -87,4 +95,3 @@ pub fn strict(unit: &sysyc::frontend::ast::CompUnit) -> Result<(), String> {
         Item::Func(f) => f.body.items.iter().try_for_each(item),
     })
 }
-

@@ -87,7 +87,11 @@ mod tests {
     #[test]
     fn getch_bytes_never_extend_a_number() {
         for &c in GETCH_BYTES {
-            assert!(!c.is_ascii_hexdigit() && !b"+-.xXpPeEiInN".contains(&c), "{}", c as char);
+            assert!(
+                !c.is_ascii_hexdigit() && !b"+-.xXpPeEiInN".contains(&c),
+                "{}",
+                c as char
+            );
         }
     }
 }

@@ -20,8 +20,8 @@
 use super::build;
 use super::env::{Storage, Ty, VarId};
 use super::features::Feature;
-use super::state::{ECtx, LoopCtx};
 use super::state::Gen;
+use super::state::{ECtx, LoopCtx};
 use sysyc::frontend::ast::{BinaryOp, BlockItem, Expr, InitVal, Stmt};
 
 /// The limit of a counted loop.
@@ -54,7 +54,8 @@ impl Gen<'_> {
                 v.is_scalar()
                     && v.ty == Ty::Int
                     && v.readable()
-                    && v.range.is_some_and(|(lo, hi)| hi <= tmax && hi >= 1 && lo >= 0)
+                    && v.range
+                        .is_some_and(|(lo, hi)| hi <= tmax && hi >= 1 && lo >= 0)
                     && (v.locks > 0 || v.is_const || v.read_only)
             })
             .collect();
@@ -65,35 +66,76 @@ impl Gen<'_> {
             .flat_map(|id| self.env.vars[id].dims.clone())
             .filter(|&d| d >= 2 && d as i64 <= tmax)
             .collect();
-        match self.c.weighted(&[5, if ranged.is_empty() { 0 } else { 4 }, if dims.is_empty() { 0 } else { 4 }, 3]) {
+        match self.c.weighted(&[
+            5,
+            if ranged.is_empty() { 0 } else { 4 },
+            if dims.is_empty() { 0 } else { 4 },
+            3,
+        ]) {
             1 => {
                 let id = ranged[self.pick_index(ranged.len())];
                 let (lo, hi) = self.env.vars[id].range.unwrap_or((0, 0));
                 self.feature(Feature::RuntimeTripLoop);
-                Limit { expr: self.env.read(id), lo, hi, setup: Vec::new(), var: Some(id) }
+                Limit {
+                    expr: self.env.read(id),
+                    lo,
+                    hi,
+                    setup: Vec::new(),
+                    var: Some(id),
+                }
             }
             2 => {
                 let d = dims[self.pick_index(dims.len())] as i64;
                 self.feature(Feature::ConstTripLoop);
-                Limit { expr: build::int(d as i32), lo: d, hi: d, setup: Vec::new(), var: None }
+                Limit {
+                    expr: build::int(d as i32),
+                    lo: d,
+                    hi: d,
+                    setup: Vec::new(),
+                    var: None,
+                }
             }
             3 => {
                 // A fresh local with a bounded runtime value.
                 self.feature(Feature::RuntimeTripLoop);
-                let ctx = ECtx { impure_ok: !self.fcx.pure, stable: false, depth: 2 };
+                let ctx = ECtx {
+                    impure_ok: !self.fcx.pure,
+                    stable: false,
+                    depth: 2,
+                };
                 let g = self.bounded_int(tmax, ctx);
                 let name = self.local_name("n");
-                let id = self.env.declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
+                let id =
+                    self.env
+                        .declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
                 self.env.vars[id].range = g.range.or(Some((0, tmax)));
                 let (lo, hi) = self.env.vars[id].range.unwrap_or((0, tmax));
-                let decl = build::decl(false, sysyc::frontend::ast::BType::Int, &name, vec![], Some(InitVal::Expr(g.e)));
+                let decl = build::decl(
+                    false,
+                    sysyc::frontend::ast::BType::Int,
+                    &name,
+                    vec![],
+                    Some(InitVal::Expr(g.e)),
+                );
                 self.env.lock(id);
-                Limit { expr: build::var(&name), lo, hi, setup: vec![BlockItem::Decl(decl)], var: None }
+                Limit {
+                    expr: build::var(&name),
+                    lo,
+                    hi,
+                    setup: vec![BlockItem::Decl(decl)],
+                    var: None,
+                }
             }
             _ => {
                 let t = self.c.range(1, tmax);
                 self.feature(Feature::ConstTripLoop);
-                Limit { expr: self.int_lit_expr(t as i32), lo: t, hi: t, setup: Vec::new(), var: None }
+                Limit {
+                    expr: self.int_lit_expr(t as i32),
+                    lo: t,
+                    hi: t,
+                    setup: Vec::new(),
+                    var: None,
+                }
             }
         }
     }
@@ -106,7 +148,10 @@ impl Gen<'_> {
             .into_iter()
             .filter(|&id| {
                 let v = &self.env.vars[id];
-                v.is_scalar() && v.ty == Ty::Int && v.storage != Storage::Global && v.range.is_none()
+                v.is_scalar()
+                    && v.ty == Ty::Int
+                    && v.storage != Storage::Global
+                    && v.range.is_none()
             })
             .collect();
         if !reusable.is_empty() && self.c.chance(0.3) {
@@ -115,8 +160,16 @@ impl Gen<'_> {
             return (id, build::stmt(build::assign_var(&name, start)));
         }
         let name = self.local_name("i");
-        let id = self.env.declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
-        let decl = build::decl(false, sysyc::frontend::ast::BType::Int, &name, vec![], Some(InitVal::Expr(start)));
+        let id = self
+            .env
+            .declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
+        let decl = build::decl(
+            false,
+            sysyc::frontend::ast::BType::Int,
+            &name,
+            vec![],
+            Some(InitVal::Expr(start)),
+        );
         (id, BlockItem::Decl(decl))
     }
 
@@ -128,7 +181,8 @@ impl Gen<'_> {
         let mut frozen = Vec::new();
         for id in self.assignable() {
             let v = &self.env.vars[id];
-            if id != counter && v.is_scalar() && v.storage != Storage::Global && self.c.chance(0.5) {
+            if id != counter && v.is_scalar() && v.storage != Storage::Global && self.c.chance(0.5)
+            {
                 frozen.push(id);
             }
         }
@@ -142,11 +196,19 @@ impl Gen<'_> {
     }
 
     /// Generates a loop body with the counter locked to `range`, multiplier `trips`.
-    fn loop_body(&mut self, counter: VarId, range: (i64, i64), trips: u64, latch: Vec<Stmt>) -> Vec<BlockItem> {
+    fn loop_body(
+        &mut self,
+        counter: VarId,
+        range: (i64, i64),
+        trips: u64,
+        latch: Vec<Stmt>,
+    ) -> Vec<BlockItem> {
         self.env.lock(counter);
         self.env.vars[counter].range = Some(range);
         let frozen = self.freeze_some(counter);
-        self.fcx.loops.push(LoopCtx { latch: latch.clone() });
+        self.fcx.loops.push(LoopCtx {
+            latch: latch.clone(),
+        });
         let saved = self.fcx.mult;
         self.fcx.mult = saved.saturating_mul(trips.max(1));
         self.charge(latch.len() as u64 * 3);
@@ -199,7 +261,12 @@ impl Gen<'_> {
             return self.counted_loop();
         }
         let id = arrays[self.pick_index(arrays.len())];
-        let dims: Vec<u32> = self.env.vars[id].dims.iter().copied().filter(|&d| d >= 2).collect();
+        let dims: Vec<u32> = self.env.vars[id]
+            .dims
+            .iter()
+            .copied()
+            .filter(|&d| d >= 2)
+            .collect();
         let d = dims[self.pick_index(dims.len())];
         self.feature(Feature::ArrayWalk);
         self.fcx.affinity.push(id);
@@ -224,22 +291,43 @@ impl Gen<'_> {
         let limit = match walk {
             Some(d) if d == tmax => {
                 self.feature(Feature::ConstTripLoop);
-                Limit { expr: self.int_lit_expr(d as i32), lo: d, hi: d, setup: Vec::new(), var: None }
+                Limit {
+                    expr: self.int_lit_expr(d as i32),
+                    lo: d,
+                    hi: d,
+                    setup: Vec::new(),
+                    var: None,
+                }
             }
             _ => self.choose_limit(tmax),
         };
         let mut out = limit.setup.clone();
-        let start: i64 = if limit.hi >= 2 && self.c.chance(0.2) { self.c.range(1, (limit.hi - 1).min(3)) } else { 0 };
-        let shape = self.c.weighted(&[8, 3, 2, if start < limit.lo { 2 } else { 0 }]);
-        let step: i64 = if shape != 1 && self.c.chance(0.2) { self.c.range(2, 3) } else { 1 };
-        let trips = ((limit.hi - start).max(0) as u64).div_ceil(step as u64).max(1);
+        let start: i64 = if limit.hi >= 2 && self.c.chance(0.2) {
+            self.c.range(1, (limit.hi - 1).min(3))
+        } else {
+            0
+        };
+        let shape = self
+            .c
+            .weighted(&[8, 3, 2, if start < limit.lo { 2 } else { 0 }]);
+        let step: i64 = if shape != 1 && self.c.chance(0.2) {
+            self.c.range(2, 3)
+        } else {
+            1
+        };
+        let trips = ((limit.hi - start).max(0) as u64)
+            .div_ceil(step as u64)
+            .max(1);
         let range = (start, (limit.hi - 1).max(start));
         let (counter, init) = self.counter(build::int(start as i32));
         let name = self.env.vars[counter].name.clone();
         if let Some(id) = limit.var {
             self.env.lock(id);
         }
-        let incr = build::assign_var(&name, build::bin(BinaryOp::Add, build::var(&name), build::int(step as i32)));
+        let incr = build::assign_var(
+            &name,
+            build::bin(BinaryOp::Add, build::var(&name), build::int(step as i32)),
+        );
         let exit_test = |l: &Expr| {
             if step == 1 && limit.lo == limit.hi && limit.lo >= start {
                 build::bin(BinaryOp::Eq, build::var(&name), l.clone())
@@ -261,7 +349,10 @@ impl Gen<'_> {
                     }
                     BlockItem::Stmt(_) => build::stmt(build::assign_var(&name, limit.expr.clone())),
                 });
-                let decr = build::assign_var(&name, build::bin(BinaryOp::Sub, build::var(&name), build::int(1)));
+                let decr = build::assign_var(
+                    &name,
+                    build::bin(BinaryOp::Sub, build::var(&name), build::int(1)),
+                );
                 let test = if self.c.chance(0.5) {
                     build::bin(BinaryOp::Gt, build::var(&name), build::int(start as i32))
                 } else {
@@ -284,20 +375,26 @@ impl Gen<'_> {
                 // while (1) { B; i = i + k; if (i >= L) break; }
                 self.feature(Feature::BottomTestLoop);
                 out.push(init);
-                let check = build::if_stmt(build::bin(BinaryOp::Ge, build::var(&name), limit.expr.clone()), build::brk(), None);
+                let check = build::if_stmt(
+                    build::bin(BinaryOp::Ge, build::var(&name), limit.expr.clone()),
+                    build::brk(),
+                    None,
+                );
                 let body = self.loop_body(counter, range, trips, vec![incr, check]);
                 build::while_stmt(build::int(1), build::block_stmt(body))
             }
             _ => {
                 // i = s; while (i < L [&& c]) { B; i = i + k; }
                 out.push(init);
-                let mut test = if step == 1 && limit.lo == limit.hi && limit.lo >= start && self.c.chance(0.3) {
-                    build::bin(BinaryOp::Ne, build::var(&name), limit.expr.clone())
-                } else if self.c.chance(0.7) {
-                    build::bin(BinaryOp::Lt, build::var(&name), limit.expr.clone())
-                } else {
-                    build::bin(BinaryOp::Gt, limit.expr.clone(), build::var(&name))
-                };
+                let mut test =
+                    if step == 1 && limit.lo == limit.hi && limit.lo >= start && self.c.chance(0.3)
+                    {
+                        build::bin(BinaryOp::Ne, build::var(&name), limit.expr.clone())
+                    } else if self.c.chance(0.7) {
+                        build::bin(BinaryOp::Lt, build::var(&name), limit.expr.clone())
+                    } else {
+                        build::bin(BinaryOp::Gt, limit.expr.clone(), build::var(&name))
+                    };
                 if self.knob(self.cfg.knobs.short_circuit / 2) {
                     let extra = self.loop_cond(trips);
                     self.feature(Feature::ShortCircuit);
@@ -332,10 +429,20 @@ impl Gen<'_> {
         let cond = self.loop_cond(t as u64);
         let bound = build::bin(BinaryOp::Lt, build::var(&name), self.int_lit_expr(t as i32));
         // Both orders of the guard: `c` runs at most `T + 1` times either way.
-        let test = if self.c.chance(0.5) { conjoin(cond, bound) } else { conjoin(bound, cond) };
-        let incr = build::assign_var(&name, build::bin(BinaryOp::Add, build::var(&name), build::int(1)));
+        let test = if self.c.chance(0.5) {
+            conjoin(cond, bound)
+        } else {
+            conjoin(bound, cond)
+        };
+        let incr = build::assign_var(
+            &name,
+            build::bin(BinaryOp::Add, build::var(&name), build::int(1)),
+        );
         let body = self.loop_body(guard, (0, t - 1), t as u64, vec![incr]);
-        vec![init, build::stmt(build::while_stmt(test, build::block_stmt(body)))]
+        vec![
+            init,
+            build::stmt(build::while_stmt(test, build::block_stmt(body))),
+        ]
     }
 
     /// Nested loops visiting every element of array `id` in row-major order, with
@@ -351,7 +458,9 @@ impl Gen<'_> {
         let mut decls = Vec::new();
         for _ in &dims {
             let name = self.local_name("i");
-            let cid = self.env.declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
+            let cid = self
+                .env
+                .declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
             decls.push(BlockItem::Decl(build::decl(
                 false,
                 sysyc::frontend::ast::BType::Int,
@@ -378,10 +487,16 @@ impl Gen<'_> {
         // Build from the innermost loop outwards.
         for k in (0..dims.len()).rev() {
             let name = &counters[k].1;
-            let incr = build::assign_var(name, build::bin(BinaryOp::Add, build::var(name), build::int(1)));
+            let incr = build::assign_var(
+                name,
+                build::bin(BinaryOp::Add, build::var(name), build::int(1)),
+            );
             let mut body = Vec::new();
             if k + 1 < dims.len() {
-                body.push(build::stmt(build::assign_var(&counters[k + 1].1, build::int(0))));
+                body.push(build::stmt(build::assign_var(
+                    &counters[k + 1].1,
+                    build::int(0),
+                )));
             }
             body.push(build::stmt(inner));
             body.push(build::stmt(incr));
@@ -399,6 +514,13 @@ fn conjoin(first: Expr, chain: Expr) -> Expr {
     use sysyc::frontend::ast::ExprKind;
     match chain.kind {
         ExprKind::Binary(BinaryOp::And, a, b) => build::bin(BinaryOp::And, conjoin(first, *a), *b),
-        kind => build::bin(BinaryOp::And, first, Expr { kind, span: chain.span }),
+        kind => build::bin(
+            BinaryOp::And,
+            first,
+            Expr {
+                kind,
+                span: chain.span,
+            },
+        ),
     }
 }

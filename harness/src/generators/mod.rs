@@ -36,8 +36,8 @@
 //!   of `main`; the generator writes the matching stdin bytes as it emits them (`input.rs`).
 
 mod build;
-pub mod cli;
 pub mod choices;
+pub mod cli;
 pub mod config;
 mod decl;
 mod env;
@@ -97,7 +97,15 @@ pub fn generate_with(choices: &mut dyn Choices, config: &GenConfig) -> Generated
         (unit, stdin, g.features, g.estimated_work)
     };
     let source = sysyc::frontend::pretty::print(&unit);
-    GeneratedProgram { unit, source, stdin, config, seed: None, features, estimated_work }
+    GeneratedProgram {
+        unit,
+        source,
+        stdin,
+        config,
+        seed: None,
+        features,
+        estimated_work,
+    }
 }
 
 impl GeneratedProgram {

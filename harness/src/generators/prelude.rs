@@ -33,8 +33,15 @@ pub(super) enum Helper {
 }
 
 impl Helper {
-    pub(super) const ALL: [Helper; 7] =
-        [Helper::Mix, Helper::F2I, Helper::MixF, Helper::FClamp, Helper::SafeDiv, Helper::SafeMod, Helper::SafeFDiv];
+    pub(super) const ALL: [Helper; 7] = [
+        Helper::Mix,
+        Helper::F2I,
+        Helper::MixF,
+        Helper::FClamp,
+        Helper::SafeDiv,
+        Helper::SafeMod,
+        Helper::SafeFDiv,
+    ];
 
     pub(super) fn name(self) -> &'static str {
         match self {
@@ -69,7 +76,9 @@ impl Helper {
 
     fn source(self) -> &'static str {
         match self {
-            Helper::Mix => "void mix(int v) {\n    checksum = checksum * 16777619 + v + 1013904223;\n}\n",
+            Helper::Mix => {
+                "void mix(int v) {\n    checksum = checksum * 16777619 + v + 1013904223;\n}\n"
+            }
             Helper::F2I => {
                 "int f2i(float x) {\n    if (x > 1000000000.0) return 1000000000;\n    \
                  if (x < -1000000000.0) return -1000000000;\n    return x;\n}\n"
@@ -97,7 +106,10 @@ impl Helper {
     /// The helper's definition as AST items (spans cleared).
     pub(super) fn items(self) -> Vec<Item> {
         // The sources above are fixed text covered by a test; a parse failure is a bug here.
-        sysyc::frontend::parse(self.source()).expect("helper source parses").without_spans().items
+        sysyc::frontend::parse(self.source())
+            .expect("helper source parses")
+            .without_spans()
+            .items
     }
 }
 
@@ -117,7 +129,9 @@ mod tests {
             assert!(!h.items().is_empty());
             src.push_str(h.source());
         }
-        src.push_str("int main() { mix(safe_div(-2147483647 - 1, -1) + safe_mod(7, 0)); return 0; }\n");
+        src.push_str(
+            "int main() { mix(safe_div(-2147483647 - 1, -1) + safe_mod(7, 0)); return 0; }\n",
+        );
         sysyc::frontend::compile_source("prelude.sy", &src).unwrap_or_else(|e| panic!("{e}"));
         assert!(is_reserved("safe_fdiv") && is_reserved(CHECKSUM) && !is_reserved("g0"));
     }

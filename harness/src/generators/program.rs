@@ -13,7 +13,7 @@
 //! is known so that `(s^(D+1) - 1) / (s - 1)` invocations fit the function's budget.
 
 use super::build;
-use super::env::{self, Func, Param, ParamKind, Storage, Ty, VarId, FLOAT_VAR_BOUND};
+use super::env::{self, FLOAT_VAR_BOUND, Func, Param, ParamKind, Storage, Ty, VarId};
 use super::features::Feature;
 use super::prelude::{CHECKSUM, Helper};
 use super::state::{FnCtx, Gen, RecCtx};
@@ -31,13 +31,20 @@ impl Gen<'_> {
         let mut later = n_globals - first;
         let k = &self.cfg.knobs;
         let any_functions = k.pure_functions > 0 || k.impure_functions > 0;
-        let n_funcs = if any_functions { self.c.range(0, self.cfg.max_functions as i64) as u32 } else { 0 };
+        let n_funcs = if any_functions {
+            self.c.range(0, self.cfg.max_functions as i64) as u32
+        } else {
+            0
+        };
         for _ in 0..n_funcs {
             if later > 0 && self.c.chance(0.3) {
                 self.global_decls(1);
                 later -= 1;
             }
-            let budget = self.c.range((self.cfg.work_budget / 100) as i64, (self.cfg.work_budget / 4) as i64) as u64;
+            let budget = self.c.range(
+                (self.cfg.work_budget / 100) as i64,
+                (self.cfg.work_budget / 4) as i64,
+            ) as u64;
             self.function(budget);
         }
         self.global_decls(later);
@@ -49,7 +56,11 @@ impl Gen<'_> {
             ast::BType::Int,
             CHECKSUM,
             Vec::new(),
-            if self.c.chance(0.5) { Some(InitVal::Expr(build::int(0))) } else { None },
+            if self.c.chance(0.5) {
+                Some(InitVal::Expr(build::int(0)))
+            } else {
+                None
+            },
         ))];
         for h in Helper::ALL {
             if self.helpers.contains(&h) {
@@ -61,7 +72,13 @@ impl Gen<'_> {
     }
 
     fn start_function(&mut self, pure: bool, ret: Option<Ty>, budget: u64) {
-        self.fcx = FnCtx { pure, ret, budget, mult: 1, ..FnCtx::default() };
+        self.fcx = FnCtx {
+            pure,
+            ret,
+            budget,
+            mult: 1,
+            ..FnCtx::default()
+        };
         self.pool.clear();
         self.cond_pool.clear();
     }
@@ -70,11 +87,18 @@ impl Gen<'_> {
     fn function(&mut self, budget: u64) {
         let k = self.cfg.knobs.clone();
         let pure = match (k.pure_functions > 0, k.impure_functions > 0) {
-            (true, true) => self.c.weighted(&[k.pure_functions as u32, k.impure_functions as u32]) == 0,
+            (true, true) => {
+                self.c
+                    .weighted(&[k.pure_functions as u32, k.impure_functions as u32])
+                    == 0
+            }
             (pure, _) => pure,
         };
         let floats = k.float > 0;
-        let ret = match self.c.weighted(&[5, if pure { 0 } else { 2 }, if floats { 2 } else { 0 }]) {
+        let ret = match self
+            .c
+            .weighted(&[5, if pure { 0 } else { 2 }, if floats { 2 } else { 0 }])
+        {
             1 => None,
             2 => Some(Ty::Float),
             _ => Some(Ty::Int),
@@ -83,7 +107,11 @@ impl Gen<'_> {
         let name = self.global_name("f");
         let (params, affinity) = self.params(recursive);
 
-        let body_budget = if recursive { (budget / 16).max(200) } else { budget };
+        let body_budget = if recursive {
+            (budget / 16).max(200)
+        } else {
+            budget
+        };
         self.start_function(pure, ret, body_budget);
         self.fcx.affinity = affinity;
         self.push_scope();
@@ -101,10 +129,21 @@ impl Gen<'_> {
                 build::bin(BinaryOp::Lt, build::var(&depth_name), build::int(1))
             };
             let r = self.return_value();
-            let r = if self.c.chance(0.5) { r } else { build::block_stmt(vec![build::stmt(r)]) };
+            let r = if self.c.chance(0.5) {
+                r
+            } else {
+                build::block_stmt(vec![build::stmt(r)])
+            };
             items.push(build::stmt(build::if_stmt(test, r, None)));
             let max_sites = self.c.range(1, 2) as u32;
-            self.fcx.rec = Some(RecCtx { name: name.clone(), ret, params: params.clone(), pure, sites: 0, max_sites });
+            self.fcx.rec = Some(RecCtx {
+                name: name.clone(),
+                ret,
+                params: params.clone(),
+                pure,
+                sites: 0,
+                max_sites,
+            });
         }
         items.extend(self.stmts_in_scope(self.cfg.max_block_stmts.max(2)));
         if ret.is_some() {
@@ -117,7 +156,12 @@ impl Gen<'_> {
         let per_call = self.fcx.cost.saturating_add(params.len() as u64 + 2);
         let (cost, max_depth) = match &self.fcx.rec {
             Some(r) => {
-                let (calls, depth) = recursion_depth(r.sites as u64, per_call, budget, self.cfg.max_recursion_depth);
+                let (calls, depth) = recursion_depth(
+                    r.sites as u64,
+                    per_call,
+                    budget,
+                    self.cfg.max_recursion_depth,
+                );
                 (calls.saturating_mul(per_call), Some(depth))
             }
             None => (per_call, None),
@@ -125,14 +169,24 @@ impl Gen<'_> {
         if recursive {
             self.feature(Feature::Recursion);
         }
-        self.feature(if pure { Feature::PureFunction } else { Feature::ImpureFunction });
+        self.feature(if pure {
+            Feature::PureFunction
+        } else {
+            Feature::ImpureFunction
+        });
         match ret {
             None => self.feature(Feature::VoidFunction),
             Some(Ty::Float) => self.feature(Feature::FloatFunction),
             _ => {}
         }
-        let ints = params.iter().filter(|p| p.ty == Ty::Int && p.kind == ParamKind::Scalar).count();
-        let floats_n = params.iter().filter(|p| p.ty == Ty::Float && p.kind == ParamKind::Scalar).count();
+        let ints = params
+            .iter()
+            .filter(|p| p.ty == Ty::Int && p.kind == ParamKind::Scalar)
+            .count();
+        let floats_n = params
+            .iter()
+            .filter(|p| p.ty == Ty::Float && p.kind == ParamKind::Scalar)
+            .count();
         if ints > 4 {
             self.feature(Feature::ManyIntParams);
         }
@@ -169,7 +223,13 @@ impl Gen<'_> {
             for _ in 0..self.c.range(5, 10) {
                 kinds.push((Ty::Int, false));
             }
-            let nf = if floats && self.c.chance(0.6) { self.c.range(17, 20) } else if floats { self.c.range(0, 3) } else { 0 };
+            let nf = if floats && self.c.chance(0.6) {
+                self.c.range(17, 20)
+            } else if floats {
+                self.c.range(0, 3)
+            } else {
+                0
+            };
             for _ in 0..nf {
                 kinds.push((Ty::Float, false));
             }
@@ -180,7 +240,11 @@ impl Gen<'_> {
             }
         } else {
             for _ in 0..self.c.range(0, self.cfg.max_params as i64) {
-                let ty = if floats && self.c.chance(0.3) { Ty::Float } else { Ty::Int };
+                let ty = if floats && self.c.chance(0.3) {
+                    Ty::Float
+                } else {
+                    Ty::Int
+                };
                 let array = k.arrays > 0 && self.knob(k.array_params);
                 kinds.push((ty, array));
             }
@@ -199,7 +263,11 @@ impl Gen<'_> {
         };
         if recursive {
             let name = fresh(&params);
-            params.push(Param { name, ty: Ty::Int, kind: ParamKind::Depth });
+            params.push(Param {
+                name,
+                ty: Ty::Int,
+                kind: ParamKind::Depth,
+            });
         }
         for (ty, array) in kinds {
             let name = self.param_name(&params).unwrap_or_else(|| fresh(&params));
@@ -211,13 +279,25 @@ impl Gen<'_> {
                     affinity.push(id);
                 }
                 let index = params.len();
-                params.push(Param { name, ty, kind: ParamKind::Array { inner, min_len } });
+                params.push(Param {
+                    name,
+                    ty,
+                    kind: ParamKind::Array { inner, min_len },
+                });
                 if self.knob(k.length_params) {
                     let name = fresh(&params);
-                    params.push(Param { name, ty: Ty::Int, kind: ParamKind::Length { array: index } });
+                    params.push(Param {
+                        name,
+                        ty: Ty::Int,
+                        kind: ParamKind::Length { array: index },
+                    });
                 }
             } else {
-                params.push(Param { name, ty, kind: ParamKind::Scalar });
+                params.push(Param {
+                    name,
+                    ty,
+                    kind: ParamKind::Scalar,
+                });
             }
         }
         (params, affinity)
@@ -269,7 +349,11 @@ impl Gen<'_> {
         };
         let inner = dims[level + 1..].to_vec();
         // Often a short guaranteed length, so that many arrays and rows qualify as arguments.
-        let max_len = if self.c.chance(0.5) { (dims[level] as i64).min(4) } else { dims[level] as i64 };
+        let max_len = if self.c.chance(0.5) {
+            (dims[level] as i64).min(4)
+        } else {
+            dims[level] as i64
+        };
         let min_len = self.c.range(1, max_len) as u32;
         self.feature(Feature::ArrayParam);
         if !inner.is_empty() {
@@ -284,11 +368,14 @@ impl Gen<'_> {
             ParamKind::Array { inner, min_len } => {
                 let mut dims = vec![*min_len];
                 dims.extend(inner);
-                self.env.declare(env::array(p.name.clone(), p.ty, dims, Storage::Param));
+                self.env
+                    .declare(env::array(p.name.clone(), p.ty, dims, Storage::Param));
                 Some(inner.iter().map(|&d| build::int(d as i32)).collect())
             }
             ParamKind::Length { array } => {
-                let id = self.env.declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
+                let id = self
+                    .env
+                    .declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
                 let len = match &all[*array].kind {
                     ParamKind::Array { min_len, .. } => *min_len as i64,
                     _ => 0,
@@ -299,16 +386,24 @@ impl Gen<'_> {
                 None
             }
             ParamKind::Depth => {
-                let id = self.env.declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
+                let id = self
+                    .env
+                    .declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
                 self.env.lock(id);
                 None
             }
             ParamKind::Scalar => {
-                self.env.declare(env::scalar(p.name.clone(), p.ty, Storage::Param));
+                self.env
+                    .declare(env::scalar(p.name.clone(), p.ty, Storage::Param));
                 None
             }
         };
-        ast::Param { ty: p.ty.btype(), name: build::ident(&p.name), array_dims, span: Span::DUMMY }
+        ast::Param {
+            ty: p.ty.btype(),
+            name: build::ident(&p.name),
+            array_dims,
+            span: Span::DUMMY,
+        }
     }
 
     /// `void checksum_globals()` folding every global variable; returns the work of one call
@@ -353,7 +448,11 @@ impl Gen<'_> {
     /// Loops folding every element of an array into the checksum.
     fn fold_array(&mut self, id: VarId) -> Vec<BlockItem> {
         let (name, ty) = (self.env.vars[id].name.clone(), self.env.vars[id].ty);
-        let h = if ty == Ty::Float { Helper::MixF } else { Helper::Mix };
+        let h = if ty == Ty::Float {
+            Helper::MixF
+        } else {
+            Helper::Mix
+        };
         self.use_helper(h);
         self.for_each_element(id, &mut |g, idx| {
             g.charge(h.cost() + 2);
@@ -362,14 +461,21 @@ impl Gen<'_> {
     }
 
     fn main_function(&mut self, fold_cost: u64) {
-        let budget = self.cfg.work_budget.saturating_sub(fold_cost).max(self.cfg.work_budget / 10);
+        let budget = self
+            .cfg
+            .work_budget
+            .saturating_sub(fold_cost)
+            .max(self.cfg.work_budget / 10);
         self.start_function(false, Some(Ty::Int), budget);
         self.fcx.is_main = true;
         self.push_scope();
         self.fcx.main_top = Some(self.env.depth());
         let mut items = Vec::new();
         // `main` is the program: give it at least a few statements.
-        let target = self.c.range(self.cfg.max_block_stmts.max(3) as i64, 2 * self.cfg.max_block_stmts.max(3) as i64);
+        let target = self.c.range(
+            self.cfg.max_block_stmts.max(3) as i64,
+            2 * self.cfg.max_block_stmts.max(3) as i64,
+        );
         while (items.len() as i64) < target
             && self.fcx.stmts < self.cfg.max_function_stmts
             && self.affordable(super::stmt::STMT_COST)
@@ -380,7 +486,10 @@ impl Gen<'_> {
         self.fcx.budget = u64::MAX;
         self.fcx.cost = self.fcx.cost.saturating_add(fold_cost);
         if fold_cost > 0 {
-            items.push(build::stmt(build::expr_stmt(build::call(CHECKSUM_GLOBALS, Vec::new()))));
+            items.push(build::stmt(build::expr_stmt(build::call(
+                CHECKSUM_GLOBALS,
+                Vec::new(),
+            ))));
         }
         for id in self.env.current_scope() {
             let v = &self.env.vars[id];
@@ -394,8 +503,14 @@ impl Gen<'_> {
             }
         }
         self.use_helper(Helper::Mix);
-        items.push(build::stmt(build::expr_stmt(build::call("putint", vec![build::var(CHECKSUM)]))));
-        items.push(build::stmt(build::expr_stmt(build::call("putch", vec![build::int(10)]))));
+        items.push(build::stmt(build::expr_stmt(build::call(
+            "putint",
+            vec![build::var(CHECKSUM)],
+        ))));
+        items.push(build::stmt(build::expr_stmt(build::call(
+            "putch",
+            vec![build::int(10)],
+        ))));
         let status = if self.knob(self.cfg.knobs.status_checksum) {
             self.feature(Feature::StatusChecksum);
             if self.c.chance(0.5) {
@@ -424,7 +539,9 @@ impl Gen<'_> {
 /// invocation: the largest depth bound `D ≤ max_depth` (at least 1) whose worst-case number of
 /// invocations `1 + s + s² + … + s^D` keeps the total within `budget`, and that number.
 fn recursion_depth(sites: u64, per_call: u64, budget: u64, max_depth: u32) -> (u64, u32) {
-    let invocations = |d: u32| -> u64 { (0..=d).fold(0u64, |acc, j| acc.saturating_add(sites.saturating_pow(j))) };
+    let invocations = |d: u32| -> u64 {
+        (0..=d).fold(0u64, |acc, j| acc.saturating_add(sites.saturating_pow(j)))
+    };
     let mut depth = 1;
     while depth < max_depth && invocations(depth + 1).saturating_mul(per_call) <= budget {
         depth += 1;

@@ -33,11 +33,25 @@ pub(super) struct GExpr {
 
 impl GExpr {
     pub(super) fn int(e: Expr, range: Option<(i64, i64)>, impure: bool, cost: u64) -> GExpr {
-        GExpr { e, ty: Ty::Int, bound: f64::INFINITY, range, impure, cost }
+        GExpr {
+            e,
+            ty: Ty::Int,
+            bound: f64::INFINITY,
+            range,
+            impure,
+            cost,
+        }
     }
 
     pub(super) fn float(e: Expr, bound: f64, impure: bool, cost: u64) -> GExpr {
-        GExpr { e, ty: Ty::Float, bound, range: None, impure, cost }
+        GExpr {
+            e,
+            ty: Ty::Float,
+            bound,
+            range: None,
+            impure,
+            cost,
+        }
     }
 
     /// Magnitude bound when used as a float (an int converts exactly-rounded).
@@ -45,7 +59,9 @@ impl GExpr {
         match self.ty {
             Ty::Float => self.bound,
             Ty::Int => match self.range {
-                Some((lo, hi)) => (lo.abs().max(hi.abs()) as f64).min(super::env::INT_AS_FLOAT_BOUND),
+                Some((lo, hi)) => {
+                    (lo.abs().max(hi.abs()) as f64).min(super::env::INT_AS_FLOAT_BOUND)
+                }
                 None => super::env::INT_AS_FLOAT_BOUND,
             },
         }
@@ -66,16 +82,33 @@ pub(super) struct ECtx {
 
 impl ECtx {
     pub(super) fn deeper(self) -> ECtx {
-        ECtx { depth: self.depth.saturating_sub(1), ..self }
+        ECtx {
+            depth: self.depth.saturating_sub(1),
+            ..self
+        }
     }
 
     pub(super) fn no_impure(self) -> ECtx {
-        ECtx { impure_ok: false, ..self }
+        ECtx {
+            impure_ok: false,
+            ..self
+        }
     }
 
     /// The context of the siblings of a subtree that turned out impure (or not).
     pub(super) fn sibling_of(self, impure: bool) -> ECtx {
-        if impure { ECtx { impure_ok: false, stable: true, ..self } } else { ECtx { impure_ok: false, ..self } }
+        if impure {
+            ECtx {
+                impure_ok: false,
+                stable: true,
+                ..self
+            }
+        } else {
+            ECtx {
+                impure_ok: false,
+                ..self
+            }
+        }
     }
 }
 
@@ -118,6 +151,9 @@ pub(super) struct FnCtx {
     pub next_local: u32,
 }
 
+/// A name an entry mentions, the variable it meant, and that variable's range then.
+pub(super) type PoolRef = (String, VarId, Option<(i64, i64)>);
+
 /// A pure expression kept for re-use, valid while every name in it still resolves to the
 /// variable it resolved to when the expression was made, and every such variable still has
 /// the static range it had (index guards may rest on a loop counter's range, which ends with
@@ -126,7 +162,7 @@ pub(super) struct FnCtx {
 pub(super) struct PoolEntry {
     pub g: GExpr,
     pub stable: bool,
-    pub refs: Vec<(String, VarId, Option<(i64, i64)>)>,
+    pub refs: Vec<PoolRef>,
     pub scope_depth: usize,
 }
 
@@ -188,7 +224,10 @@ impl<'a> Gen<'a> {
 
     /// Charges `units` of work at the current loop multiplier.
     pub(super) fn charge(&mut self, units: u64) {
-        self.fcx.cost = self.fcx.cost.saturating_add(self.fcx.mult.saturating_mul(units));
+        self.fcx.cost = self
+            .fcx
+            .cost
+            .saturating_add(self.fcx.mult.saturating_mul(units));
     }
 
     /// Work still available to the current function.
@@ -248,8 +287,17 @@ impl<'a> Gen<'a> {
                 return;
             }
         }
-        let entry = PoolEntry { g: g.clone(), stable, refs, scope_depth: self.env.depth() };
-        let pool = if cond { &mut self.cond_pool } else { &mut self.pool };
+        let entry = PoolEntry {
+            g: g.clone(),
+            stable,
+            refs,
+            scope_depth: self.env.depth(),
+        };
+        let pool = if cond {
+            &mut self.cond_pool
+        } else {
+            &mut self.pool
+        };
         if pool.len() >= 24 {
             pool.remove(0);
         }

@@ -50,7 +50,9 @@ pub struct Checked {
 
 /// Parses `A..B`.
 pub fn parse_range(s: &str) -> Result<std::ops::Range<u64>> {
-    let Some((a, b)) = s.split_once("..") else { bail!("expected a range A..B, found `{s}`") };
+    let Some((a, b)) = s.split_once("..") else {
+        bail!("expected a range A..B, found `{s}`")
+    };
     let (a, b): (u64, u64) = (a.trim().parse()?, b.trim().parse()?);
     if b < a {
         bail!("empty seed range {a}..{b}");
@@ -64,7 +66,8 @@ pub fn front_end(p: &GeneratedProgram) -> Result<hir::Program, String> {
     if parsed.without_spans() != p.unit.without_spans() {
         return Err("round trip: the re-parsed tree differs".into());
     }
-    let program = frontend::analyze(&parsed, &LineIndex::new(&p.source)).map_err(|d| format!("sema: {d:?}"))?;
+    let program = frontend::analyze(&parsed, &LineIndex::new(&p.source))
+        .map_err(|d| format!("sema: {d:?}"))?;
     frontend::hir_check::check(&program).map_err(|e| format!("hir-check: {e:?}"))?;
     super::grammar::strict(&p.unit).map_err(|e| format!("grammar: {e}"))?;
     Ok(program)
@@ -76,7 +79,13 @@ fn check_one(seed: u64, args: &StatsArgs, fixed: &Option<super::GenConfig>) -> R
     let p = generate(seed, &config);
     let gen_time = start.elapsed();
     let result = front_end(&p).map(|_| Checked::default());
-    Record { seed, lines: p.lines(), gen_time, features: p.features, result }
+    Record {
+        seed,
+        lines: p.lines(),
+        gen_time,
+        features: p.features,
+        result,
+    }
 }
 
 /// `min / median / p90 / max` of a list.
@@ -86,7 +95,13 @@ fn distribution(mut xs: Vec<u64>) -> String {
     }
     xs.sort_unstable();
     let at = |q: f64| xs[((xs.len() - 1) as f64 * q).round() as usize];
-    format!("min {} / median {} / p90 {} / max {}", xs[0], at(0.5), at(0.9), xs[xs.len() - 1])
+    format!(
+        "min {} / median {} / p90 {} / max {}",
+        xs[0],
+        at(0.5),
+        at(0.9),
+        xs[xs.len() - 1]
+    )
 }
 
 /// Runs the checks over the seed range and returns the report text.
@@ -94,7 +109,11 @@ pub fn run_stats(args: &StatsArgs) -> Result<String> {
     let seeds = parse_range(&args.seeds)?;
     let fixed = args.config.load()?;
     let start = Instant::now();
-    let records: Vec<Record> = seeds.clone().into_par_iter().map(|s| check_one(s, args, &fixed)).collect();
+    let records: Vec<Record> = seeds
+        .clone()
+        .into_par_iter()
+        .map(|s| check_one(s, args, &fixed))
+        .collect();
     let wall = start.elapsed();
     Ok(report(&records, wall, args))
 }
@@ -103,18 +122,33 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
     let n = records.len().max(1);
     let mut out = String::new();
     let failed: Vec<&Record> = records.iter().filter(|r| r.result.is_err()).collect();
-    let _ = writeln!(out, "programs: {}   passed: {}   failed: {}", records.len(), records.len() - failed.len(), failed.len());
+    let _ = writeln!(
+        out,
+        "programs: {}   passed: {}   failed: {}",
+        records.len(),
+        records.len() - failed.len(),
+        failed.len()
+    );
     let mut stages: std::collections::BTreeMap<String, usize> = Default::default();
     for r in &failed {
         if let Err(e) = &r.result {
-            *stages.entry(e.split(':').next().unwrap_or("").to_string()).or_default() += 1;
+            *stages
+                .entry(e.split(':').next().unwrap_or("").to_string())
+                .or_default() += 1;
         }
     }
     for (stage, count) in &stages {
         let _ = writeln!(out, "  failed at {stage}: {count}");
     }
-    let _ = writeln!(out, "lines: {}", distribution(records.iter().map(|r| r.lines as u64).collect()));
-    let steps: Vec<u64> = records.iter().filter_map(|r| r.result.as_ref().ok()?.steps).collect();
+    let _ = writeln!(
+        out,
+        "lines: {}",
+        distribution(records.iter().map(|r| r.lines as u64).collect())
+    );
+    let steps: Vec<u64> = records
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok()?.steps)
+        .collect();
     if !steps.is_empty() {
         let _ = writeln!(out, "interpreter steps: {}", distribution(steps));
     }
@@ -129,7 +163,12 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
     let _ = writeln!(out, "feature coverage (fraction of programs):");
     for &f in Feature::ALL {
         let used = records.iter().filter(|r| r.features.contains(f)).count();
-        let _ = writeln!(out, "  {:<26} {:>6.1}%", f.slug(), 100.0 * used as f64 / n as f64);
+        let _ = writeln!(
+            out,
+            "  {:<26} {:>6.1}%",
+            f.slug(),
+            100.0 * used as f64 / n as f64
+        );
     }
     for r in failed.iter().take(args.show_failures) {
         if let Err(e) = &r.result {

@@ -47,7 +47,11 @@ impl Gen<'_> {
     /// The context of a full expression in a statement of the current function.
     pub(super) fn stmt_ctx(&mut self) -> ECtx {
         let impure_ok = !self.fcx.pure && self.knob(self.cfg.knobs.impure_functions.max(20));
-        ECtx { impure_ok, stable: false, depth: self.cfg.max_expr_depth }
+        ECtx {
+            impure_ok,
+            stable: false,
+            depth: self.cfg.max_expr_depth,
+        }
     }
 
     /// Up to `max` statements in a new scope.
@@ -74,7 +78,11 @@ impl Gen<'_> {
     /// A nested body (of `if`, `else`, a loop or a block).
     pub(super) fn body(&mut self) -> Vec<BlockItem> {
         self.fcx.depth += 1;
-        let max = self.cfg.max_block_stmts.saturating_sub(self.fcx.depth / 2).max(1);
+        let max = self
+            .cfg
+            .max_block_stmts
+            .saturating_sub(self.fcx.depth / 2)
+            .max(1);
         let items = self.block_items(max);
         self.fcx.depth -= 1;
         items
@@ -83,15 +91,19 @@ impl Gen<'_> {
     /// A body as a statement: braced, or (sometimes) a single simple statement unbraced.
     fn body_stmt(&mut self) -> Stmt {
         let items = self.body();
-        if items.len() == 1 && self.c.chance(0.4) {
-            if let BlockItem::Stmt(s) = &items[0] {
-                if matches!(
-                    s,
-                    Stmt::Assign { .. } | Stmt::Expr(..) | Stmt::Break(_) | Stmt::Continue(_) | Stmt::Return(..)
-                ) {
-                    return s.clone();
-                }
-            }
+        if items.len() == 1
+            && self.c.chance(0.4)
+            && let BlockItem::Stmt(s) = &items[0]
+            && matches!(
+                s,
+                Stmt::Assign { .. }
+                    | Stmt::Expr(..)
+                    | Stmt::Break(_)
+                    | Stmt::Continue(_)
+                    | Stmt::Return(..)
+            )
+        {
+            return s.clone();
         }
         build::block_stmt(items)
     }
@@ -109,28 +121,32 @@ impl Gen<'_> {
             && k.loops > 0
             && (!in_loop || self.knob(k.nested_loops))
             && self.affordable(self.loop_min_cost());
-        let output_ok = impure && self.outputs.saturating_add(self.fcx.mult) <= self.cfg.output_budget;
+        let output_ok =
+            impure && self.outputs.saturating_add(self.fcx.mult) <= self.cfg.output_budget;
         let w = |on: bool, weight: u32| if on { weight } else { 0 };
         let weights = [
-            30,                                                          // 0 assignment
-            12,                                                          // 1 declaration
-            w(deep_ok, k.ifs as u32 / 3),                                // 2 if
-            w(loop_ok, k.loops as u32 / 3),                              // 3 counted loop
-            w(impure || k.pure_functions > 0, 6),                        // 4 call statement
-            w(impure && k.mix_calls > 0, k.mix_calls as u32 / 6),        // 5 mix
-            w(output_ok && k.output > 0, k.output as u32 / 4),           // 6 output
-            w(output_ok && k.putf > 0, k.putf as u32 / 6),               // 7 putf
-            w(deep_ok && k.blocks > 0, k.blocks as u32 / 6),             // 8 block
-            w(in_loop && k.breaks > 0, k.breaks as u32 / 5),             // 9 break
-            w(in_loop && k.continues > 0, k.continues as u32 / 5),       // 10 continue
-            w(!self.fcx.is_main && k.early_returns > 0, k.early_returns as u32 / 6), // 11 return
-            1,                                                           // 12 empty
-            w(k.late_init > 0, k.late_init as u32 / 5),                  // 13 late init
-            w(k.dead_stores > 0, k.dead_stores as u32 / 5),              // 14 dead store
-            w(main_top && k.input > 0, k.input as u32 / 2),              // 15 input
+            30,                                                    // 0 assignment
+            12,                                                    // 1 declaration
+            w(deep_ok, k.ifs as u32 / 3),                          // 2 if
+            w(loop_ok, k.loops as u32 / 3),                        // 3 counted loop
+            w(impure || k.pure_functions > 0, 6),                  // 4 call statement
+            w(impure && k.mix_calls > 0, k.mix_calls as u32 / 6),  // 5 mix
+            w(output_ok && k.output > 0, k.output as u32 / 4),     // 6 output
+            w(output_ok && k.putf > 0, k.putf as u32 / 6),         // 7 putf
+            w(deep_ok && k.blocks > 0, k.blocks as u32 / 6),       // 8 block
+            w(in_loop && k.breaks > 0, k.breaks as u32 / 5),       // 9 break
+            w(in_loop && k.continues > 0, k.continues as u32 / 5), // 10 continue
+            w(
+                !self.fcx.is_main && k.early_returns > 0,
+                k.early_returns as u32 / 6,
+            ), // 11 return
+            1,                                                     // 12 empty
+            w(k.late_init > 0, k.late_init as u32 / 5),            // 13 late init
+            w(k.dead_stores > 0, k.dead_stores as u32 / 5),        // 14 dead store
+            w(main_top && k.input > 0, k.input as u32 / 2),        // 15 input
             w(main_top && loop_ok && k.timers > 0, k.timers as u32 / 4), // 16 timers
-            w(loop_ok && k.short_circuit > 0, k.loops as u32 / 8),       // 17 guarded loop
-            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),              // 18 array walk
+            w(loop_ok && k.short_circuit > 0, k.loops as u32 / 8), // 17 guarded loop
+            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),        // 18 array walk
         ];
         match self.c.weighted(&weights) {
             1 => self.local_decl(),
@@ -162,10 +178,17 @@ impl Gen<'_> {
                 // The same target assigned again: the first store is dead unless the new
                 // value reads it.
                 if let Some(BlockItem::Stmt(Stmt::Assign { target, .. })) = first.last() {
-                    let ty = self.env.lookup(&target.name.name).map(|id| self.env.vars[id].ty);
+                    let ty = self
+                        .env
+                        .lookup(&target.name.name)
+                        .map(|id| self.env.vars[id].ty);
                     if let Some(ty) = ty {
                         let stable = target.indices.iter().any(has_call);
-                        let ctx = ECtx { impure_ok: false, stable, ..self.stmt_ctx() };
+                        let ctx = ECtx {
+                            impure_ok: false,
+                            stable,
+                            ..self.stmt_ctx()
+                        };
                         let v = self.value_for(ty, ctx);
                         self.charge(1);
                         out.push(build::stmt(build::assign(target.clone(), v.e)));
@@ -176,9 +199,15 @@ impl Gen<'_> {
             15 => self.input_stmt(),
             16 => {
                 self.feature(Feature::Timers);
-                let mut out = vec![build::stmt(build::expr_stmt(build::call("starttime", vec![])))];
+                let mut out = vec![build::stmt(build::expr_stmt(build::call(
+                    "starttime",
+                    vec![],
+                )))];
                 out.extend(self.counted_loop());
-                out.push(build::stmt(build::expr_stmt(build::call("stoptime", vec![]))));
+                out.push(build::stmt(build::expr_stmt(build::call(
+                    "stoptime",
+                    vec![],
+                ))));
                 out
             }
             17 => self.guarded_loop(),
@@ -194,7 +223,8 @@ impl Gen<'_> {
             .into_iter()
             .filter(|&id| {
                 let v = &self.env.vars[id];
-                let foreign = v.storage == Storage::Global || (v.storage == Storage::Param && v.is_array());
+                let foreign =
+                    v.storage == Storage::Global || (v.storage == Storage::Param && v.is_array());
                 !v.is_const && !v.read_only && v.locks == 0 && v.init && !(self.fcx.pure && foreign)
             })
             .collect()
@@ -211,18 +241,30 @@ impl Gen<'_> {
             .iter()
             .map(|&id| {
                 let v = &self.env.vars[id];
-                if v.is_array() { 3 } else if v.storage == Storage::Global { 2 } else { 3 }
+                if v.is_array() {
+                    3
+                } else if v.storage == Storage::Global {
+                    2
+                } else {
+                    3
+                }
             })
             .collect();
         let id = targets[self.c.weighted(&weights)];
         let (name, ty, dims, local_scalar) = {
             let v = &self.env.vars[id];
-            (v.name.clone(), v.ty, v.dims.clone(), v.is_scalar() && v.storage != Storage::Global)
+            (
+                v.name.clone(),
+                v.ty,
+                v.dims.clone(),
+                v.is_scalar() && v.storage != Storage::Global,
+            )
         };
-        if self.env.vars[id].storage == Storage::Global && self.env.vars[id].is_array() {
-            if !self.fcx.globals_used.contains(&id) {
-                self.fcx.globals_used.push(id);
-            }
+        if self.env.vars[id].storage == Storage::Global
+            && self.env.vars[id].is_array()
+            && !self.fcx.globals_used.contains(&id)
+        {
+            self.fcx.globals_used.push(id);
         }
         let mut ctx = self.stmt_ctx();
         // A write-only (dead) array is never read, not even by `a[i] = a[i] + e`.
@@ -233,7 +275,8 @@ impl Gen<'_> {
         }
         let value = self.value_for(ty, ctx);
         let idx_ctx = ctx.sibling_of(value.impure).deeper();
-        let indices: Vec<GExpr> = self.siblings(dims.len(), idx_ctx, &mut |g, c, i| g.index(dims[i], c));
+        let indices: Vec<GExpr> =
+            self.siblings(dims.len(), idx_ctx, &mut |g, c, i| g.index(dims[i], c));
         let target = build::lval(&name, indices.iter().map(|g| g.e.clone()).collect());
         self.charge(1);
         let value = if update {
@@ -244,7 +287,11 @@ impl Gen<'_> {
             } else {
                 self.charge(2);
                 let op = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul][self.c.weighted(&[6, 2, 2])];
-                let current_bound = if ty == Ty::Float { FLOAT_VAR_BOUND } else { super::env::INT_AS_FLOAT_BOUND };
+                let current_bound = if ty == Ty::Float {
+                    FLOAT_VAR_BOUND
+                } else {
+                    super::env::INT_AS_FLOAT_BOUND
+                };
                 let bound = if op == BinaryOp::Mul {
                     current_bound * value.float_bound()
                 } else {
@@ -305,7 +352,10 @@ impl Gen<'_> {
     }
 
     fn call_stmt(&mut self) -> Vec<BlockItem> {
-        let ctx = ECtx { impure_ok: !self.fcx.pure, ..self.stmt_ctx() };
+        let ctx = ECtx {
+            impure_ok: !self.fcx.pure,
+            ..self.stmt_ctx()
+        };
         let calls = self.callable(None, ctx);
         if calls.is_empty() {
             return self.assign_stmt(true);
@@ -326,7 +376,10 @@ impl Gen<'_> {
         };
         self.use_helper(h);
         self.charge(h.cost());
-        vec![build::stmt(build::expr_stmt(build::call(h.name(), vec![g.e])))]
+        vec![build::stmt(build::expr_stmt(build::call(
+            h.name(),
+            vec![g.e],
+        )))]
     }
 
     fn count_output(&mut self) {
@@ -371,14 +424,32 @@ impl Gen<'_> {
                     return self.assign_stmt(true);
                 }
                 let (id, fixed) = views[self.pick_index(views.len())];
-                let (name, dims) = (self.env.vars[id].name.clone(), self.env.vars[id].dims.clone());
-                let stable = ECtx { impure_ok: false, stable: true, depth: 1 };
-                let idx: Vec<_> = dims[..fixed].iter().map(|&d| self.index(d, stable).e).collect();
+                let (name, dims) = (
+                    self.env.vars[id].name.clone(),
+                    self.env.vars[id].dims.clone(),
+                );
+                let stable = ECtx {
+                    impure_ok: false,
+                    stable: true,
+                    depth: 1,
+                };
+                let idx: Vec<_> = dims[..fixed]
+                    .iter()
+                    .map(|&d| self.index(d, stable).e)
+                    .collect();
                 let len = dims[fixed] as i64;
                 let n = self.bounded_int(len.min(16), ctx.no_impure());
-                self.feature(if ty == Ty::Int { Feature::PutArray } else { Feature::PutFArray });
+                self.feature(if ty == Ty::Int {
+                    Feature::PutArray
+                } else {
+                    Feature::PutFArray
+                });
                 self.charge(len as u64 * 2);
-                let f = if ty == Ty::Int { "putarray" } else { "putfarray" };
+                let f = if ty == Ty::Int {
+                    "putarray"
+                } else {
+                    "putfarray"
+                };
                 out.push(self.put(f, vec![n.e, build::elem(&name, idx)]));
             }
             _ => {
@@ -401,8 +472,9 @@ impl Gen<'_> {
         self.count_output();
         self.feature(Feature::PutF);
         let floats = self.cfg.knobs.float > 0;
-        let choices: Vec<usize> =
-            (0..PUTF_TEMPLATES.len()).filter(|&i| floats || !PUTF_TEMPLATES[i].1.contains('f')).collect();
+        let choices: Vec<usize> = (0..PUTF_TEMPLATES.len())
+            .filter(|&i| floats || !PUTF_TEMPLATES[i].1.contains('f'))
+            .collect();
         let (fmt, kinds) = PUTF_TEMPLATES[choices[self.pick_index(choices.len())]];
         let kinds: Vec<char> = kinds.chars().collect();
         let ctx = self.stmt_ctx();
@@ -426,7 +498,11 @@ impl Gen<'_> {
         self.feature(Feature::Break);
         let ctx = self.stmt_ctx();
         let cond = self.cond(ctx, true);
-        let body = if self.c.chance(0.5) { build::brk() } else { build::block_stmt(vec![build::stmt(build::brk())]) };
+        let body = if self.c.chance(0.5) {
+            build::brk()
+        } else {
+            build::block_stmt(vec![build::stmt(build::brk())])
+        };
         vec![build::stmt(build::if_stmt(cond, body, None))]
     }
 
@@ -434,7 +510,12 @@ impl Gen<'_> {
         self.feature(Feature::Continue);
         let ctx = self.stmt_ctx();
         let cond = self.cond(ctx, true);
-        let latch = self.fcx.loops.last().map(|l| l.latch.clone()).unwrap_or_default();
+        let latch = self
+            .fcx
+            .loops
+            .last()
+            .map(|l| l.latch.clone())
+            .unwrap_or_default();
         self.charge(latch.len() as u64 * 3);
         let body = if latch.is_empty() && self.c.chance(0.5) {
             build::cont()
@@ -459,18 +540,28 @@ impl Gen<'_> {
         let ctx = self.stmt_ctx();
         let cond = self.cond(ctx, true);
         let r = self.return_value();
-        let body = if self.c.chance(0.5) { r } else { build::block_stmt(vec![build::stmt(r)]) };
+        let body = if self.c.chance(0.5) {
+            r
+        } else {
+            build::block_stmt(vec![build::stmt(r)])
+        };
         vec![build::stmt(build::if_stmt(cond, body, None))]
     }
 
     /// `int x; if (c) x = a; else x = b;` — `x` is readable only afterwards.
     fn late_init(&mut self) -> Vec<BlockItem> {
         let floats = self.cfg.knobs.float > 0;
-        let ty = if floats && self.c.chance(0.3) { Ty::Float } else { Ty::Int };
+        let ty = if floats && self.c.chance(0.3) {
+            Ty::Float
+        } else {
+            Ty::Int
+        };
         let name = self.new_local_name();
         // Declared first (unreadable): the condition and values come after the declaration
         // in the source, where the name already means the new variable.
-        let id = self.env.declare(super::env::scalar(name.clone(), ty, Storage::Local));
+        let id = self
+            .env
+            .declare(super::env::scalar(name.clone(), ty, Storage::Local));
         self.env.vars[id].init = false;
         let ctx = self.stmt_ctx();
         let cond = self.cond(ctx, true);
@@ -484,7 +575,10 @@ impl Gen<'_> {
         let (then_s, else_s) = if self.c.chance(0.5) {
             (then_s, else_s)
         } else {
-            (build::block_stmt(vec![build::stmt(then_s)]), build::block_stmt(vec![build::stmt(else_s)]))
+            (
+                build::block_stmt(vec![build::stmt(then_s)]),
+                build::block_stmt(vec![build::stmt(else_s)]),
+            )
         };
         vec![
             BlockItem::Decl(build::decl(false, ty.btype(), &name, vec![], None)),
@@ -553,9 +647,19 @@ impl Gen<'_> {
                     return self.assign_stmt(true);
                 }
                 let (id, fixed) = views[self.pick_index(views.len())];
-                let (name, dims) = (self.env.vars[id].name.clone(), self.env.vars[id].dims.clone());
-                let stable = ECtx { impure_ok: false, stable: true, depth: 1 };
-                let idx: Vec<_> = dims[..fixed].iter().map(|&d| self.index(d, stable).e).collect();
+                let (name, dims) = (
+                    self.env.vars[id].name.clone(),
+                    self.env.vars[id].dims.clone(),
+                );
+                let stable = ECtx {
+                    impure_ok: false,
+                    stable: true,
+                    depth: 1,
+                };
+                let idx: Vec<_> = dims[..fixed]
+                    .iter()
+                    .map(|&d| self.index(d, stable).e)
+                    .collect();
                 let len = dims[fixed] as i64;
                 let n = self.c.range(0, len.min(12));
                 self.input.int(n as i32, false);
@@ -569,9 +673,17 @@ impl Gen<'_> {
                         self.input.float(v, hex, false);
                     }
                 }
-                self.feature(if ty == Ty::Int { Feature::GetArray } else { Feature::GetFArray });
+                self.feature(if ty == Ty::Int {
+                    Feature::GetArray
+                } else {
+                    Feature::GetFArray
+                });
                 self.charge(n as u64 * 3);
-                let f = if ty == Ty::Int { "getarray" } else { "getfarray" };
+                let f = if ty == Ty::Int {
+                    "getarray"
+                } else {
+                    "getfarray"
+                };
                 let call = build::call(f, vec![build::elem(&name, idx)]);
                 self.store_input(Ty::Int, &int_targets, call)
             }
@@ -579,8 +691,16 @@ impl Gen<'_> {
     }
 
     /// `target = call;`, `T x = call;` or just `call;`.
-    fn store_input(&mut self, ty: Ty, targets: &[VarId], call: sysyc::frontend::ast::Expr) -> Vec<BlockItem> {
-        match self.c.weighted(&[if targets.is_empty() { 0 } else { 4 }, 3, 1]) {
+    fn store_input(
+        &mut self,
+        ty: Ty,
+        targets: &[VarId],
+        call: sysyc::frontend::ast::Expr,
+    ) -> Vec<BlockItem> {
+        match self
+            .c
+            .weighted(&[if targets.is_empty() { 0 } else { 4 }, 3, 1])
+        {
             0 => {
                 let id = targets[self.pick_index(targets.len())];
                 let name = self.env.vars[id].name.clone();
@@ -589,8 +709,15 @@ impl Gen<'_> {
             1 => {
                 // A fresh name: a shadowing one could be the array argument of the call.
                 let name = self.local_name("l");
-                self.env.declare(super::env::scalar(name.clone(), ty, Storage::Local));
-                vec![BlockItem::Decl(build::decl(false, ty.btype(), &name, vec![], Some(sysyc::frontend::ast::InitVal::Expr(call))))]
+                self.env
+                    .declare(super::env::scalar(name.clone(), ty, Storage::Local));
+                vec![BlockItem::Decl(build::decl(
+                    false,
+                    ty.btype(),
+                    &name,
+                    vec![],
+                    Some(sysyc::frontend::ast::InitVal::Expr(call)),
+                ))]
             }
             _ => vec![build::stmt(build::expr_stmt(call))],
         }
@@ -615,7 +742,14 @@ impl Gen<'_> {
     pub(super) fn mix_of(&mut self, id: VarId) -> Stmt {
         let (h, e) = {
             let v = &self.env.vars[id];
-            (if v.ty == Ty::Float { Helper::MixF } else { Helper::Mix }, self.env.read(id))
+            (
+                if v.ty == Ty::Float {
+                    Helper::MixF
+                } else {
+                    Helper::Mix
+                },
+                self.env.read(id),
+            )
         };
         self.use_helper(h);
         self.charge(h.cost() + 1);
@@ -688,7 +822,12 @@ mod tests {
     fn putf_templates_match_their_arguments() {
         assert_eq!(conversions(b"%%%d%%"), 1);
         for (fmt, kinds) in PUTF_TEMPLATES {
-            assert_eq!(conversions(fmt), kinds.len(), "{}", String::from_utf8_lossy(fmt));
+            assert_eq!(
+                conversions(fmt),
+                kinds.len(),
+                "{}",
+                String::from_utf8_lossy(fmt)
+            );
         }
     }
 }

@@ -8,10 +8,16 @@ use sysyc::frontend::{self, LineIndex};
 pub(crate) fn front_end(p: &GeneratedProgram) -> sysyc::frontend::hir::Program {
     let parsed = frontend::parse(&p.source)
         .unwrap_or_else(|d| panic!("seed {:?}: parse error {d:?}\n{}", p.seed, p.source));
-    assert_eq!(parsed.without_spans(), p.unit.without_spans(), "seed {:?}: round trip changed the tree", p.seed);
+    assert_eq!(
+        parsed.without_spans(),
+        p.unit.without_spans(),
+        "seed {:?}: round trip changed the tree",
+        p.seed
+    );
     let hir = frontend::analyze(&parsed, &LineIndex::new(&p.source))
         .unwrap_or_else(|d| panic!("seed {:?}: semantic error {d:?}\n{}", p.seed, p.source));
-    frontend::hir_check::check(&hir).unwrap_or_else(|e| panic!("seed {:?}: HIR invariant {e:?}", p.seed));
+    frontend::hir_check::check(&hir)
+        .unwrap_or_else(|e| panic!("seed {:?}: HIR invariant {e:?}", p.seed));
     hir
 }
 
@@ -25,14 +31,23 @@ fn same_seed_same_program_different_seeds_differ() {
         assert_eq!(a.stdin, b.stdin);
         assert_eq!(a.features, b.features);
         let c = generate(seed + 1, &config);
-        assert_ne!(a.source, c.source, "seeds {seed} and {} gave the same program", seed + 1);
+        assert_ne!(
+            a.source,
+            c.source,
+            "seeds {seed} and {} gave the same program",
+            seed + 1
+        );
     }
 }
 
 #[test]
 fn default_and_swarm_programs_pass_the_front_end() {
     for seed in 0..150u64 {
-        let config = if seed % 3 == 0 { GenConfig::default() } else { GenConfig::swarm(seed) };
+        let config = if seed % 3 == 0 {
+            GenConfig::default()
+        } else {
+            GenConfig::swarm(seed)
+        };
         let p = generate(seed, &config);
         front_end(&p);
     }
@@ -44,7 +59,9 @@ fn arbitrary_bytes_give_valid_programs() {
     for len in [0usize, 1, 7, 64, 512, 4096, 20_000] {
         let bytes: Vec<u8> = (0..len)
             .map(|_| {
-                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 (state >> 56) as u8
             })
             .collect();
@@ -63,8 +80,12 @@ fn programs_stay_within_the_strict_grammar() {
             panic!("seed {seed}: {e}\n{}", p.source);
         }
     }
-    let bad = sysyc::frontend::parse("int main() { if ((1 || 2) && 3) return 1; return 0; }").expect("parses");
+    let bad = sysyc::frontend::parse("int main() { if ((1 || 2) && 3) return 1; return 0; }")
+        .expect("parses");
     assert!(super::grammar::strict(&bad).is_err());
-    let good = sysyc::frontend::parse("int main() { while (1 < 2 == 3 && !(4 + 5) || 6) return 1; return 0; }").expect("parses");
+    let good = sysyc::frontend::parse(
+        "int main() { while (1 < 2 == 3 && !(4 + 5) || 6) return 1; return 0; }",
+    )
+    .expect("parses");
     assert!(super::grammar::strict(&good).is_ok());
 }
