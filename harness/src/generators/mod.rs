@@ -34,6 +34,16 @@
 //!   ([`GeneratedProgram::from_unstructured`], and the [`Arbitrary`] impls).
 //! * **Input**: `getint`/`getch`/`getfloat`/`getarray`/`getfarray` run only at the top level
 //!   of `main`; the generator writes the matching stdin bytes as it emits them (`input.rs`).
+//!
+//! # Use
+//! * [`generate`]`(seed, &config)`, [`GeneratedProgram::from_unstructured`], or
+//!   `GeneratedProgram::arbitrary` (swarm configuration and program from the same bytes);
+//! * `harness gen --seed N [--swarm | --config FILE] [-o out.sy]` writes `out.sy` and
+//!   `out.in` (without `-o`: the source on stdout, the input on stderr); `--dump-config`
+//!   prints the configuration as JSON, the format `--config` reads;
+//! * `harness gen-stats --seeds A..B [--swarm] [--gcc]` checks a range of seeds (front end,
+//!   strict grammar, reference interpreter, optionally gcc under qemu) and prints counts,
+//!   distributions and feature coverage ([`stats`]).
 
 mod build;
 pub mod choices;
