@@ -133,6 +133,8 @@ pub struct Knobs {
     pub comparison_chains: u8,
     /// `main` returns (a function of) the checksum as exit status.
     pub status_checksum: u8,
+    /// Algebraic identities (`e + 0`, `(e + c) - c`, `e - e`, ...).
+    pub identities: u8,
 }
 
 impl Default for Knobs {
@@ -178,6 +180,7 @@ impl Default for Knobs {
             mix_calls: 30,
             comparison_chains: 10,
             status_checksum: 50,
+            identities: 20,
         }
     }
 }
@@ -297,7 +300,7 @@ impl GenConfig {
 }
 
 impl Knobs {
-    fn all_mut(&mut self) -> [&mut u8; 40] {
+    fn all_mut(&mut self) -> [&mut u8; 41] {
         let Knobs {
             float,
             arrays,
@@ -339,6 +342,7 @@ impl Knobs {
             mix_calls,
             comparison_chains,
             status_checksum,
+            identities,
         } = self;
         [
             float,
@@ -381,6 +385,7 @@ impl Knobs {
             mix_calls,
             comparison_chains,
             status_checksum,
+            identities,
         ]
     }
 }

@@ -356,7 +356,11 @@ impl Gen<'_> {
                 0
             },
             if self_call { 12 } else { 0 },
-            3,
+            if k.identities > 0 {
+                1 + k.identities as u32 / 10
+            } else {
+                0
+            },
         ];
         match self.c.weighted(&weights) {
             1 => {
@@ -610,7 +614,11 @@ impl Gen<'_> {
             },
             2,
             if self_call { 12 } else { 0 },
-            2,
+            if k.identities > 0 {
+                1 + k.identities as u32 / 20
+            } else {
+                0
+            },
         ];
         match self.c.weighted(&weights) {
             1 => self.float_binary(ctx),

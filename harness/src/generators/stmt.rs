@@ -605,8 +605,8 @@ impl Gen<'_> {
             5,
             2,
             if floats { 3 } else { 0 },
-            if arrays { 2 } else { 0 },
-            if arrays && floats { 1 } else { 0 },
+            if arrays { 3 } else { 0 },
+            if arrays && floats { 2 } else { 0 },
         ]);
         self.charge(5);
         match choice {
