@@ -83,8 +83,10 @@ pub struct GeneratedProgram {
     pub seed: Option<u64>,
     /// The constructs the program uses.
     pub features: FeatureSet,
-    /// The generator's estimate of the program's dynamic work (an upper estimate in its own
-    /// units: statements plus expression nodes).
+    /// The generator's estimate of the program's dynamic work, in its own units (statements
+    /// plus expression nodes, loops at their trip bounds, both branches of every `if`). On
+    /// 10,000 swarm programs the reference interpreter's step count was a median 6% of it and
+    /// at most 1.35 times it.
     pub estimated_work: u64,
 }
 

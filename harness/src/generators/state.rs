@@ -4,7 +4,7 @@
 //! Work accounting: every emitted expression node and statement is charged
 //! `mult` units, where `mult` is the product of the trip-count bounds of the enclosing loops
 //! (and one more iteration for loop conditions). A call is charged its callee's total cost.
-//! So `FnCtx::cost` at the end of a function is an upper estimate of the work of one call,
+//! So `FnCtx::cost` at the end of a function is a (generous) estimate of the work of one call,
 //! which its callers then pay; `main`'s estimate is the program's.
 
 use super::choices::Choices;
