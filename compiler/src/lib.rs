@@ -10,6 +10,7 @@ pub mod analysis;
 pub mod faults;
 pub mod frontend;
 pub mod ir;
+pub mod isa;
 pub mod passes;
 pub mod runtime;
 pub mod toolchain;

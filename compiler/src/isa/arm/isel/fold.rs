@@ -1,0 +1,320 @@
+//! Which IR instructions are folded into their users instead of being selected on their own.
+//!
+//! * **Address chains.** The address of a `gep` chain is summarised as an [`AddrExpr`]:
+//!   a base (a register value, an `alloca` area or a global), a constant byte offset and at
+//!   most one index scaled by a power of two. Constant indices fold into the offset (also the
+//!   `c` of an index `i ± c` on frame and global arrays), one power-of-two scaled index folds
+//!   into the `[base, index, lsl #k]` form; for a second one (`a[i][j]`) the inner `gep` stays
+//!   a value (the row address) and becomes the base register. A `gep` whose expression is
+//!   more than itself is *absorbable*; it is skipped (never computed) when every use is the
+//!   address of a load or store, or the base of another skipped `gep` that absorbs it. This
+//!   is a greatest fixpoint: start by skipping all absorbable `gep`s, un-skip any with a use
+//!   that needs the value, repeat.
+//! * **Compares.** An `icmp`/`fcmp` whose every use is the condition of a `br` or `select`,
+//!   or a `zext`, is skipped: each user re-emits the comparison right before the instruction
+//!   reading the flags, so no 0/1 value is materialised.
+//! * **Multiplications** with a single use by an `add`/`sub` in the same block fold into
+//!   `mla`/`mls`, or into a shifted operand when multiplying by a power of two; a float
+//!   multiplication used only by an `fadd` folds into `vmla.f32` (unfused, so the result is
+//!   bit-identical; `vmls` is not used because it negates the product, which flips the sign
+//!   of a NaN result compared with `vsub`).
+//!
+//! Folding only extends live ranges of the folded instruction's operands up to the user;
+//! the same-block condition for multiplications keeps loop-invariant products out of loops.
+
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
+
+use crate::ir::{Block, Const, Function, GlobalRef, Inst, Opcode, Type, Value, ValueDef};
+
+/// What an address is based on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddrBase {
+    /// A pointer value held in a register.
+    Reg(Value),
+    /// An `alloca` area (by frame index).
+    Alloca(u32),
+    Global(GlobalRef),
+}
+
+/// `base + off + index << shift`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AddrExpr {
+    pub base: AddrBase,
+    pub off: i32,
+    pub index: Option<(Value, u8)>,
+}
+
+impl AddrExpr {
+    fn of_base(base: AddrBase) -> AddrExpr {
+        AddrExpr { base, off: 0, index: None }
+    }
+}
+
+/// Largest constant offset folded into an address (keeps all offset arithmetic far from
+/// overflow; bigger offsets are materialised like variable ones).
+const MAX_FOLDED_OFFSET: i64 = 1 << 28;
+
+pub struct FoldInfo {
+    pub skipped: SecondaryMap<Inst, bool>,
+    /// For an `add`/`sub`/`fadd`: the operand index of the multiplication folded into it.
+    pub folded_mul: FxHashMap<Inst, usize>,
+    /// The frame index of each `alloca` result.
+    pub allocas: FxHashMap<Value, u32>,
+    /// Sizes of the `alloca` areas in bytes.
+    pub alloca_sizes: Vec<u32>,
+    gep_exprs: FxHashMap<Value, AddrExpr>,
+}
+
+impl FoldInfo {
+    pub fn compute(
+        func: &Function,
+        order: &[Block],
+        reachable: &SecondaryMap<Block, bool>,
+        fold_addresses: bool,
+        fold_ops: bool,
+    ) -> FoldInfo {
+        let mut info = FoldInfo {
+            skipped: SecondaryMap::new(),
+            folded_mul: FxHashMap::default(),
+            allocas: FxHashMap::default(),
+            alloca_sizes: Vec::new(),
+            gep_exprs: FxHashMap::default(),
+        };
+        let insts: Vec<Inst> = order.iter().flat_map(|&b| func.block_insts(b)).collect();
+        let live_user = |u: Inst| func.inst_block(u).is_some_and(|b| reachable[b]);
+
+        for &i in &insts {
+            if let (Opcode::Alloca { count, .. }, Some(v)) = (func.opcode(i), func.result(i)) {
+                info.allocas.insert(v, info.alloca_sizes.len() as u32);
+                info.alloca_sizes.push(count.saturating_mul(4));
+            }
+        }
+
+        if fold_addresses {
+            let mut candidates = Vec::new();
+            for &i in &insts {
+                if let (Opcode::Gep { .. }, Some(v)) = (func.opcode(i), func.result(i)) {
+                    let e = info.gep_expr(func, v);
+                    if e.base != AddrBase::Reg(v) {
+                        candidates.push((i, v));
+                        info.skipped[i] = true;
+                    }
+                }
+            }
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for &(i, v) in &candidates {
+                    if !info.skipped[i] {
+                        continue;
+                    }
+                    let all_fold = func.users(v).iter().filter(|&&u| live_user(u)).all(|&u| {
+                        let args = func.args(u);
+                        match func.opcode(u) {
+                            Opcode::Load => true,
+                            Opcode::Store => args[0] == v && args[1] != v,
+                            // The user must absorb this gep, not take it as its base register.
+                            Opcode::Gep { .. } => {
+                                args[0] == v
+                                    && args[1] != v
+                                    && info.skipped[u]
+                                    && func.result(u).and_then(|r| info.gep_exprs.get(&r)).is_some_and(|e| {
+                                        e.base != AddrBase::Reg(v) && e.index.is_none_or(|(x, _)| x != v)
+                                    })
+                            }
+                            _ => false,
+                        }
+                    });
+                    if !all_fold {
+                        info.skipped[i] = false;
+                        changed = true;
+                    }
+                }
+            }
+        }
+
+        for &i in &insts {
+            let Some(v) = func.result(i) else { continue };
+            if matches!(func.opcode(i), Opcode::Icmp(_) | Opcode::Fcmp(_)) {
+                let fused = func.users(v).iter().filter(|&&u| live_user(u)).all(|&u| {
+                    let args = func.args(u);
+                    match func.opcode(u) {
+                        Opcode::Br | Opcode::Zext => true,
+                        Opcode::Select => args[0] == v && args[1] != v && args[2] != v,
+                        _ => false,
+                    }
+                });
+                info.skipped[i] = fused;
+            }
+        }
+
+        if fold_ops {
+            for &u in &insts {
+                // acc + x*y → vmla (the multiplication in the same block, used only here).
+                if func.opcode(u) == Opcode::FAdd {
+                    let args = func.args(u);
+                    for idx in [1, 0] {
+                        let m = args[idx];
+                        if args[1 - idx] == m {
+                            continue;
+                        }
+                        let Some(mi) = func.def_inst(m) else { continue };
+                        if func.opcode(mi) == Opcode::FMul
+                            && func.inst_block(mi) == func.inst_block(u)
+                            && func.users(m).len() == 1
+                        {
+                            info.skipped[mi] = true;
+                            info.folded_mul.insert(u, idx);
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                let op = func.opcode(u);
+                if !matches!(op, Opcode::Add | Opcode::Sub) || func.inst(u).ty != Type::I32 {
+                    continue;
+                }
+                let args = func.args(u);
+                for idx in [1, 0] {
+                    let m = args[idx];
+                    if args[1 - idx] == m {
+                        continue;
+                    }
+                    let Some(mi) = func.def_inst(m) else { continue };
+                    if func.opcode(mi) != Opcode::Mul
+                        || func.inst_block(mi) != func.inst_block(u)
+                        || func.users(m).len() != 1
+                    {
+                        continue;
+                    }
+                    // Multiplications by 0 and ±1 are cheaper on their own.
+                    if func.args(mi).iter().any(|&a| matches!(func.as_int_const(a), Some(-1..=1))) {
+                        continue;
+                    }
+                    let shifted = mul_by_power_of_two(func, mi).is_some();
+                    // `m - a` has no multiply-accumulate form; only the shifted form (`rsb`).
+                    if op == Opcode::Sub && idx == 0 && !shifted {
+                        continue;
+                    }
+                    info.skipped[mi] = true;
+                    info.folded_mul.insert(u, idx);
+                    break;
+                }
+            }
+        }
+        info
+    }
+
+    /// The address expression of a pointer value.
+    pub fn addr_expr(&mut self, func: &Function, v: Value) -> AddrExpr {
+        if let Some(&a) = self.allocas.get(&v) {
+            return AddrExpr::of_base(AddrBase::Alloca(a));
+        }
+        match func.value_def(v) {
+            ValueDef::Global(g) => AddrExpr::of_base(AddrBase::Global(g)),
+            ValueDef::Inst(i) if matches!(func.opcode(i), Opcode::Gep { .. }) && self.skipped[i] => {
+                self.gep_expr(func, v)
+            }
+            _ => AddrExpr::of_base(AddrBase::Reg(v)),
+        }
+    }
+
+    fn gep_expr(&mut self, func: &Function, v: Value) -> AddrExpr {
+        if let Some(&e) = self.gep_exprs.get(&v) {
+            return e;
+        }
+        let leaf = AddrExpr::of_base(AddrBase::Reg(v));
+        let Some(i) = func.def_inst(v) else {
+            return leaf;
+        };
+        let Opcode::Gep { scale } = func.opcode(i) else {
+            return leaf;
+        };
+        let (base, index) = (func.args(i)[0], func.args(i)[1]);
+        let inner = if let Some(&a) = self.allocas.get(&base) {
+            AddrExpr::of_base(AddrBase::Alloca(a))
+        } else {
+            match func.value_def(base) {
+                ValueDef::Global(g) => AddrExpr::of_base(AddrBase::Global(g)),
+                ValueDef::Inst(bi) if matches!(func.opcode(bi), Opcode::Gep { .. }) => self.gep_expr(func, base),
+                _ => AddrExpr::of_base(AddrBase::Reg(base)),
+            }
+        };
+        let e = match func.as_const(index) {
+            Some(Const::Int(c)) => {
+                let off = i64::from(inner.off) + i64::from(c) * i64::from(scale);
+                if off.abs() <= MAX_FOLDED_OFFSET { AddrExpr { off: off as i32, ..inner } } else { leaf }
+            }
+            _ if scale == 0 => inner,
+            _ if scale.is_power_of_two() && inner.index.is_none() && func.value_type(index) == Type::I32 => {
+                // `a[i ± c]` on a frame or global array: the constant joins the offset (free
+                // there), saving the add in the index.
+                let (index, extra) = match split_constant(func, index) {
+                    Some((x, c)) if !matches!(inner.base, AddrBase::Reg(_)) => (x, i64::from(c) * i64::from(scale)),
+                    _ => (index, 0),
+                };
+                let off = i64::from(inner.off) + extra;
+                if off.abs() > MAX_FOLDED_OFFSET {
+                    return leaf;
+                }
+                AddrExpr { index: Some((index, scale.trailing_zeros() as u8)), off: off as i32, ..inner }
+            }
+            // A second scaled index (`a[i][j]`): the row address is computed once as a value
+            // and the column becomes the index of the addressing mode.
+            _ if scale.is_power_of_two()
+                && inner.index.is_some()
+                && func.value_type(index) == Type::I32
+                && func.value_type(base) == Type::Ptr =>
+            {
+                AddrExpr { base: AddrBase::Reg(base), off: 0, index: Some((index, scale.trailing_zeros() as u8)) }
+            }
+            _ => leaf,
+        };
+        self.gep_exprs.insert(v, e);
+        e
+    }
+}
+
+/// `(x, c)` when `v` is `x + c` or `x - c` for an `i32` constant `c` (wrapping arithmetic, so
+/// `(x + c)·s = x·s + c·s` in addresses too). `x` must not be a multiplication: that one may
+/// be folded into `v` (as `mla`) and then never exist on its own.
+fn split_constant(func: &Function, v: Value) -> Option<(Value, i32)> {
+    let i = func.def_inst(v)?;
+    let args = func.args(i);
+    let (x, c) = split_constant_operands(func, i, args)?;
+    if func.def_inst(x).is_some_and(|xi| func.opcode(xi) == Opcode::Mul) {
+        return None;
+    }
+    Some((x, c))
+}
+
+fn split_constant_operands(func: &Function, i: Inst, args: &[Value]) -> Option<(Value, i32)> {
+    match func.opcode(i) {
+        Opcode::Add => match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
+            (_, Some(c)) if func.as_const(args[0]).is_none() => Some((args[0], c)),
+            (Some(c), None) => Some((args[1], c)),
+            _ => None,
+        },
+        Opcode::Sub => {
+            let c = func.as_int_const(args[1])?;
+            (func.as_const(args[0]).is_none() && c != i32::MIN).then(|| (args[0], -c))
+        }
+        _ => None,
+    }
+}
+
+/// `Some(k)` when `mul` multiplies by the constant `2^k` (`1 ≤ k ≤ 31`), with the index of
+/// the non-constant operand.
+pub fn mul_by_power_of_two(func: &Function, mul: Inst) -> Option<(usize, u8)> {
+    let args = func.args(mul);
+    for (c_idx, x_idx) in [(1, 0), (0, 1)] {
+        if let Some(c) = func.as_int_const(args[c_idx]) {
+            let c = c as u32;
+            if c.is_power_of_two() && (1..=31).contains(&c.trailing_zeros()) && func.as_const(args[x_idx]).is_none() {
+                return Some((x_idx, c.trailing_zeros() as u8));
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,602 @@
+//! Per-opcode selection patterns.
+//!
+//! Integer patterns: immediates are used whenever encodable (`add`↔`sub` and `cmp`↔`cmn`
+//! with the negated constant otherwise), multiplications by `2^k`, `2^k+1`, `2^k-1` become
+//! shifts or shifted-operand `add`/`rsb`, folded multiplications become `mla`/`mls` or a
+//! shifted operand. Division and remainder by constants (stage `arm-const-div`) use an
+//! arithmetic-shift sequence for powers of two and `smmul` with a magic multiplier otherwise
+//! (see [`super::super::imm::DivMagic`]); the general case is `sdiv` (+ `mls` for `srem`).
+//!
+//! Float compares: after `vcmp.f32` + `vmrs`, an unordered result sets C and V. The ordered
+//! predicates use conditions that are false for that flag state — `lt`→`mi`, `le`→`ls`,
+//! `gt`→`gt`, `ge`→`ge`, `eq`→`eq` — and `ne` (unordered or not equal) uses `ne`. Inverting
+//! a condition code negates the whole predicate, so branching on the inverse is exact.
+
+use regalloc2::RegClass;
+
+use super::fold::{AddrBase, AddrExpr, mul_by_power_of_two};
+use super::{ISel, Mat, class_of, int_const};
+use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
+use crate::isa::arm::imm::{DivMagic, is_arm_imm};
+use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MEMZERO_UNROLLED_BLOCKS, MInst, Op2, Reg, Shift, VOp};
+use crate::isa::arm::{BackendError, Stage};
+
+/// Which load/store encoding an address must fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum MemKind {
+    /// `ldr`/`str`: `±4095`, register index allowed.
+    Word,
+    /// `vldr`/`vstr`: `±1020`, multiple of 4, no register index.
+    Vfp,
+}
+
+fn fits(kind: MemKind, off: i32) -> bool {
+    match kind {
+        MemKind::Word => (-4095..=4095).contains(&off),
+        MemKind::Vfp => (-1020..=1020).contains(&off) && off % 4 == 0,
+    }
+}
+
+fn shifted(r: Reg, shift: Shift, amount: u8) -> Op2 {
+    if amount == 0 { Op2::Reg(r) } else { Op2::Shifted(r, shift, amount) }
+}
+
+fn int_cond(cc: IntCC) -> Cond {
+    match cc {
+        IntCC::Eq => Cond::Eq,
+        IntCC::Ne => Cond::Ne,
+        IntCC::Lt => Cond::Lt,
+        IntCC::Le => Cond::Le,
+        IntCC::Gt => Cond::Gt,
+        IntCC::Ge => Cond::Ge,
+    }
+}
+
+fn float_cond(cc: FloatCC) -> Cond {
+    match cc {
+        FloatCC::Eq => Cond::Eq,
+        FloatCC::Ne => Cond::Ne,
+        FloatCC::Lt => Cond::Mi,
+        FloatCC::Le => Cond::Ls,
+        FloatCC::Gt => Cond::Gt,
+        FloatCC::Ge => Cond::Ge,
+    }
+}
+
+impl ISel<'_> {
+    pub(super) fn lower_inst(&mut self, inst: Inst) -> Result<(), BackendError> {
+        let func = self.func;
+        let data = func.inst(inst);
+        let args = data.args.clone();
+        let result = match data.op {
+            Opcode::Add => Some(self.lower_add(inst)?),
+            Opcode::Sub => Some(self.lower_sub(inst)?),
+            Opcode::Mul => Some(self.lower_mul(args[0], args[1])?),
+            Opcode::SDiv => Some(self.lower_div(args[0], args[1], false)?),
+            Opcode::SRem => Some(self.lower_div(args[0], args[1], true)?),
+            Opcode::FAdd if self.fold.folded_mul.contains_key(&inst) => {
+                let idx = self.fold.folded_mul[&inst];
+                let sa = self.value_reg(args[1 - idx])?;
+                let mi = func
+                    .def_inst(args[idx])
+                    .ok_or_else(|| BackendError::Internal(format!("{}: folded multiplication lost", func.name)))?;
+                let sn = self.value_reg(func.args(mi)[0])?;
+                let sm = self.value_reg(func.args(mi)[1])?;
+                let sd = self.new_float();
+                self.emit(MInst::VMla { sd, sa, sn, sm });
+                Some(sd)
+            }
+            Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv => {
+                let op = match data.op {
+                    Opcode::FAdd => VOp::Add,
+                    Opcode::FSub => VOp::Sub,
+                    Opcode::FMul => VOp::Mul,
+                    _ => VOp::Div,
+                };
+                let sn = self.value_reg(args[0])?;
+                let sm = self.value_reg(args[1])?;
+                let sd = self.new_float();
+                self.emit(MInst::VArith { op, sd, sn, sm });
+                Some(sd)
+            }
+            Opcode::FNeg => {
+                let sm = self.value_reg(args[0])?;
+                let sd = self.new_float();
+                self.emit(MInst::VNeg { sd, sm });
+                Some(sd)
+            }
+            Opcode::Icmp(_) | Opcode::Fcmp(_) => {
+                let cc = self.compare(inst)?;
+                let rd = self.new_int();
+                self.emit(MInst::SetCond { cc, rd });
+                Some(rd)
+            }
+            Opcode::Zext => {
+                let x = args[0];
+                match func.def_inst(x) {
+                    Some(ci) if self.fold.skipped[ci] => {
+                        let cc = self.compare(ci)?;
+                        let rd = self.new_int();
+                        self.emit(MInst::SetCond { cc, rd });
+                        Some(rd)
+                    }
+                    // An i1 in a register is already 0 or 1.
+                    _ => Some(self.value_reg(x)?),
+                }
+            }
+            Opcode::SiToFp => {
+                let rn = self.value_reg(args[0])?;
+                let t = self.new_float();
+                self.emit(MInst::VMovFromCore { sd: t, rn });
+                let sd = self.new_float();
+                self.emit(MInst::VCvtF32S32 { sd, sm: t });
+                Some(sd)
+            }
+            Opcode::FpToSi => {
+                let sm = self.value_reg(args[0])?;
+                let t = self.new_float();
+                self.emit(MInst::VCvtS32F32 { sd: t, sm });
+                let rd = self.new_int();
+                self.emit(MInst::VMovToCore { rd, sn: t });
+                Some(rd)
+            }
+            Opcode::Select => Some(self.lower_select(args[0], args[1], args[2], data.ty)?),
+            Opcode::Alloca { .. } | Opcode::Phi => None,
+            Opcode::Load => {
+                let ty = data.ty;
+                match ty {
+                    Type::I32 | Type::Ptr => {
+                        let addr = self.addr_mode(args[0], MemKind::Word)?;
+                        let rd = self.new_int();
+                        self.emit(MInst::Ldr { rd, addr });
+                        Some(rd)
+                    }
+                    Type::F32 => {
+                        let addr = self.addr_mode(args[0], MemKind::Vfp)?;
+                        let sd = self.new_float();
+                        self.emit(MInst::Vldr { sd, addr });
+                        Some(sd)
+                    }
+                    _ => {
+                        return Err(BackendError::InvalidIr(format!("{}: load of type {ty}", func.name)));
+                    }
+                }
+            }
+            Opcode::Store => {
+                let value = args[1];
+                match func.value_type(value) {
+                    Type::F32 => {
+                        let ss = self.value_reg(value)?;
+                        let addr = self.addr_mode(args[0], MemKind::Vfp)?;
+                        self.emit(MInst::Vstr { ss, addr });
+                    }
+                    Type::I32 | Type::Ptr => {
+                        let rs = self.value_reg(value)?;
+                        let addr = self.addr_mode(args[0], MemKind::Word)?;
+                        self.emit(MInst::Str { rs, addr });
+                    }
+                    ty => {
+                        return Err(BackendError::InvalidIr(format!("{}: store of type {ty}", func.name)));
+                    }
+                }
+                None
+            }
+            Opcode::Gep { scale } => Some(self.lower_gep(args[0], args[1], scale)?),
+            Opcode::MemZero { words } => {
+                self.lower_memzero(args[0], words)?;
+                None
+            }
+            Opcode::Call(callee) => self.lower_call(inst, callee)?,
+            op => {
+                return Err(BackendError::Internal(format!(
+                    "{}: {} reached instruction lowering",
+                    func.name,
+                    op.mnemonic()
+                )));
+            }
+        };
+        if let (Some(r), Some(v)) = (result, func.result(inst)) {
+            self.bind(v, r)?;
+        }
+        Ok(())
+    }
+
+    // ----- integer arithmetic -------------------------------------------------------------
+
+    /// The operands of a multiplication folded into an add/sub: `(x, Some(k))` for `x << k`,
+    /// `(x, None)` with the second factor in `y` otherwise.
+    fn folded_mul_operands(&mut self, user: Inst, idx: usize) -> Result<(Reg, Option<u8>, Option<Reg>), BackendError> {
+        let func = self.func;
+        let m = func.args(user)[idx];
+        let mi = func
+            .def_inst(m)
+            .ok_or_else(|| BackendError::Internal(format!("{}: folded multiplication lost", func.name)))?;
+        let margs = func.args(mi);
+        if let Some((x_idx, k)) = mul_by_power_of_two(func, mi) {
+            return Ok((self.value_reg(margs[x_idx])?, Some(k), None));
+        }
+        let (x, y) = (margs[0], margs[1]);
+        Ok((self.value_reg(x)?, None, Some(self.value_reg(y)?)))
+    }
+
+    fn lower_add(&mut self, inst: Inst) -> Result<Reg, BackendError> {
+        let args = self.func.args(inst);
+        let (a, b) = (args[0], args[1]);
+        if let Some(&idx) = self.fold.folded_mul.get(&inst) {
+            let other = self.value_reg(args[1 - idx])?;
+            let (x, k, y) = self.folded_mul_operands(inst, idx)?;
+            let rd = self.new_int();
+            match (k, y) {
+                (Some(k), _) => self.emit(MInst::Alu { op: AluOp::Add, rd, rn: other, op2: shifted(x, Shift::Lsl, k) }),
+                (None, Some(y)) => self.emit(MInst::Mla { rd, rn: x, rm: y, ra: other }),
+                (None, None) => {
+                    return Err(BackendError::Internal("multiplication without operands".into()));
+                }
+            }
+            return Ok(rd);
+        }
+        let (x, c) = match (int_const(self.func, a), int_const(self.func, b)) {
+            (_, Some(c)) => (a, Some(c)),
+            (Some(c), None) => (b, Some(c)),
+            (None, None) => (a, None),
+        };
+        let rn = self.value_reg(x)?;
+        match c {
+            Some(c) => Ok(self.add_imm(rn, c)),
+            None => {
+                let rm = self.value_reg(b)?;
+                let rd = self.new_int();
+                self.emit(MInst::Alu { op: AluOp::Add, rd, rn, op2: Op2::Reg(rm) });
+                Ok(rd)
+            }
+        }
+    }
+
+    fn lower_sub(&mut self, inst: Inst) -> Result<Reg, BackendError> {
+        let args = self.func.args(inst);
+        let (a, b) = (args[0], args[1]);
+        if let Some(&idx) = self.fold.folded_mul.get(&inst) {
+            let other = self.value_reg(args[1 - idx])?;
+            let (x, k, y) = self.folded_mul_operands(inst, idx)?;
+            let rd = self.new_int();
+            match (idx, k, y) {
+                (1, Some(k), _) => {
+                    self.emit(MInst::Alu { op: AluOp::Sub, rd, rn: other, op2: shifted(x, Shift::Lsl, k) })
+                }
+                (1, None, Some(y)) => self.emit(MInst::Mls { rd, rn: x, rm: y, ra: other }),
+                (0, Some(k), _) => {
+                    self.emit(MInst::Alu { op: AluOp::Rsb, rd, rn: other, op2: shifted(x, Shift::Lsl, k) })
+                }
+                _ => {
+                    return Err(BackendError::Internal("unsupported folded subtraction".into()));
+                }
+            }
+            return Ok(rd);
+        }
+        if let Some(c) = int_const(self.func, b) {
+            let rn = self.value_reg(a)?;
+            return Ok(self.add_imm(rn, c.wrapping_neg()));
+        }
+        let rm = self.value_reg(b)?;
+        let rd = self.new_int();
+        match int_const(self.func, a) {
+            Some(c) if is_arm_imm(c as u32) => {
+                self.emit(MInst::Alu { op: AluOp::Rsb, rd, rn: rm, op2: Op2::Imm(c as u32) });
+            }
+            _ => {
+                let rn = self.value_reg(a)?;
+                self.emit(MInst::Alu { op: AluOp::Sub, rd, rn, op2: Op2::Reg(rm) });
+            }
+        }
+        Ok(rd)
+    }
+
+    fn alu(&mut self, op: AluOp, rn: Reg, op2: Op2) -> Reg {
+        let rd = self.new_int();
+        self.emit(MInst::Alu { op, rd, rn, op2 });
+        rd
+    }
+
+    fn mov(&mut self, op2: Op2) -> Reg {
+        let rd = self.new_int();
+        self.emit(MInst::Mov { rd, op2 });
+        rd
+    }
+
+    pub(super) fn lower_mul(&mut self, a: Value, b: Value) -> Result<Reg, BackendError> {
+        let (x, c) = match (int_const(self.func, a), int_const(self.func, b)) {
+            (_, Some(c)) => (a, Some(c)),
+            (Some(c), None) => (b, Some(c)),
+            (None, None) => (a, None),
+        };
+        let rn = self.value_reg(x)?;
+        let Some(c) = c else {
+            let rm = self.value_reg(b)?;
+            let rd = self.new_int();
+            self.emit(MInst::Mul { rd, rn, rm });
+            return Ok(rd);
+        };
+        let u = c as u32;
+        Ok(match c {
+            0 => self.materialise(Mat::Int(0)),
+            1 => rn,
+            -1 => self.alu(AluOp::Rsb, rn, Op2::Imm(0)),
+            _ if u.is_power_of_two() => self.mov(Op2::Shifted(rn, Shift::Lsl, u.trailing_zeros() as u8)),
+            _ if c > 2 && (u - 1).is_power_of_two() => {
+                self.alu(AluOp::Add, rn, Op2::Shifted(rn, Shift::Lsl, (u - 1).trailing_zeros() as u8))
+            }
+            _ if c > 2 && (u + 1).is_power_of_two() => {
+                self.alu(AluOp::Rsb, rn, Op2::Shifted(rn, Shift::Lsl, (u + 1).trailing_zeros() as u8))
+            }
+            _ => {
+                let rm = self.materialise(Mat::Int(c));
+                let rd = self.new_int();
+                self.emit(MInst::Mul { rd, rn, rm });
+                rd
+            }
+        })
+    }
+
+    fn lower_div(&mut self, a: Value, b: Value, rem: bool) -> Result<Reg, BackendError> {
+        let divisor = int_const(self.func, b).filter(|_| self.opts.enabled(Stage::ConstDiv));
+        if let Some(d) = divisor {
+            let n = self.value_reg(a)?;
+            let ad = d.unsigned_abs();
+            if ad == 1 {
+                return Ok(if rem {
+                    self.materialise(Mat::Int(0))
+                } else if d == 1 {
+                    n
+                } else {
+                    self.alu(AluOp::Rsb, n, Op2::Imm(0))
+                });
+            }
+            if ad.is_power_of_two() && d != i32::MIN {
+                let k = ad.trailing_zeros() as u8;
+                // Bias negative dividends by 2^k - 1 so the shift truncates toward zero.
+                let sign = if k == 1 { n } else { self.mov(Op2::Shifted(n, Shift::Asr, 31)) };
+                let biased = self.alu(AluOp::Add, n, Op2::Shifted(sign, Shift::Lsr, 32 - k));
+                let q = self.mov(Op2::Shifted(biased, Shift::Asr, k));
+                return Ok(if rem {
+                    self.alu(AluOp::Sub, n, Op2::Shifted(q, Shift::Lsl, k))
+                } else if d < 0 {
+                    self.alu(AluOp::Rsb, q, Op2::Imm(0))
+                } else {
+                    q
+                });
+            }
+            if let Some(magic) = DivMagic::for_divisor(d) {
+                let m = self.materialise(Mat::Int(magic.multiplier));
+                let hi = self.new_int();
+                self.emit(MInst::Smmul { rd: hi, rn: n, rm: m });
+                let corrected = match magic.correction {
+                    1 => self.alu(AluOp::Add, hi, Op2::Reg(n)),
+                    -1 => self.alu(AluOp::Sub, hi, Op2::Reg(n)),
+                    _ => hi,
+                };
+                let shifted_q = if magic.shift > 0 {
+                    self.mov(Op2::Shifted(corrected, Shift::Asr, magic.shift as u8))
+                } else {
+                    corrected
+                };
+                let q = self.alu(AluOp::Add, shifted_q, Op2::Shifted(shifted_q, Shift::Lsr, 31));
+                if !rem {
+                    return Ok(q);
+                }
+                let rm = self.materialise(Mat::Int(d));
+                let rd = self.new_int();
+                self.emit(MInst::Mls { rd, rn: q, rm, ra: n });
+                return Ok(rd);
+            }
+        }
+        let rn = self.value_reg(a)?;
+        let rm = self.value_reg(b)?;
+        let q = self.new_int();
+        self.emit(MInst::Sdiv { rd: q, rn, rm });
+        if !rem {
+            return Ok(q);
+        }
+        let rd = self.new_int();
+        self.emit(MInst::Mls { rd, rn: q, rm, ra: rn });
+        Ok(rd)
+    }
+
+    // ----- compares and selects -----------------------------------------------------------
+
+    /// Emits the flag-setting comparison of the `icmp`/`fcmp` `inst`; returns the condition
+    /// under which it holds.
+    pub(super) fn compare(&mut self, inst: Inst) -> Result<Cond, BackendError> {
+        let func = self.func;
+        let (a, b) = (func.args(inst)[0], func.args(inst)[1]);
+        match func.opcode(inst) {
+            Opcode::Icmp(cc) => {
+                let (x, c, cc) = match (int_const(func, a), int_const(func, b)) {
+                    (_, Some(c)) => (a, Some(c), cc),
+                    (Some(c), None) => (b, Some(c), cc.swapped()),
+                    (None, None) => (a, None, cc),
+                };
+                let rn = self.value_reg(x)?;
+                let (op, op2) = match c {
+                    Some(c) if is_arm_imm(c as u32) => (CmpOp::Cmp, Op2::Imm(c as u32)),
+                    Some(c) if c != i32::MIN && is_arm_imm(c.wrapping_neg() as u32) => {
+                        (CmpOp::Cmn, Op2::Imm(c.wrapping_neg() as u32))
+                    }
+                    Some(c) => (CmpOp::Cmp, Op2::Reg(self.materialise(Mat::Int(c)))),
+                    None => (CmpOp::Cmp, Op2::Reg(self.value_reg(b)?)),
+                };
+                self.emit(MInst::Cmp { op, rn, op2 });
+                Ok(int_cond(cc))
+            }
+            Opcode::Fcmp(cc) => {
+                let is_zero = |v: Value| matches!(func.as_const(v), Some(Const::Float(0 | 0x8000_0000)));
+                let (sn, sm, cc) = if is_zero(b) {
+                    (self.value_reg(a)?, None, cc)
+                } else if is_zero(a) {
+                    (self.value_reg(b)?, None, cc.swapped())
+                } else {
+                    (self.value_reg(a)?, Some(self.value_reg(b)?), cc)
+                };
+                self.emit(MInst::VCmp { sn, sm });
+                Ok(float_cond(cc))
+            }
+            op => Err(BackendError::Internal(format!("compare of {}", op.mnemonic()))),
+        }
+    }
+
+    /// Sets the flags from an `i1` value and returns the condition meaning "true".
+    pub(super) fn cond(&mut self, c: Value) -> Result<Cond, BackendError> {
+        if let Some(ci) = self.func.def_inst(c)
+            && self.fold.skipped[ci]
+            && matches!(self.func.opcode(ci), Opcode::Icmp(_) | Opcode::Fcmp(_))
+        {
+            return self.compare(ci);
+        }
+        let rn = self.value_reg(c)?;
+        self.emit(MInst::Cmp { op: CmpOp::Cmp, rn, op2: Op2::Imm(0) });
+        Ok(Cond::Ne)
+    }
+
+    fn lower_select(&mut self, c: Value, a: Value, b: Value, ty: Type) -> Result<Reg, BackendError> {
+        if a == b {
+            return self.value_reg(a);
+        }
+        if let Some(Const::Bool(k)) = self.func.as_const(c) {
+            return self.value_reg(if k { a } else { b });
+        }
+        if class_of(ty) == RegClass::Float {
+            let sn = self.value_reg(b)?;
+            let sm = self.value_reg(a)?;
+            let cc = self.cond(c)?;
+            let sd = self.new_float();
+            self.emit(MInst::VMovCond { cc, sd, sn, sm });
+            return Ok(sd);
+        }
+        match (int_const(self.func, a), int_const(self.func, b)) {
+            (Some(1), Some(0)) | (Some(0), Some(1)) => {
+                let cc = self.cond(c)?;
+                let rd = self.new_int();
+                let cc = if int_const(self.func, a) == Some(1) { cc } else { cc.invert() };
+                self.emit(MInst::SetCond { cc, rd });
+                return Ok(rd);
+            }
+            _ => {}
+        }
+        let rn = self.value_reg(b)?;
+        let op2 = self.op2_of(a)?;
+        let cc = self.cond(c)?;
+        let rd = self.new_int();
+        self.emit(MInst::MovCond { cc, rd, rn, op2 });
+        Ok(rd)
+    }
+
+    // ----- memory -------------------------------------------------------------------------
+
+    pub(super) fn addr_mode(&mut self, addr: Value, kind: MemKind) -> Result<Addr, BackendError> {
+        let e = self.fold.addr_expr(self.func, addr);
+        self.addr_from_expr(e, kind)
+    }
+
+    fn addr_from_expr(&mut self, e: AddrExpr, kind: MemKind) -> Result<Addr, BackendError> {
+        match (e.base, e.index) {
+            (AddrBase::Alloca(a), None) => Ok(Addr::Frame { obj: FrameObj::Alloca(a), off: e.off }),
+            (AddrBase::Global(g), None) => {
+                if fits(kind, e.off) {
+                    let base = self.materialise(Mat::Global(g, 0));
+                    Ok(Addr::Imm { base, off: e.off })
+                } else {
+                    let base = self.global_addr(g, e.off);
+                    Ok(Addr::Imm { base, off: 0 })
+                }
+            }
+            (AddrBase::Reg(v), None) => {
+                let base = self.value_reg(v)?;
+                if fits(kind, e.off) {
+                    Ok(Addr::Imm { base, off: e.off })
+                } else {
+                    Ok(Addr::Imm { base: self.add_imm(base, e.off), off: 0 })
+                }
+            }
+            (base, Some((iv, sh))) => {
+                let index = self.value_reg(iv)?;
+                let (base, off) = match base {
+                    AddrBase::Alloca(a) => (self.materialise(Mat::Frame(a, e.off)), 0),
+                    AddrBase::Global(g) => (self.global_addr(g, e.off), 0),
+                    AddrBase::Reg(v) => (self.value_reg(v)?, e.off),
+                };
+                if kind == MemKind::Word && off == 0 {
+                    return Ok(Addr::Index { base, index, shift: sh });
+                }
+                let sum = self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, sh));
+                if fits(kind, off) {
+                    Ok(Addr::Imm { base: sum, off })
+                } else {
+                    Ok(Addr::Imm { base: self.add_imm(sum, off), off: 0 })
+                }
+            }
+        }
+    }
+
+    /// The value of an address expression in a register.
+    pub(super) fn addr_expr_reg(&mut self, e: AddrExpr) -> Result<Reg, BackendError> {
+        let (base, off) = match e.base {
+            AddrBase::Alloca(a) => (self.materialise(Mat::Frame(a, e.off)), 0),
+            AddrBase::Global(g) => (self.global_addr(g, e.off), 0),
+            AddrBase::Reg(v) => (self.value_reg(v)?, e.off),
+        };
+        let sum = match e.index {
+            Some((iv, sh)) => {
+                let index = self.value_reg(iv)?;
+                self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, sh))
+            }
+            None => base,
+        };
+        Ok(self.add_imm(sum, off))
+    }
+
+    fn lower_gep(&mut self, base: Value, index: Value, scale: u32) -> Result<Reg, BackendError> {
+        let rb = self.value_reg(base)?;
+        if let Some(c) = int_const(self.func, index) {
+            return Ok(self.add_imm(rb, c.wrapping_mul(scale as i32)));
+        }
+        if scale == 0 {
+            return Ok(rb);
+        }
+        let ri = self.value_reg(index)?;
+        if scale.is_power_of_two() {
+            return Ok(self.alu(AluOp::Add, rb, shifted(ri, Shift::Lsl, scale.trailing_zeros() as u8)));
+        }
+        let rs = self.materialise(Mat::Int(scale as i32));
+        let rd = self.new_int();
+        self.emit(MInst::Mla { rd, rn: ri, rm: rs, ra: rb });
+        Ok(rd)
+    }
+
+    /// Zeroes `words` words: single stores for a few words, else an inline loop.
+    fn lower_memzero(&mut self, addr: Value, words: u32) -> Result<(), BackendError> {
+        const INLINE_STORES: u32 = 8;
+        if words == 0 {
+            return Ok(());
+        }
+        if words <= INLINE_STORES {
+            // Word k is at `at(off + 4k)`: a frame slot or a register plus an offset.
+            let (at, off): (Box<dyn Fn(i32) -> Addr>, i32) = match self.addr_mode(addr, MemKind::Word)? {
+                Addr::Index { base, index, shift } => {
+                    let base = self.alu(AluOp::Add, base, shifted(index, Shift::Lsl, shift));
+                    (Box::new(move |off| Addr::Imm { base, off }), 0)
+                }
+                Addr::Imm { base, off } => (Box::new(move |off| Addr::Imm { base, off }), off),
+                Addr::Frame { obj, off } => (Box::new(move |off| Addr::Frame { obj, off }), off),
+            };
+            let zero = self.materialise(Mat::Int(0));
+            for k in 0..words as i32 {
+                self.emit(MInst::Str { rs: zero, addr: at(off + 4 * k) });
+            }
+            return Ok(());
+        }
+        let base = self.value_reg(addr)?;
+        let count = (words / 16 > MEMZERO_UNROLLED_BLOCKS).then(|| self.new_int());
+        let (ptr, zero) = (self.new_int(), self.new_int());
+        self.emit(MInst::MemZeroLoop { base, words, ptr, count, zero });
+        Ok(())
+    }
+}

@@ -1,0 +1,745 @@
+//! The machine IR: ARM instructions over virtual or physical registers.
+//!
+//! Instruction selection produces an [`MFunction`] whose registers are virtual
+//! ([`Reg::Virt`], in SSA form: one definition each; values flowing into a block arrive as
+//! block parameters, see [`MBlockData`]). Register allocation rewrites every register into a
+//! physical one ([`Reg::Phys`]) and inserts moves, spills and reloads as ordinary
+//! instructions, so the later stages (frame layout, peephole, emission) work on the same
+//! instruction type.
+//!
+//! Each instruction reports its register operands through [`MInst::visit`], in a fixed
+//! order, together with the constraint the allocator must honour (plain use/def, a temporary
+//! live throughout the instruction, a definition tied to an input, a fixed register of the
+//! calling convention). The allocator interface collects operands with a visitor and later
+//! writes the allocations back with another visitor walking the same order.
+//!
+//! Addresses of stack objects ([`FrameObj`]) stay symbolic until the frame is laid out
+//! after allocation (the number of spill slots is known only then).
+//!
+//! Flags: a flag-setting instruction (`cmp`, `cmn`, `vcmp`+`vmrs`) is always placed right
+//! before its consumers (`b<cc>`, `mov<cc>`, `vmov<cc>`, [`MInst::SetCond`]); the allocator
+//! only inserts moves, loads and stores, none of which touch the flags.
+
+use regalloc2::{Block, PReg, PRegSet, RegClass, VReg};
+use smallvec::SmallVec;
+
+use super::regs;
+
+/// Up to this many 64-byte blocks, [`MInst::MemZeroLoop`] is fully unrolled.
+pub const MEMZERO_UNROLLED_BLOCKS: u32 = 2;
+
+/// A register operand: virtual before allocation, physical after.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reg {
+    Virt(VReg),
+    Phys(PReg),
+}
+
+impl Reg {
+    pub fn class(self) -> RegClass {
+        match self {
+            Reg::Virt(v) => v.class(),
+            Reg::Phys(p) => p.class(),
+        }
+    }
+
+    /// The physical register (after allocation).
+    pub fn preg(self) -> Option<PReg> {
+        match self {
+            Reg::Phys(p) => Some(p),
+            Reg::Virt(_) => None,
+        }
+    }
+}
+
+/// ARM condition codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cond {
+    Eq,
+    Ne,
+    Hs,
+    Lo,
+    Mi,
+    Pl,
+    Vs,
+    Vc,
+    Hi,
+    Ls,
+    Ge,
+    Lt,
+    Gt,
+    Le,
+}
+
+impl Cond {
+    /// The condition that holds exactly when `self` does not (on any flags).
+    pub fn invert(self) -> Cond {
+        match self {
+            Cond::Eq => Cond::Ne,
+            Cond::Ne => Cond::Eq,
+            Cond::Hs => Cond::Lo,
+            Cond::Lo => Cond::Hs,
+            Cond::Mi => Cond::Pl,
+            Cond::Pl => Cond::Mi,
+            Cond::Vs => Cond::Vc,
+            Cond::Vc => Cond::Vs,
+            Cond::Hi => Cond::Ls,
+            Cond::Ls => Cond::Hi,
+            Cond::Ge => Cond::Lt,
+            Cond::Lt => Cond::Ge,
+            Cond::Gt => Cond::Le,
+            Cond::Le => Cond::Gt,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cond::Eq => "eq",
+            Cond::Ne => "ne",
+            Cond::Hs => "hs",
+            Cond::Lo => "lo",
+            Cond::Mi => "mi",
+            Cond::Pl => "pl",
+            Cond::Vs => "vs",
+            Cond::Vc => "vc",
+            Cond::Hi => "hi",
+            Cond::Ls => "ls",
+            Cond::Ge => "ge",
+            Cond::Lt => "lt",
+            Cond::Gt => "gt",
+            Cond::Le => "le",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shift {
+    Lsl,
+    Lsr,
+    Asr,
+}
+
+impl Shift {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shift::Lsl => "lsl",
+            Shift::Lsr => "lsr",
+            Shift::Asr => "asr",
+        }
+    }
+}
+
+/// The flexible second operand of data-processing instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op2 {
+    /// An encodable modified immediate (see [`super::imm::is_arm_imm`]).
+    Imm(u32),
+    Reg(Reg),
+    /// `reg, <shift> #amount` with `1 ≤ amount ≤ 31`.
+    Shifted(Reg, Shift, u8),
+}
+
+/// Two-operand integer data-processing operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AluOp {
+    Add,
+    Sub,
+    Rsb,
+}
+
+impl AluOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            AluOp::Add => "add",
+            AluOp::Sub => "sub",
+            AluOp::Rsb => "rsb",
+        }
+    }
+}
+
+/// Flag-setting comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Cmp,
+    Cmn,
+}
+
+/// VFP single-precision arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+}
+
+impl VOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            VOp::Add => "vadd.f32",
+            VOp::Sub => "vsub.f32",
+            VOp::Mul => "vmul.f32",
+            VOp::Div => "vdiv.f32",
+        }
+    }
+}
+
+/// A stack object whose `sp`-relative offset is fixed by the frame layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FrameObj {
+    /// The n-th `alloca` area of the function.
+    Alloca(u32),
+    /// Register-allocator spill slot n (4 bytes).
+    Spill(u32),
+    /// The caller's outgoing argument area, at this byte offset (stack-passed parameters).
+    Incoming(u32),
+    /// This function's outgoing argument area, at this byte offset (bottom of the frame).
+    Outgoing(u32),
+}
+
+/// A memory operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Addr {
+    /// `[base, #off]`. The emitter handles offsets beyond the instruction's range.
+    Imm { base: Reg, off: i32 },
+    /// `[base, index, lsl #shift]` (`ldr`/`str` only).
+    Index { base: Reg, index: Reg, shift: u8 },
+    /// `[sp, #offset(obj) + off]`.
+    Frame { obj: FrameObj, off: i32 },
+}
+
+impl Addr {
+    fn visit(&mut self, v: &mut impl OperandVisitor) {
+        match self {
+            Addr::Imm { base, .. } => v.reg_use(base),
+            Addr::Index { base, index, .. } => {
+                v.reg_use(base);
+                v.reg_use(index);
+            }
+            Addr::Frame { .. } => {}
+        }
+    }
+}
+
+/// A machine instruction (or a pseudo-instruction expanded by the emitter).
+#[derive(Clone, Debug, PartialEq)]
+pub enum MInst {
+    /// Defines the register-passed parameters at function entry (emits nothing).
+    Args {
+        defs: Vec<(Reg, PReg)>,
+    },
+    /// `op rd, rn, op2`.
+    Alu {
+        op: AluOp,
+        rd: Reg,
+        rn: Reg,
+        op2: Op2,
+    },
+    /// `mov rd, op2` (also `lsl`/`lsr`/`asr` by an immediate via a shifted operand).
+    Mov {
+        rd: Reg,
+        op2: Op2,
+    },
+    /// Any 32-bit constant: `mov`, `mvn`, `movw` or `movw`+`movt`.
+    LoadImm {
+        rd: Reg,
+        value: u32,
+    },
+    /// The address of a symbol: `movw`+`movt` with `:lower16:`/`:upper16:`.
+    LoadSym {
+        rd: Reg,
+        sym: String,
+    },
+    /// `add rd, sp, #offset(obj) + off`.
+    FrameAddr {
+        rd: Reg,
+        obj: FrameObj,
+        off: i32,
+    },
+    Mul {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    /// `mla rd, rn, rm, ra`: `ra + rn·rm`.
+    Mla {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+        ra: Reg,
+    },
+    /// `mls rd, rn, rm, ra`: `ra - rn·rm`.
+    Mls {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+        ra: Reg,
+    },
+    /// `smmul rd, rn, rm`: high word of the signed 64-bit product.
+    Smmul {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    Sdiv {
+        rd: Reg,
+        rn: Reg,
+        rm: Reg,
+    },
+    /// `cmp rn, op2` / `cmn rn, op2`.
+    Cmp {
+        op: CmpOp,
+        rn: Reg,
+        op2: Op2,
+    },
+    /// `mov rd, #0; mov<cc> rd, #1` (after a comparison).
+    SetCond {
+        cc: Cond,
+        rd: Reg,
+    },
+    /// `mov<cc> rd, op2`, where `rd` is tied to `rn` (the value when `cc` fails).
+    MovCond {
+        cc: Cond,
+        rd: Reg,
+        rn: Reg,
+        op2: Op2,
+    },
+    Ldr {
+        rd: Reg,
+        addr: Addr,
+    },
+    Str {
+        rs: Reg,
+        addr: Addr,
+    },
+    Vldr {
+        sd: Reg,
+        addr: Addr,
+    },
+    Vstr {
+        ss: Reg,
+        addr: Addr,
+    },
+    VArith {
+        op: VOp,
+        sd: Reg,
+        sn: Reg,
+        sm: Reg,
+    },
+    VNeg {
+        sd: Reg,
+        sm: Reg,
+    },
+    /// `vmla.f32 sd, sn, sm`: `sd = sa + sn·sm`, rounding the product and then the sum (not
+    /// fused: bit-identical to `vmul` + `vadd`); `sd` is tied to `sa`.
+    VMla {
+        sd: Reg,
+        sa: Reg,
+        sn: Reg,
+        sm: Reg,
+    },
+    /// `vmov.f32 sd, sm` (register copy).
+    VMov {
+        sd: Reg,
+        sm: Reg,
+    },
+    /// `vmov<cc>.f32 sd, sm`, where `sd` is tied to `sn`.
+    VMovCond {
+        cc: Cond,
+        sd: Reg,
+        sn: Reg,
+        sm: Reg,
+    },
+    /// `vmov.f32 sd, #imm` (an encodable VFP immediate).
+    VMovImm {
+        sd: Reg,
+        imm: f32,
+    },
+    /// `vmov sd, rn`: raw bits core → VFP.
+    VMovFromCore {
+        sd: Reg,
+        rn: Reg,
+    },
+    /// `vmov rd, sn`: raw bits VFP → core.
+    VMovToCore {
+        rd: Reg,
+        sn: Reg,
+    },
+    /// `vcmp.f32 sn, sm` (or `#0`), then `vmrs APSR_nzcv, fpscr`.
+    VCmp {
+        sn: Reg,
+        sm: Option<Reg>,
+    },
+    /// `vcvt.f32.s32 sd, sm` (`sm` holds an integer).
+    VCvtF32S32 {
+        sd: Reg,
+        sm: Reg,
+    },
+    /// `vcvt.s32.f32 sd, sm` (truncating; `sd` receives an integer).
+    VCvtS32F32 {
+        sd: Reg,
+        sm: Reg,
+    },
+    /// Promote `src` to double (in the scratch `d16`) and split it into a core register pair
+    /// (`lo` = low word): a variadic double argument.
+    CvtF64Pair {
+        lo: Reg,
+        hi: Reg,
+        src: Reg,
+    },
+    /// Promote `src` to double and store it (8 bytes) at `addr`: a variadic double argument
+    /// on the stack.
+    VStrF64 {
+        src: Reg,
+        addr: Addr,
+    },
+    /// Zero `words` words from `base` with `vstmia` (a loop storing 64 bytes per iteration
+    /// when there are more than [`MEMZERO_UNROLLED_BLOCKS`] such blocks; `count` is its
+    /// counter).
+    MemZeroLoop {
+        base: Reg,
+        words: u32,
+        ptr: Reg,
+        count: Option<Reg>,
+        zero: Reg,
+    },
+    /// `bl sym`. `uses`/`defs` are the argument/result registers of the calling convention.
+    Call {
+        sym: String,
+        uses: SmallVec<[(Reg, PReg); 4]>,
+        defs: SmallVec<[(Reg, PReg); 1]>,
+        clobbers: PRegSet,
+    },
+    Jump {
+        target: Block,
+    },
+    /// `b<cc> taken; b not_taken`.
+    CondBr {
+        cc: Cond,
+        taken: Block,
+        not_taken: Block,
+    },
+    /// A conditional branch that falls through when `cc` fails (after block layout).
+    BranchCond {
+        cc: Cond,
+        target: Block,
+    },
+    /// Epilogue and return; `val` is the result in `r0`/`s0`.
+    Ret {
+        val: Option<(Reg, PReg)>,
+    },
+}
+
+/// Receives the register operands of an instruction, in a fixed order.
+pub trait OperandVisitor {
+    /// Read at the start of the instruction.
+    fn reg_use(&mut self, r: &mut Reg);
+    /// Written at the end of the instruction (may share a register with a use).
+    fn reg_def(&mut self, r: &mut Reg);
+    /// A scratch register written at the start and live throughout the instruction.
+    fn reg_temp(&mut self, r: &mut Reg);
+    /// Written at the end, in the same register as operand number `input` (a use).
+    fn reg_reuse_def(&mut self, r: &mut Reg, input: usize);
+    fn fixed_use(&mut self, r: &mut Reg, p: PReg);
+    fn fixed_def(&mut self, r: &mut Reg, p: PReg);
+}
+
+impl Op2 {
+    fn visit(&mut self, v: &mut impl OperandVisitor) {
+        match self {
+            Op2::Imm(_) => {}
+            Op2::Reg(r) | Op2::Shifted(r, ..) => v.reg_use(r),
+        }
+    }
+
+    pub fn reg(&self) -> Option<Reg> {
+        match *self {
+            Op2::Imm(_) => None,
+            Op2::Reg(r) | Op2::Shifted(r, ..) => Some(r),
+        }
+    }
+}
+
+impl MInst {
+    /// Visits every register operand in the order the allocator sees them.
+    pub fn visit(&mut self, v: &mut impl OperandVisitor) {
+        match self {
+            MInst::Args { defs } => {
+                for (r, p) in defs {
+                    v.fixed_def(r, *p);
+                }
+            }
+            MInst::Alu { rd, rn, op2, .. } => {
+                v.reg_use(rn);
+                op2.visit(v);
+                v.reg_def(rd);
+            }
+            MInst::Mov { rd, op2 } => {
+                op2.visit(v);
+                v.reg_def(rd);
+            }
+            MInst::LoadImm { rd, .. } | MInst::LoadSym { rd, .. } | MInst::FrameAddr { rd, .. } => v.reg_def(rd),
+            MInst::Mul { rd, rn, rm } | MInst::Smmul { rd, rn, rm } | MInst::Sdiv { rd, rn, rm } => {
+                v.reg_use(rn);
+                v.reg_use(rm);
+                v.reg_def(rd);
+            }
+            MInst::Mla { rd, rn, rm, ra } | MInst::Mls { rd, rn, rm, ra } => {
+                v.reg_use(rn);
+                v.reg_use(rm);
+                v.reg_use(ra);
+                v.reg_def(rd);
+            }
+            MInst::Cmp { rn, op2, .. } => {
+                v.reg_use(rn);
+                op2.visit(v);
+            }
+            MInst::SetCond { rd, .. } => v.reg_def(rd),
+            MInst::MovCond { rd, rn, op2, .. } => {
+                v.reg_use(rn);
+                op2.visit(v);
+                v.reg_reuse_def(rd, 0);
+            }
+            MInst::Ldr { rd, addr } => {
+                addr.visit(v);
+                v.reg_def(rd);
+            }
+            MInst::Vldr { sd, addr } => {
+                addr.visit(v);
+                v.reg_def(sd);
+            }
+            MInst::Str { rs, addr } => {
+                v.reg_use(rs);
+                addr.visit(v);
+            }
+            MInst::Vstr { ss, addr } => {
+                v.reg_use(ss);
+                addr.visit(v);
+            }
+            MInst::VArith { sd, sn, sm, .. } => {
+                v.reg_use(sn);
+                v.reg_use(sm);
+                v.reg_def(sd);
+            }
+            MInst::VNeg { sd, sm }
+            | MInst::VMov { sd, sm }
+            | MInst::VCvtF32S32 { sd, sm }
+            | MInst::VCvtS32F32 { sd, sm } => {
+                v.reg_use(sm);
+                v.reg_def(sd);
+            }
+            MInst::VMla { sd, sa, sn, sm } => {
+                v.reg_use(sa);
+                v.reg_use(sn);
+                v.reg_use(sm);
+                v.reg_reuse_def(sd, 0);
+            }
+            MInst::VMovCond { sd, sn, sm, .. } => {
+                v.reg_use(sn);
+                v.reg_use(sm);
+                v.reg_reuse_def(sd, 0);
+            }
+            MInst::VMovImm { sd, .. } => v.reg_def(sd),
+            MInst::VMovFromCore { sd, rn } => {
+                v.reg_use(rn);
+                v.reg_def(sd);
+            }
+            MInst::VMovToCore { rd, sn } => {
+                v.reg_use(sn);
+                v.reg_def(rd);
+            }
+            MInst::VCmp { sn, sm } => {
+                v.reg_use(sn);
+                if let Some(sm) = sm {
+                    v.reg_use(sm);
+                }
+            }
+            MInst::CvtF64Pair { lo, hi, src } => {
+                v.reg_use(src);
+                v.reg_def(lo);
+                v.reg_def(hi);
+            }
+            MInst::VStrF64 { src, addr } => {
+                v.reg_use(src);
+                addr.visit(v);
+            }
+            MInst::MemZeroLoop { base, ptr, count, zero, .. } => {
+                v.reg_use(base);
+                v.reg_temp(ptr);
+                if let Some(count) = count {
+                    v.reg_temp(count);
+                }
+                v.reg_temp(zero);
+            }
+            MInst::Call { uses, defs, .. } => {
+                for (r, p) in uses {
+                    v.fixed_use(r, *p);
+                }
+                for (r, p) in defs {
+                    v.fixed_def(r, *p);
+                }
+            }
+            MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. } => {}
+            MInst::Ret { val } => {
+                if let Some((r, p)) = val {
+                    v.fixed_use(r, *p);
+                }
+            }
+        }
+    }
+
+    pub fn clobbers(&self) -> PRegSet {
+        match self {
+            MInst::Call { clobbers, .. } => *clobbers,
+            _ => PRegSet::empty(),
+        }
+    }
+
+    pub fn is_branch(&self) -> bool {
+        matches!(self, MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. })
+    }
+
+    pub fn is_terminator(&self) -> bool {
+        self.is_branch() || matches!(self, MInst::Ret { .. })
+    }
+
+    /// Physical registers written and read (after allocation), for the peephole pass.
+    pub fn phys_defs_uses(&self) -> (SmallVec<[PReg; 4]>, SmallVec<[PReg; 4]>) {
+        struct Collect {
+            defs: SmallVec<[PReg; 4]>,
+            uses: SmallVec<[PReg; 4]>,
+        }
+        impl OperandVisitor for Collect {
+            fn reg_use(&mut self, r: &mut Reg) {
+                self.uses.extend(r.preg());
+            }
+            fn reg_def(&mut self, r: &mut Reg) {
+                self.defs.extend(r.preg());
+            }
+            fn reg_temp(&mut self, r: &mut Reg) {
+                self.defs.extend(r.preg());
+                self.uses.extend(r.preg());
+            }
+            fn reg_reuse_def(&mut self, r: &mut Reg, _input: usize) {
+                self.defs.extend(r.preg());
+            }
+            fn fixed_use(&mut self, r: &mut Reg, _p: PReg) {
+                self.uses.extend(r.preg());
+            }
+            fn fixed_def(&mut self, r: &mut Reg, _p: PReg) {
+                self.defs.extend(r.preg());
+            }
+        }
+        let mut c = Collect { defs: SmallVec::new(), uses: SmallVec::new() };
+        self.clone().visit(&mut c);
+        (c.defs, c.uses)
+    }
+}
+
+/// Where a machine block comes from (for the comments of the assembly listing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockOrigin {
+    /// The IR block of the same code.
+    Ir(crate::ir::Block),
+    /// A block splitting the CFG edge between two IR blocks (holds the moves of that edge).
+    Edge(crate::ir::Block, crate::ir::Block),
+    /// The synthetic entry block added when the IR entry block is a loop header.
+    Entry,
+}
+
+/// A machine block before allocation.
+#[derive(Clone, Debug)]
+pub struct MBlockData {
+    pub insts: Vec<MInst>,
+    /// Values arriving from predecessors (the IR block's phis).
+    pub params: Vec<VReg>,
+    pub succs: SmallVec<[Block; 2]>,
+    pub preds: SmallVec<[Block; 4]>,
+    /// For each successor, the values passed to its parameters.
+    pub branch_args: SmallVec<[Vec<VReg>; 2]>,
+    pub origin: BlockOrigin,
+    /// Position in the code layout (blocks are numbered in reverse post-order for the
+    /// allocator, but emitted in layout order).
+    pub layout: u32,
+}
+
+/// Stack requirements known after instruction selection.
+#[derive(Clone, Debug, Default)]
+pub struct FrameRequest {
+    /// Size in bytes of each `alloca` area, by [`FrameObj::Alloca`] index.
+    pub allocas: Vec<u32>,
+    /// Largest outgoing stack-argument area of any call (bytes).
+    pub outgoing: u32,
+    /// The function calls something (so `lr` must be saved).
+    pub has_calls: bool,
+}
+
+/// A function after instruction selection.
+#[derive(Clone, Debug)]
+pub struct MFunction {
+    /// Assembly symbol.
+    pub sym: String,
+    pub blocks: Vec<MBlockData>,
+    pub num_vregs: usize,
+    pub frame: FrameRequest,
+}
+
+/// A block after register allocation (physical registers only).
+#[derive(Clone, Debug)]
+pub struct PBlock {
+    pub insts: Vec<MInst>,
+    pub origin: BlockOrigin,
+}
+
+impl MInst {
+    /// Rewrites the block operands of a branch.
+    pub fn map_targets(&mut self, f: impl Fn(Block) -> Block) {
+        match self {
+            MInst::Jump { target } | MInst::BranchCond { target, .. } => *target = f(*target),
+            MInst::CondBr { taken, not_taken, .. } => {
+                *taken = f(*taken);
+                *not_taken = f(*not_taken);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A function after register allocation.
+#[derive(Clone, Debug)]
+pub struct PFunction {
+    pub sym: String,
+    /// Blocks in emission order; `id` is the label number (the allocator's block index).
+    pub blocks: Vec<(Block, PBlock)>,
+    pub frame: FrameRequest,
+    pub num_spill_slots: u32,
+}
+
+impl PFunction {
+    /// Every physical register the code mentions (to decide what the prologue saves).
+    pub fn mentioned_regs(&self) -> PRegSet {
+        let mut set = PRegSet::empty();
+        for (_, b) in &self.blocks {
+            for inst in &b.insts {
+                let (defs, uses) = inst.phys_defs_uses();
+                for p in defs.into_iter().chain(uses) {
+                    set.add(p);
+                }
+            }
+        }
+        set
+    }
+}
+
+/// Shorthand used throughout the back end.
+pub fn phys(p: PReg) -> Reg {
+    Reg::Phys(p)
+}
+
+/// The `r0`/`s0` result register of a class.
+pub fn result_reg(class: RegClass) -> PReg {
+    match class {
+        RegClass::Int => regs::gpr(0),
+        RegClass::Float | RegClass::Vector => regs::spr(0),
+    }
+}

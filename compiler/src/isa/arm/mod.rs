@@ -1,0 +1,272 @@
+//! The ARMv7 back end: IR module → GNU `as` assembly for `arm-linux-gnueabihf`
+//! (`armv7ve`, VFPv4 single precision in `s` registers, hard-float AAPCS, ARM state).
+//!
+//! # Pipeline (per function)
+//!
+//! 1. [`isel`] — instruction selection into the machine IR of [`mir`] over virtual
+//!    registers: SSA with block parameters in place of phis, critical edges split, ARM
+//!    patterns (immediates, shifted operands, `mla`/`mls`, fused compare-and-branch,
+//!    addressing modes, VFP arithmetic, calls per [`abi`]).
+//! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
+//!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
+//!    functions whose frame needs it) and inserts moves, spills and reloads.
+//! 3. Optional stages on allocated code: [`copyprop`] (`arm-copy-prop`), [`leafregs`]
+//!    (`arm-leaf-regs`), [`peephole`] (`arm-peephole`) and [`branches`] (`arm-branch-opt`).
+//! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
+//!    assembly, expanding pseudo-instructions.
+//!
+//! Optional stages are named (see [`backend_stages`]) so a harness can switch them off one
+//! by one to bisect a miscompilation, exactly like IR passes. Stages inside instruction
+//! selection (`arm-addr-fold`, `arm-op-fold`, `arm-const-div`, `arm-const-hoist`) change
+//! which patterns are chosen; with all of them off the selector still produces correct, plain
+//! code. Instruction selection, allocation, frame layout and emission always run.
+//!
+//! # Choices worth knowing
+//!
+//! * The IR has no shift or bitwise operations, so the machine IR has no register-shifted
+//!   (`r, lsl r`) operands; immediate-shifted operands come from multiplications by powers
+//!   of two, scaled indices and division sequences.
+//! * `memzero` never calls `memset`: up to 8 words are single `str`s, anything longer is an
+//!   inline loop storing 64 bytes per iteration with `vstmia` from zeroed `d16`–`d19`, which
+//!   is as fast per word as a library call and avoids the call's clobbers.
+//! * `unreachable` is selected as a return (of whatever `r0`/`s0` hold): reaching it is
+//!   undefined behaviour, and returning is the most forgiving outcome.
+//! * Division by zero and `INT_MIN / -1` are undefined in SysY; `sdiv` returns 0 and
+//!   `INT_MIN` for them, the constant-divisor sequences whatever the arithmetic gives.
+//!
+//! # Symbols
+//!
+//! `main` keeps its name; every other function and every global is emitted as `sy.<name>`.
+//! The dot cannot occur in a C identifier, so program symbols never collide with the C
+//! library linked statically next to them (a SysY global called `index` or a function called
+//! `write` would otherwise clash). Runtime functions are called by
+//! [`crate::frontend::hir::Builtin::link_name`]; `putf` format strings are `.Lstr.<n>`.
+
+pub mod abi;
+mod branches;
+pub mod cfg;
+mod copyprop;
+pub mod emit;
+pub mod frame;
+pub mod imm;
+mod isel;
+mod leafregs;
+pub mod mir;
+mod peephole;
+mod regalloc;
+pub mod regs;
+
+#[cfg(test)]
+mod tests;
+
+use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashSet;
+
+use crate::ir::{FuncRef, GlobalRef, Module, StrId};
+
+/// Errors of the back end.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    /// The IR violates an assumption of the back end (it should have been rejected by the
+    /// IR verifier).
+    #[error("invalid IR for the ARM back end: {0}")]
+    InvalidIr(String),
+    #[error("unknown back-end stage `{0}` (known: {known})", known = stage_names())]
+    UnknownStage(String),
+    #[error("register allocation failed in `{func}`: {err}")]
+    RegAlloc { func: String, err: String },
+    /// A bug in the back end.
+    #[error("internal error in the ARM back end: {0}")]
+    Internal(String),
+}
+
+/// An optional back-end stage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    AddrFold,
+    OpFold,
+    ConstDiv,
+    ConstHoist,
+    CopyProp,
+    LeafRegs,
+    Peephole,
+    BranchOpt,
+}
+
+impl Stage {
+    pub const ALL: [Stage; 8] = [
+        Stage::AddrFold,
+        Stage::OpFold,
+        Stage::ConstDiv,
+        Stage::ConstHoist,
+        Stage::CopyProp,
+        Stage::LeafRegs,
+        Stage::Peephole,
+        Stage::BranchOpt,
+    ];
+
+    /// The stable name of the stage.
+    pub fn name(self) -> &'static str {
+        STAGES[self as usize].0
+    }
+
+    pub fn from_name(name: &str) -> Option<Stage> {
+        Stage::ALL.iter().copied().find(|s| s.name() == name)
+    }
+}
+
+const STAGES: [(&str, &str); 8] = [
+    ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
+    ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
+    ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
+    ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
+    ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
+    ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
+    ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
+    ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
+];
+
+fn stage_names() -> String {
+    STAGES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+}
+
+/// The optional back-end stages, in pipeline order: `(stable name, description)`.
+pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
+    &STAGES
+}
+
+/// Which optional stages run. The default runs all of them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BackendOptions {
+    enabled: [bool; 8],
+}
+
+impl Default for BackendOptions {
+    fn default() -> Self {
+        BackendOptions::all()
+    }
+}
+
+impl BackendOptions {
+    /// Every optional stage on.
+    pub fn all() -> BackendOptions {
+        BackendOptions { enabled: [true; 8] }
+    }
+
+    /// Only the mandatory stages (selection without folding, allocation, emission).
+    pub fn mandatory_only() -> BackendOptions {
+        BackendOptions { enabled: [false; 8] }
+    }
+
+    pub fn enabled(&self, stage: Stage) -> bool {
+        self.enabled[stage as usize]
+    }
+
+    /// Switches a stage on or off by its stable name.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), BackendError> {
+        let stage = Stage::from_name(name).ok_or_else(|| BackendError::UnknownStage(name.to_string()))?;
+        self.enabled[stage as usize] = on;
+        Ok(())
+    }
+
+    /// All stages on except the named ones.
+    pub fn without(names: &[&str]) -> Result<BackendOptions, BackendError> {
+        let mut o = BackendOptions::all();
+        for n in names {
+            o.set(n, false)?;
+        }
+        Ok(o)
+    }
+
+    pub fn is_enabled(&self, name: &str) -> Result<bool, BackendError> {
+        Stage::from_name(name).map(|s| self.enabled(s)).ok_or_else(|| BackendError::UnknownStage(name.to_string()))
+    }
+}
+
+/// Assembly symbols of a module's functions and globals.
+pub struct Symbols {
+    pub funcs: SecondaryMap<FuncRef, String>,
+    pub globals: SecondaryMap<GlobalRef, String>,
+}
+
+impl Symbols {
+    pub fn new(module: &Module) -> Symbols {
+        let mut used: FxHashSet<String> = FxHashSet::default();
+        let mut unique = |base: String| {
+            let mut name = base.clone();
+            let mut n = 1;
+            while !used.insert(name.clone()) {
+                name = format!("{base}.{n}");
+                n += 1;
+            }
+            name
+        };
+        let mut funcs = SecondaryMap::new();
+        for (f, func) in module.funcs() {
+            funcs[f] = unique(if func.name == "main" { "main".to_string() } else { mangle(&func.name) });
+        }
+        let mut globals = SecondaryMap::new();
+        for (g, data) in module.globals.iter() {
+            globals[g] = unique(mangle(&data.name));
+        }
+        Symbols { funcs, globals }
+    }
+}
+
+fn mangle(name: &str) -> String {
+    let mut s = String::from("sy.");
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+            s.push(c);
+        } else {
+            s.push_str(&format!("_x{:x}_", c as u32));
+        }
+    }
+    s
+}
+
+/// The label of a `putf` format string.
+pub fn string_label(s: StrId) -> String {
+    format!(".Lstr.{}", cranelift_entity::EntityRef::index(s))
+}
+
+/// Register allocation, the optional post-allocation stages and the frame layout.
+fn allocate_and_lay_out(
+    mf: mir::MFunction,
+    ip_allocatable: bool,
+    opts: &BackendOptions,
+) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
+    let mut pf = regalloc::allocate(mf, ip_allocatable)?;
+    if opts.enabled(Stage::CopyProp) {
+        copyprop::run(&mut pf);
+    }
+    if opts.enabled(Stage::LeafRegs) {
+        leafregs::run(&mut pf, ip_allocatable);
+    }
+    if opts.enabled(Stage::Peephole) {
+        peephole::run(&mut pf);
+    }
+    if opts.enabled(Stage::BranchOpt) {
+        branches::run(&mut pf);
+    }
+    let layout = frame::FrameLayout::compute(&pf)?;
+    Ok((pf, layout))
+}
+
+/// Compiles a whole module to assembly text.
+pub fn compile_module(module: &Module, opts: &BackendOptions) -> Result<String, BackendError> {
+    let syms = Symbols::new(module);
+    let mut out = String::new();
+    emit::header(&mut out);
+    for (i, (fref, func)) in module.funcs().enumerate() {
+        let mf = isel::select(module, func, syms.funcs[fref].clone(), &syms, opts)?;
+        // First with `ip` allocatable; again without it if the frame needs the scratch.
+        let (pf, layout) = match allocate_and_lay_out(mf.clone(), true, opts)? {
+            (pf, layout) if !emit::needs_scratch(&pf, &layout) => (pf, layout),
+            _ => allocate_and_lay_out(mf, false, opts)?,
+        };
+        emit::emit_function(&mut out, &pf, &layout, i);
+    }
+    emit::trailer(&mut out, module, &syms)?;
+    Ok(out)
+}

@@ -1,0 +1,9 @@
+//! Tests of the ARM back end: hand-built IR programs compiled, linked with a C shim of the
+//! runtime library and run under `qemu-arm` (skipped without the cross tools), plus checks
+//! of the assembly text itself.
+
+mod builder;
+mod programs;
+mod random;
+mod run;
+mod text;
