@@ -25,7 +25,12 @@ fn main() -> anyhow::Result<()> {
     match Cli::parse().command {
         Command::Gen(args) => generators::cli::run_gen(&args),
         Command::GenStats(args) => {
-            print!("{}", generators::stats::run_stats(&args)?);
+            // The reference interpreter and the gcc engine plug in here once they are part of
+            // the harness (see `generators::stats::Runners`).
+            print!(
+                "{}",
+                generators::stats::run_stats(&args, generators::stats::Runners::default())?
+            );
             Ok(())
         }
     }

@@ -3,9 +3,12 @@
 //! Per program: generation time; front end (parse, printer round trip to the same tree,
 //! semantic analysis, HIR invariants, strict SysY grammar); the reference interpreter (no
 //! trap within the step budget); optionally gcc (`--gcc`: the HIR→C emitter, the ARM cross
-//! gcc at `-O0 -fwrapv -fsingle-precision-constant`, qemu) agreeing with the interpreter.
-//! The summary gives pass/fail counts, distributions of size and steps, the generation
-//! speed, and a feature coverage table.
+//! gcc at `-O0 -fwrapv -fsingle-precision-constant`, qemu) agreeing with the interpreter on
+//! stdout and exit status. The summary gives pass/fail counts, distributions of size and
+//! steps, the generation speed, and a feature coverage table.
+//!
+//! The interpreter and gcc are passed in as [`Runners`] (the binary wires the engines), so
+//! this module depends on nothing but the front end and the generator.
 
 use super::cli::ConfigArgs;
 use super::{Feature, FeatureSet, GeneratedProgram, generate};
@@ -14,6 +17,20 @@ use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 use sysyc::frontend::{self, LineIndex, hir};
+use sysyc::runtime::Outcome;
+
+/// Runs a program in the reference interpreter: `(program, its HIR, step budget)`.
+pub type InterpRunner<'a> =
+    dyn Fn(&GeneratedProgram, &hir::Program, u64) -> Result<Outcome, String> + Sync + 'a;
+/// Runs a program's C translation compiled by gcc (at `-O0`) under qemu.
+pub type GccRunner<'a> = dyn Fn(&GeneratedProgram) -> Result<Outcome, String> + Sync + 'a;
+
+/// The engines `gen-stats` can use.
+#[derive(Default, Clone, Copy)]
+pub struct Runners<'a> {
+    pub interp: Option<&'a InterpRunner<'a>>,
+    pub gcc: Option<&'a GccRunner<'a>>,
+}
 
 /// `harness gen-stats --seeds A..B [--swarm | --config FILE] [--gcc]`
 #[derive(clap::Args, Debug)]
@@ -26,9 +43,13 @@ pub struct StatsArgs {
     /// Interpreter step budget per program.
     #[arg(long, default_value_t = 100_000_000)]
     pub max_steps: u64,
-    /// Print the first failures in full (source and reason).
-    #[arg(long, default_value_t = 3)]
+    /// Print the first failures (seed and reason).
+    #[arg(long, default_value_t = 5)]
     pub show_failures: usize,
+    /// Also run each program's C translation (gcc `-O0 -fwrapv -fsingle-precision-constant`,
+    /// qemu) and require the interpreter's stdout and exit status.
+    #[arg(long)]
+    pub gcc: bool,
 }
 
 /// What happened to one program.
@@ -45,7 +66,10 @@ pub struct Record {
 /// The results of a program that passed the checks.
 #[derive(Clone, Debug, Default)]
 pub struct Checked {
+    /// Interpreter steps (`None`: not interpreted).
     pub steps: Option<u64>,
+    /// gcc agreed with the interpreter (`None`: not run).
+    pub gcc_agrees: Option<bool>,
 }
 
 /// Parses `A..B`.
@@ -73,12 +97,52 @@ pub fn front_end(p: &GeneratedProgram) -> Result<hir::Program, String> {
     Ok(program)
 }
 
-fn check_one(seed: u64, args: &StatsArgs, fixed: &Option<super::GenConfig>) -> Record {
+/// Runs the interpreter, then gcc, on a program that passed the front end.
+fn run_checks(
+    p: &GeneratedProgram,
+    program: &hir::Program,
+    args: &StatsArgs,
+    runners: Runners<'_>,
+) -> Result<Checked, String> {
+    let mut checked = Checked::default();
+    let Some(interp) = runners.interp else {
+        return Ok(checked);
+    };
+    let outcome = interp(p, program, args.max_steps).map_err(|e| format!("interpreter: {e}"))?;
+    if let Some(trap) = &outcome.trap {
+        return Err(format!(
+            "trap: {} at {:?} {}",
+            trap.kind, trap.loc, trap.detail
+        ));
+    }
+    checked.steps = Some(outcome.steps);
+    if let Some(gcc) = runners.gcc {
+        let native = gcc(p).map_err(|e| format!("gcc: {e}"))?;
+        if !native.same_behaviour(&outcome) {
+            return Err(format!(
+                "gcc: disagrees with the interpreter (exit {:?} vs {:?}, stdout {} vs {} bytes)",
+                native.exit_status,
+                outcome.exit_status,
+                native.stdout.len(),
+                outcome.stdout.len()
+            ));
+        }
+        checked.gcc_agrees = Some(true);
+    }
+    Ok(checked)
+}
+
+fn check_one(
+    seed: u64,
+    args: &StatsArgs,
+    fixed: &Option<super::GenConfig>,
+    runners: Runners<'_>,
+) -> Record {
     let config = args.config.config_for(seed, fixed);
     let start = Instant::now();
     let p = generate(seed, &config);
     let gen_time = start.elapsed();
-    let result = front_end(&p).map(|_| Checked::default());
+    let result = front_end(&p).and_then(|program| run_checks(&p, &program, args, runners));
     Record {
         seed,
         lines: p.lines(),
@@ -105,14 +169,23 @@ fn distribution(mut xs: Vec<u64>) -> String {
 }
 
 /// Runs the checks over the seed range and returns the report text.
-pub fn run_stats(args: &StatsArgs) -> Result<String> {
+pub fn run_stats(args: &StatsArgs, runners: Runners<'_>) -> Result<String> {
     let seeds = parse_range(&args.seeds)?;
     let fixed = args.config.load()?;
+    if args.gcc && (runners.gcc.is_none() || runners.interp.is_none()) {
+        bail!(
+            "--gcc needs the reference interpreter and the gcc engine, which this build does not provide"
+        );
+    }
+    let runners = Runners {
+        gcc: if args.gcc { runners.gcc } else { None },
+        ..runners
+    };
     let start = Instant::now();
     let records: Vec<Record> = seeds
         .clone()
         .into_par_iter()
-        .map(|s| check_one(s, args, &fixed))
+        .map(|s| check_one(s, args, &fixed, runners))
         .collect();
     let wall = start.elapsed();
     Ok(report(&records, wall, args))
@@ -149,8 +222,26 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
         .iter()
         .filter_map(|r| r.result.as_ref().ok()?.steps)
         .collect();
-    if !steps.is_empty() {
-        let _ = writeln!(out, "interpreter steps: {}", distribution(steps));
+    if steps.is_empty() {
+        let _ = writeln!(out, "interpreter: not run (not available in this build)");
+    } else {
+        let _ = writeln!(
+            out,
+            "interpreter: {} ran without a trap; steps: {}",
+            steps.len(),
+            distribution(steps)
+        );
+    }
+    if args.gcc {
+        let agreed = records
+            .iter()
+            .filter(|r| r.result.as_ref().is_ok_and(|c| c.gcc_agrees == Some(true)))
+            .count();
+        let _ = writeln!(
+            out,
+            "gcc -O0 under qemu agrees with the interpreter: {agreed} / {}",
+            records.len()
+        );
     }
     let gen_total: Duration = records.iter().map(|r| r.gen_time).sum();
     let _ = writeln!(
