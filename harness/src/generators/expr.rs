@@ -24,11 +24,11 @@
 //! change (local and parameter scalars, constants, read-only globals) and call nothing. So
 //! whatever order a compiler evaluates operands or arguments in, the values are the same.
 //! Input calls never appear inside expressions (see `stmt.rs`).
+//!
+//! Calls and their arguments are in `calls.rs`, conditions in `cond.rs`.
 
 use super::build;
-use super::env::{
-    FLOAT_EXPR_LIMIT, FLOAT_TO_INT_LIMIT, FLOAT_VAR_BOUND, ParamKind, Storage, Ty, VarId,
-};
+use super::env::{FLOAT_EXPR_LIMIT, FLOAT_TO_INT_LIMIT, FLOAT_VAR_BOUND, Storage, Ty, VarId};
 use super::features::Feature;
 use super::prelude::Helper;
 use super::state::{ECtx, GExpr, Gen};
@@ -186,7 +186,7 @@ impl Gen<'_> {
     }
 
     /// Visible scalars of type `ty` readable under `ctx`.
-    fn readable_scalars(&self, ty: Ty, ctx: ECtx) -> Vec<VarId> {
+    pub(super) fn readable_scalars(&self, ty: Ty, ctx: ECtx) -> Vec<VarId> {
         self.env
             .visible()
             .into_iter()
@@ -210,7 +210,7 @@ impl Gen<'_> {
     }
 
     /// Picks one variable, favouring locked ones (loop counters, invariants) inside loops.
-    fn pick_var(&mut self, ids: &[VarId]) -> VarId {
+    pub(super) fn pick_var(&mut self, ids: &[VarId]) -> VarId {
         let in_loop = !self.fcx.loops.is_empty();
         let weights: Vec<u32> = ids
             .iter()
@@ -227,7 +227,7 @@ impl Gen<'_> {
         ids[self.c.weighted(&weights)]
     }
 
-    fn read_scalar(&mut self, id: VarId) -> GExpr {
+    pub(super) fn read_scalar(&mut self, id: VarId) -> GExpr {
         self.charge(1);
         let v = &self.env.vars[id];
         let e = self.env.read(id);
@@ -272,7 +272,7 @@ impl Gen<'_> {
         self.read_scalar(id)
     }
 
-    fn int_leaf(&mut self, ctx: ECtx) -> GExpr {
+    pub(super) fn int_leaf(&mut self, ctx: ECtx) -> GExpr {
         let scalars = self.readable_scalars(Ty::Int, ctx);
         let arrays = if self.knob_arrays_enabled() {
             self.readable_arrays(Ty::Int, ctx)
@@ -978,427 +978,6 @@ impl Gen<'_> {
             return GExpr::int(build::int(v), Some((v as i64, v as i64)), false, 1);
         }
         self.index((max + 1) as u32, ctx)
-    }
-
-    // ---------------------------------------------------------------- calls
-
-    /// User functions returning `ret` (`None`: any, for call statements) callable here.
-    pub(super) fn callable(&mut self, ret: Option<Ty>, ctx: ECtx) -> Vec<usize> {
-        if ctx.stable {
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        for i in 0..self.env.funcs.len() {
-            let f = &self.env.funcs[i];
-            if ret.is_some() && f.ret != ret {
-                continue;
-            }
-            if !f.pure && (self.fcx.pure || !ctx.impure_ok) {
-                continue;
-            }
-            if !self.affordable(f.cost.saturating_add(f.params.len() as u64 + 1)) {
-                continue;
-            }
-            let satisfiable = f.params.iter().all(|p| match &p.kind {
-                ParamKind::Array { inner, min_len } => {
-                    !self.array_views(p.ty, inner, *min_len, !f.pure).is_empty()
-                }
-                _ => true,
-            });
-            if satisfiable {
-                out.push(i);
-            }
-        }
-        out
-    }
-
-    /// Arrays (and rows of arrays) that can be passed for a parameter `ty p[][inner..]`
-    /// whose callee relies on `min_len` rows: `(variable, number of fixed leading indices)`.
-    pub(super) fn array_views(
-        &self,
-        ty: Ty,
-        inner: &[u32],
-        min_len: u32,
-        writes: bool,
-    ) -> Vec<(VarId, usize)> {
-        let mut out = Vec::new();
-        for id in self.env.visible() {
-            let v = &self.env.vars[id];
-            if !v.is_array() || v.ty != ty || !v.readable() || v.is_const || (writes && v.read_only)
-            {
-                continue;
-            }
-            if self.fcx.pure && writes {
-                continue;
-            }
-            for m in 0..v.dims.len() {
-                if v.dims[m + 1..] == *inner && v.dims[m] >= min_len {
-                    out.push((id, m));
-                }
-            }
-        }
-        out
-    }
-
-    /// A call of user function `fi` with fresh arguments.
-    pub(super) fn call_user(&mut self, fi: usize, ctx: ECtx) -> GExpr {
-        let f = self.env.funcs[fi].clone();
-        self.feature(Feature::Call);
-        let mut passed: Vec<VarId> = Vec::new();
-        let params = f.params.clone();
-        let args = self.siblings(params.len(), ctx.deeper(), &mut |g, c, i| {
-            let p = &params[i];
-            match &p.kind {
-                ParamKind::Scalar => g.value_for(p.ty, c),
-                ParamKind::Array { inner, min_len } => {
-                    let (e, id) =
-                        g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed);
-                    passed.push(id);
-                    GExpr::int(e, None, false, 1)
-                }
-                ParamKind::Length { array } => {
-                    let max = match &params[*array].kind {
-                        ParamKind::Array { min_len, .. } => *min_len as i64,
-                        _ => 0,
-                    };
-                    g.bounded_int(max, c)
-                }
-                ParamKind::Depth => g.depth_arg(f.max_depth.unwrap_or(0) as i64, c),
-            }
-        });
-        self.charge(f.cost + 1);
-        let impure = !f.pure || args.iter().any(|a| a.impure);
-        if impure && !f.pure {
-            self.feature(Feature::ImpureCallInExpr);
-        }
-        let cost = args.iter().map(|a| a.cost).sum::<u64>() + f.cost + 1;
-        let e = build::call(&f.name, args.into_iter().map(|a| a.e).collect());
-        match f.ret {
-            Some(Ty::Float) => GExpr::float(e, f.ret_bound, impure, cost),
-            _ => GExpr::int(e, None, impure, cost),
-        }
-    }
-
-    /// An array argument for `ty p[][inner..]`: a whole array or a row `a[i]..`.
-    fn array_arg(
-        &mut self,
-        ty: Ty,
-        inner: &[u32],
-        min_len: u32,
-        writes: bool,
-        callee_globals: &[VarId],
-        already: &[VarId],
-    ) -> (Expr, VarId) {
-        let views = self.array_views(ty, inner, min_len, writes);
-        let aliasing = self.cfg.knobs.aliasing;
-        let weights: Vec<u32> = views
-            .iter()
-            .map(|(id, fixed)| {
-                let base = if *fixed > 0 { 4 } else { 2 };
-                if callee_globals.contains(id) || already.contains(id) {
-                    base + aliasing as u32 / 5
-                } else {
-                    base
-                }
-            })
-            .collect();
-        let (id, fixed) = views[self.c.weighted(&weights)];
-        if callee_globals.contains(&id) || already.contains(&id) {
-            self.feature(Feature::Aliasing);
-        }
-        let (name, dims, global) = {
-            let v = &self.env.vars[id];
-            (v.name.clone(), v.dims.clone(), v.storage == Storage::Global)
-        };
-        if global && !self.fcx.globals_used.contains(&id) {
-            self.fcx.globals_used.push(id);
-        }
-        let stable = ECtx {
-            impure_ok: false,
-            stable: true,
-            depth: 1,
-        };
-        let mut idx = Vec::new();
-        for &d in &dims[..fixed] {
-            idx.push(self.index(d, stable).e);
-        }
-        if fixed > 0 {
-            self.feature(Feature::PartialRowArg);
-        }
-        (build::elem(&name, idx), id)
-    }
-
-    /// A recursion-depth argument: at most `max` (anything ≤ 0 is the base case).
-    fn depth_arg(&mut self, max: i64, ctx: ECtx) -> GExpr {
-        if self.c.chance(0.6) {
-            let v = self.c.range(0, max) as i32;
-            self.charge(1);
-            return GExpr::int(build::int(v), Some((v as i64, v as i64)), false, 1);
-        }
-        let g = self.int_expr(ctx.deeper());
-        self.charge(2);
-        let e = build::bin(BinaryOp::Mod, g.e, build::int(max as i32 + 1));
-        GExpr::int(e, Some((-max, max)), g.impure, g.cost + 2)
-    }
-
-    fn self_call_possible(&self, ty: Ty, ctx: ECtx) -> bool {
-        let Some(r) = &self.fcx.rec else { return false };
-        // Parameters are passed on by name: a local declared since may hide one.
-        let params_visible = r.params.iter().all(|p| {
-            self.env
-                .lookup(&p.name)
-                .is_some_and(|id| self.env.vars[id].storage == Storage::Param)
-        });
-        r.ret == Some(ty)
-            && r.sites < r.max_sites
-            && self.fcx.mult == 1
-            && !ctx.stable
-            && (r.pure || ctx.impure_ok)
-            && params_visible
-    }
-
-    /// `f(d - 1, ...)` inside recursive `f` (cost accounted when the function is finished).
-    pub(super) fn self_call(&mut self, ctx: ECtx) -> GExpr {
-        let Some(r) = self.fcx.rec.clone() else {
-            return self.int_literal();
-        };
-        if let Some(rec) = &mut self.fcx.rec {
-            rec.sites += 1;
-        }
-        self.feature(Feature::Recursion);
-        let params = r.params.clone();
-        let args = self.siblings(params.len(), ctx.deeper(), &mut |g, c, i| {
-            let p = &params[i];
-            match &p.kind {
-                ParamKind::Depth => {
-                    let step = g.c.range(1, 2) as i32;
-                    g.charge(2);
-                    GExpr::int(
-                        build::bin(BinaryOp::Sub, build::var(&p.name), build::int(step)),
-                        None,
-                        false,
-                        2,
-                    )
-                }
-                ParamKind::Scalar => g.value_for(p.ty, c),
-                // Arrays and their lengths are passed on unchanged, keeping their guarantees.
-                ParamKind::Array { .. } | ParamKind::Length { .. } => {
-                    g.charge(1);
-                    GExpr::int(build::var(&p.name), None, false, 1)
-                }
-            }
-        });
-        let impure = !r.pure || args.iter().any(|a| a.impure);
-        let cost = args.iter().map(|a| a.cost).sum::<u64>() + 1;
-        let e = build::call(&r.name, args.into_iter().map(|a| a.e).collect());
-        match r.ret {
-            Some(Ty::Float) => GExpr::float(e, FLOAT_VAR_BOUND, impure, cost),
-            _ => GExpr::int(e, None, impure, cost),
-        }
-    }
-
-    // ---------------------------------------------------------------- conditions
-
-    /// A condition: `||` of `&&` chains of comparison atoms; every operand of `&&`/`||` is
-    /// its own region (C sequences them), so each may hold one impure call. Without
-    /// `allow_or` only an `&&` chain, which can be conjoined with a loop test without the
-    /// parentheses SysY's grammar does not allow around a condition.
-    pub(super) fn cond(&mut self, ctx: ECtx, allow_or: bool) -> Expr {
-        let sc = self.cfg.knobs.short_circuit;
-        let ors = if allow_or && self.knob(sc / 2) {
-            self.c.range(2, 3)
-        } else {
-            1
-        };
-        let mut or_expr: Option<Expr> = None;
-        for _ in 0..ors {
-            let ands = if self.knob(sc) {
-                if self.knob(sc / 2) { 3 } else { 2 }
-            } else {
-                1
-            };
-            let mut and_expr: Option<Expr> = None;
-            for _ in 0..ands {
-                let atom_ctx = if or_expr.is_some() || and_expr.is_some() {
-                    ECtx {
-                        impure_ok: ctx.impure_ok && self.knob(self.cfg.knobs.effects_in_conditions),
-                        ..ctx
-                    }
-                } else {
-                    ctx
-                };
-                let (atom, impure) = self.cond_atom(atom_ctx);
-                if impure && (or_expr.is_some() || and_expr.is_some()) {
-                    self.feature(Feature::EffectInCondition);
-                }
-                and_expr = Some(match and_expr {
-                    None => atom,
-                    Some(prev) => {
-                        self.feature(Feature::ShortCircuit);
-                        self.charge(1);
-                        build::bin(BinaryOp::And, prev, atom)
-                    }
-                });
-            }
-            let Some(and_expr) = and_expr else { continue };
-            or_expr = Some(match or_expr {
-                None => and_expr,
-                Some(prev) => {
-                    self.feature(Feature::ShortCircuit);
-                    self.charge(1);
-                    build::bin(BinaryOp::Or, prev, and_expr)
-                }
-            });
-        }
-        or_expr.unwrap_or_else(|| build::int(1))
-    }
-
-    /// One comparison (or truth test) with whether it contains an impure call.
-    fn cond_atom(&mut self, ctx: ECtx) -> (Expr, bool) {
-        if self.knob(self.cfg.knobs.reuse / 2)
-            && let Some(g) = self.recall(Ty::Int, ctx, true)
-        {
-            self.feature(Feature::Reuse);
-            return (g.e, false);
-        }
-        let sub = ctx.deeper();
-        let floats = self.cfg.knobs.float > 0;
-        let chains = self.cfg.knobs.comparison_chains;
-        let calls = if ctx.impure_ok {
-            self.callable(Some(Ty::Int), ctx)
-        } else {
-            Vec::new()
-        };
-        let kind = self.c.weighted(&[
-            12,
-            if chains > 0 {
-                1 + chains as u32 / 10
-            } else {
-                0
-            },
-            3,
-            2,
-            if calls.is_empty() { 0 } else { 5 },
-        ]);
-        let g = match kind {
-            1 => {
-                self.feature(Feature::ComparisonChain);
-                let ops = self.three_operands(sub);
-                let (a, b, c) = (ops[0].clone(), ops[1].clone(), ops[2].clone());
-                let op1 = self.comparison_op();
-                let op2 = self.comparison_op();
-                // Left-deep with the outer operator binding no tighter, so no parentheses
-                // (which SysY's grammar would not allow around a comparison).
-                let (op1, op2) = if op2.precedence() > op1.precedence() {
-                    (op2, op1)
-                } else {
-                    (op1, op2)
-                };
-                self.charge(2);
-                let e = build::bin(op2, build::bin(op1, a.e, b.e), c.e);
-                GExpr::int(
-                    e,
-                    Some((0, 1)),
-                    a.impure || b.impure || c.impure,
-                    a.cost + b.cost + c.cost + 2,
-                )
-            }
-            2 => {
-                let g = if floats && self.c.chance(0.3) {
-                    self.float_expr(sub)
-                } else {
-                    self.int_expr(sub)
-                };
-                if self.c.chance(0.4) {
-                    self.feature(Feature::Not);
-                    self.charge(1);
-                    GExpr::int(
-                        build::unary(UnaryOp::Not, g.e),
-                        Some((0, 1)),
-                        g.impure,
-                        g.cost + 1,
-                    )
-                } else {
-                    g
-                }
-            }
-            4 => {
-                // A call (often with side effects) compared with a value.
-                let f = calls[self.pick_index(calls.len())];
-                let (a, b) = self.pair(sub, &mut |g, c| g.call_user(f, c), &mut |g, c| {
-                    g.int_expr(c)
-                });
-                let op = self.comparison_op();
-                self.charge(1);
-                GExpr::int(
-                    build::bin(op, a.e, b.e),
-                    Some((0, 1)),
-                    a.impure || b.impure,
-                    a.cost + b.cost + 1,
-                )
-            }
-            3 => {
-                // The same value tested again (redundant or nested conditions).
-                let scalars = self.readable_scalars(Ty::Int, ctx);
-                if scalars.is_empty() {
-                    self.int_expr(sub)
-                } else {
-                    let id = self.pick_var(&scalars);
-                    let a = self.read_scalar(id);
-                    let b = self.int_literal();
-                    let op = self.comparison_op();
-                    self.charge(1);
-                    GExpr::int(build::bin(op, a.e, b.e), Some((0, 1)), false, 3)
-                }
-            }
-            _ => {
-                let op = self.comparison_op();
-                let float_cmp = floats && self.c.chance(0.3);
-                let (a, b) = if float_cmp {
-                    self.pair(sub, &mut |g, c| g.float_expr(c), &mut |g, c| {
-                        g.int_or_float(c)
-                    })
-                } else {
-                    self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| g.int_expr(c))
-                };
-                self.charge(1);
-                GExpr::int(
-                    build::bin(op, a.e, b.e),
-                    Some((0, 1)),
-                    a.impure || b.impure,
-                    a.cost + b.cost + 1,
-                )
-            }
-        };
-        let impure = g.impure;
-        if !impure && self.cfg.knobs.reuse > 0 {
-            self.remember(&g, false, true);
-        }
-        (g.e, impure)
-    }
-
-    fn int_or_float(&mut self, ctx: ECtx) -> GExpr {
-        if self.c.chance(0.7) {
-            self.float_expr(ctx)
-        } else {
-            self.int_expr(ctx)
-        }
-    }
-
-    fn three_operands(&mut self, ctx: ECtx) -> Vec<GExpr> {
-        self.siblings(3, ctx, &mut |g, c, _| g.int_expr(c))
-    }
-
-    fn comparison_op(&mut self) -> BinaryOp {
-        let ops = [
-            BinaryOp::Lt,
-            BinaryOp::Gt,
-            BinaryOp::Le,
-            BinaryOp::Ge,
-            BinaryOp::Eq,
-            BinaryOp::Ne,
-        ];
-        ops[self.pick_index(ops.len())]
     }
 }
 

@@ -46,8 +46,10 @@
 //!   distributions and feature coverage ([`stats`]).
 
 mod build;
+mod calls;
 pub mod choices;
 pub mod cli;
+mod cond;
 pub mod config;
 mod decl;
 mod env;
