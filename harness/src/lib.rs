@@ -2,7 +2,9 @@
 //! `harness` binary is a thin front end over it).
 
 pub mod cgen;
+pub mod cli;
 pub mod conform;
 pub mod engine;
+pub mod generators;
 pub mod qemu;
 pub mod refinterp;

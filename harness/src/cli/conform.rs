@@ -1,0 +1,70 @@
+//! `harness conform`: run a directory of cases with an engine and compare with `.out` files.
+
+use super::{fail, seconds};
+use crate::conform;
+use crate::engine::{EngineConfig, engine_by_name};
+use crate::refinterp::InputFailure;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ConformArgs {
+    /// Directory of cases.
+    pub dir: PathBuf,
+    /// Engine to run the cases with: `ref` (the reference interpreter) or `gcc` (the C
+    /// translation compiled by the ARM cross gcc at -O<opt>, default -O2, run under qemu).
+    #[arg(long, default_value = "ref")]
+    pub engine: String,
+    /// Worker threads (default: the number of CPUs).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Time limit per case in seconds.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Only cases whose name contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Optimisation level (engines that compile, e.g. `gcc`; `ref` ignores it).
+    #[arg(long)]
+    pub opt: Option<u32>,
+    /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// A read the input cannot satisfy, in interpreting engines: `zero` (reads 0, as the
+    /// runtime library compiled programs use does; some competition cases rely on it) or
+    /// `trap`.
+    #[arg(long, value_enum, default_value_t = InputFailure::Zero)]
+    pub input_failure: InputFailure,
+}
+
+pub fn run(args: ConformArgs) -> ExitCode {
+    let config = EngineConfig {
+        timeout: match seconds(args.timeout) {
+            Ok(t) => t,
+            Err(e) => return fail(&e),
+        },
+        opt_level: args.opt,
+        passes: args.passes,
+        max_steps: None,
+        input_failure: args.input_failure,
+    };
+    let engine = match engine_by_name(&args.engine, &config) {
+        Ok(e) => e,
+        Err(e) => return fail(&e),
+    };
+    let dir: &Path = &args.dir;
+    let cases = match conform::discover(dir, args.filter.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("cannot list {}: {e}", dir.display())),
+    };
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut out = std::io::stdout().lock();
+    match conform::run_all(engine.as_ref(), &cases, jobs, &mut out) {
+        Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(e) => fail(&format!("cannot write the report: {e}")),
+    }
+}

@@ -1,0 +1,568 @@
+//! Whole programs: functions, the checksum epilogue, and the order of items.
+//!
+//! Layout: `int checksum;`, the helpers the program uses, then globals and functions
+//! interleaved (a function sees the globals declared before it), then `checksum_globals()`
+//! which folds every global into the checksum, then `main`. `main` ends by folding its own
+//! top-level locals, printing the checksum, and returning 0 or (a function of) the checksum.
+//!
+//! Termination of calls: SysY has no prototypes, so a function can only call functions
+//! defined before it and itself; the call graph is a DAG plus self-loops. A recursive
+//! function's first parameter is a depth `d` that no statement assigns; it returns when
+//! `d <= 0` and calls itself only with `d - 1` or `d - 2`, at most `s` times per invocation
+//! (no self-call inside a loop). Callers pass a depth of at most `D`, chosen after the body
+//! is known so that `(s^(D+1) - 1) / (s - 1)` invocations fit the function's budget.
+
+use super::build;
+use super::env::{self, FLOAT_VAR_BOUND, Func, Param, ParamKind, Storage, Ty, VarId};
+use super::features::Feature;
+use super::prelude::{CHECKSUM, Helper};
+use super::state::{FnCtx, Gen, RecCtx};
+use sysyc::frontend::ast::{self, BinaryOp, BlockItem, CompUnit, FuncDef, InitVal, Item, Span};
+
+/// Name of the function folding the globals into the checksum.
+const CHECKSUM_GLOBALS: &str = "checksum_globals";
+
+impl Gen<'_> {
+    /// Generates the whole compilation unit.
+    pub(super) fn program(&mut self) -> CompUnit {
+        let n_globals = self.c.range(0, self.cfg.max_globals as i64) as u32;
+        let first = n_globals - n_globals / 3;
+        self.global_decls(first);
+        let mut later = n_globals - first;
+        let k = &self.cfg.knobs;
+        let any_functions = k.pure_functions > 0 || k.impure_functions > 0;
+        let n_funcs = if any_functions {
+            self.c.range(0, self.cfg.max_functions as i64) as u32
+        } else {
+            0
+        };
+        for _ in 0..n_funcs {
+            if later > 0 && self.c.chance(0.3) {
+                self.global_decls(1);
+                later -= 1;
+            }
+            let budget = self.c.range(
+                (self.cfg.work_budget / 100) as i64,
+                (self.cfg.work_budget / 4) as i64,
+            ) as u64;
+            self.function(budget);
+        }
+        self.global_decls(later);
+        let fold_cost = self.checksum_function();
+        self.main_function(fold_cost);
+
+        let mut items = vec![Item::Decl(build::decl(
+            false,
+            ast::BType::Int,
+            CHECKSUM,
+            Vec::new(),
+            if self.c.chance(0.5) {
+                Some(InitVal::Expr(build::int(0)))
+            } else {
+                None
+            },
+        ))];
+        for h in Helper::ALL {
+            if self.helpers.contains(&h) {
+                items.extend(h.items());
+            }
+        }
+        items.append(&mut self.items);
+        CompUnit { items }
+    }
+
+    fn start_function(&mut self, pure: bool, ret: Option<Ty>, budget: u64) {
+        self.fcx = FnCtx {
+            pure,
+            ret,
+            budget,
+            mult: 1,
+            ..FnCtx::default()
+        };
+        self.pool.clear();
+        self.cond_pool.clear();
+    }
+
+    /// One generated function, appended to the program and made callable.
+    fn function(&mut self, budget: u64) {
+        let k = self.cfg.knobs.clone();
+        let pure = match (k.pure_functions > 0, k.impure_functions > 0) {
+            (true, true) => {
+                self.c
+                    .weighted(&[k.pure_functions as u32, k.impure_functions as u32])
+                    == 0
+            }
+            (pure, _) => pure,
+        };
+        let floats = k.float > 0;
+        let ret = match self
+            .c
+            .weighted(&[5, if pure { 0 } else { 2 }, if floats { 2 } else { 0 }])
+        {
+            1 => None,
+            2 => Some(Ty::Float),
+            _ => Some(Ty::Int),
+        };
+        let recursive = self.knob(k.recursion);
+        let name = self.global_name("f");
+        let (params, affinity) = self.params(recursive);
+
+        let body_budget = if recursive {
+            (budget / 16).max(200)
+        } else {
+            budget
+        };
+        self.start_function(pure, ret, body_budget);
+        self.fcx.affinity = affinity;
+        self.push_scope();
+        let mut ast_params = Vec::new();
+        for p in &params {
+            ast_params.push(self.declare_param(p, &params));
+        }
+        let mut items = Vec::new();
+        if recursive {
+            // The base case comes first, before any self-call can be generated.
+            let depth_name = params[0].name.clone();
+            let test = if self.c.chance(0.5) {
+                build::bin(BinaryOp::Le, build::var(&depth_name), build::int(0))
+            } else {
+                build::bin(BinaryOp::Lt, build::var(&depth_name), build::int(1))
+            };
+            let r = self.return_value();
+            let r = if self.c.chance(0.5) {
+                r
+            } else {
+                build::block_stmt(vec![build::stmt(r)])
+            };
+            items.push(build::stmt(build::if_stmt(test, r, None)));
+            let max_sites = self.c.range(1, 2) as u32;
+            self.fcx.rec = Some(RecCtx {
+                name: name.clone(),
+                ret,
+                params: params.clone(),
+                pure,
+                sites: 0,
+                max_sites,
+            });
+        }
+        items.extend(self.stmts_in_scope(self.cfg.max_block_stmts.max(2)));
+        if ret.is_some() {
+            items.push(build::stmt(self.return_value()));
+        } else if self.c.chance(0.2) {
+            items.push(build::stmt(build::ret(None)));
+        }
+        self.pop_scope();
+
+        let per_call = self.fcx.cost.saturating_add(params.len() as u64 + 2);
+        let (cost, max_depth) = match &self.fcx.rec {
+            Some(r) => {
+                let (calls, depth) = recursion_depth(
+                    r.sites as u64,
+                    per_call,
+                    budget,
+                    self.cfg.max_recursion_depth,
+                );
+                (calls.saturating_mul(per_call), Some(depth))
+            }
+            None => (per_call, None),
+        };
+        if recursive {
+            self.feature(Feature::Recursion);
+        }
+        self.feature(if pure {
+            Feature::PureFunction
+        } else {
+            Feature::ImpureFunction
+        });
+        match ret {
+            None => self.feature(Feature::VoidFunction),
+            Some(Ty::Float) => self.feature(Feature::FloatFunction),
+            _ => {}
+        }
+        let ints = params
+            .iter()
+            .filter(|p| p.ty == Ty::Int && p.kind == ParamKind::Scalar)
+            .count();
+        let floats_n = params
+            .iter()
+            .filter(|p| p.ty == Ty::Float && p.kind == ParamKind::Scalar)
+            .count();
+        if ints > 4 {
+            self.feature(Feature::ManyIntParams);
+        }
+        if floats_n > 16 {
+            self.feature(Feature::ManyFloatParams);
+        }
+        let globals_used = std::mem::take(&mut self.fcx.globals_used);
+        self.env.funcs.push(Func {
+            name: name.clone(),
+            ret,
+            params,
+            pure,
+            cost,
+            max_depth,
+            globals_used,
+            ret_bound: FLOAT_VAR_BOUND,
+        });
+        self.fcx = FnCtx::default();
+        self.items.push(Item::Func(FuncDef {
+            ret: ret.map(Ty::btype),
+            name: build::ident(&name),
+            params: ast_params,
+            body: build::block(items),
+            span: Span::DUMMY,
+        }));
+    }
+
+    /// Parameter list of a new function.
+    fn params(&mut self, recursive: bool) -> (Vec<Param>, Vec<VarId>) {
+        let k = self.cfg.knobs.clone();
+        let floats = k.float > 0;
+        let mut kinds: Vec<(Ty, bool)> = Vec::new(); // (type, is array)
+        if self.knob(k.many_params) {
+            for _ in 0..self.c.range(5, 10) {
+                kinds.push((Ty::Int, false));
+            }
+            let nf = if floats && self.c.chance(0.6) {
+                self.c.range(17, 20)
+            } else if floats {
+                self.c.range(0, 3)
+            } else {
+                0
+            };
+            for _ in 0..nf {
+                kinds.push((Ty::Float, false));
+            }
+            // Interleave so that int and float argument registers fill in mixed order.
+            for i in (1..kinds.len()).rev() {
+                let j = self.c.below(i as u64 + 1) as usize;
+                kinds.swap(i, j);
+            }
+        } else {
+            for _ in 0..self.c.range(0, self.cfg.max_params as i64) {
+                let ty = if floats && self.c.chance(0.3) {
+                    Ty::Float
+                } else {
+                    Ty::Int
+                };
+                let array = k.arrays > 0 && self.knob(k.array_params);
+                kinds.push((ty, array));
+            }
+        }
+        let mut params = Vec::new();
+        let mut affinity = Vec::new();
+        let mut next = 0;
+        let mut fresh = |params: &Vec<Param>| -> String {
+            loop {
+                let n = format!("p{next}");
+                next += 1;
+                if !params.iter().any(|p: &Param| p.name == n) {
+                    return n;
+                }
+            }
+        };
+        if recursive {
+            let name = fresh(&params);
+            params.push(Param {
+                name,
+                ty: Ty::Int,
+                kind: ParamKind::Depth,
+            });
+        }
+        for (ty, array) in kinds {
+            let name = self.param_name(&params).unwrap_or_else(|| fresh(&params));
+            if array {
+                let (inner, min_len, source) = self.array_param_shape(ty);
+                // The body then tends to use the global its parameter was shaped after, and
+                // callers tend to pass that global: aliasing.
+                if let Some(id) = source.filter(|_| self.knob(k.aliasing)) {
+                    affinity.push(id);
+                }
+                let index = params.len();
+                params.push(Param {
+                    name,
+                    ty,
+                    kind: ParamKind::Array { inner, min_len },
+                });
+                if self.knob(k.length_params) {
+                    let name = fresh(&params);
+                    params.push(Param {
+                        name,
+                        ty: Ty::Int,
+                        kind: ParamKind::Length { array: index },
+                    });
+                }
+            } else {
+                params.push(Param {
+                    name,
+                    ty,
+                    kind: ParamKind::Scalar,
+                });
+            }
+        }
+        (params, affinity)
+    }
+
+    /// With the shadowing knob, a parameter may take the name of a global it then hides.
+    fn param_name(&mut self, params: &[Param]) -> Option<String> {
+        if !self.knob(self.cfg.knobs.shadowing / 2) {
+            return None;
+        }
+        let globals: Vec<String> = self
+            .env
+            .visible()
+            .into_iter()
+            .map(|id| self.env.vars[id].name.clone())
+            .filter(|n| !params.iter().any(|p| &p.name == n))
+            .collect();
+        if globals.is_empty() {
+            return None;
+        }
+        self.feature(Feature::Shadowing);
+        Some(globals[self.pick_index(globals.len())].clone())
+    }
+
+    /// `(inner dims, guaranteed length)` for an array parameter: mostly the shape of a
+    /// visible global array (so calls can pass it), otherwise a fresh shape.
+    fn array_param_shape(&mut self, ty: Ty) -> (Vec<u32>, u32, Option<VarId>) {
+        let globals: Vec<VarId> = self
+            .env
+            .visible()
+            .into_iter()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.is_array() && v.ty == ty && !v.is_const
+            })
+            .collect();
+        let (dims, level, source) = if !globals.is_empty() && self.c.chance(0.8) {
+            let id = globals[self.pick_index(globals.len())];
+            let dims = self.env.vars[id].dims.clone();
+            // Deeper levels let callers pass rows (`a[i]`).
+            let level = if dims.len() > 1 && self.c.chance(0.6) {
+                self.c.range(1, dims.len() as i64 - 1) as usize
+            } else {
+                self.c.below(dims.len() as u64) as usize
+            };
+            (dims, level, Some(id))
+        } else {
+            (self.array_dims(), 0, None)
+        };
+        let inner = dims[level + 1..].to_vec();
+        // Often a short guaranteed length, so that many arrays and rows qualify as arguments.
+        let max_len = if self.c.chance(0.5) {
+            (dims[level] as i64).min(4)
+        } else {
+            dims[level] as i64
+        };
+        let min_len = self.c.range(1, max_len) as u32;
+        self.feature(Feature::ArrayParam);
+        if !inner.is_empty() {
+            self.feature(Feature::MultiDimArrayParam);
+        }
+        (inner, min_len, source)
+    }
+
+    /// Declares a parameter in the function scope and returns its AST.
+    fn declare_param(&mut self, p: &Param, all: &[Param]) -> ast::Param {
+        let array_dims = match &p.kind {
+            ParamKind::Array { inner, min_len } => {
+                let mut dims = vec![*min_len];
+                dims.extend(inner);
+                self.env
+                    .declare(env::array(p.name.clone(), p.ty, dims, Storage::Param));
+                Some(inner.iter().map(|&d| build::int(d as i32)).collect())
+            }
+            ParamKind::Length { array } => {
+                let id = self
+                    .env
+                    .declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
+                let len = match &all[*array].kind {
+                    ParamKind::Array { min_len, .. } => *min_len as i64,
+                    _ => 0,
+                };
+                self.env.lock(id);
+                self.env.vars[id].range = Some((0, len));
+                self.feature(Feature::LengthParam);
+                None
+            }
+            ParamKind::Depth => {
+                let id = self
+                    .env
+                    .declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
+                self.env.lock(id);
+                None
+            }
+            ParamKind::Scalar => {
+                self.env
+                    .declare(env::scalar(p.name.clone(), p.ty, Storage::Param));
+                None
+            }
+        };
+        ast::Param {
+            ty: p.ty.btype(),
+            name: build::ident(&p.name),
+            array_dims,
+            span: Span::DUMMY,
+        }
+    }
+
+    /// `void checksum_globals()` folding every global variable; returns the work of one call
+    /// (0 if there is nothing to fold and no function was emitted).
+    fn checksum_function(&mut self) -> u64 {
+        let globals: Vec<VarId> = self
+            .env
+            .visible()
+            .into_iter()
+            .rev()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.storage == Storage::Global && !v.is_const
+            })
+            .collect();
+        if globals.is_empty() {
+            return 0;
+        }
+        self.start_function(false, None, u64::MAX);
+        self.push_scope();
+        let mut items = Vec::new();
+        for id in globals {
+            if self.env.vars[id].is_scalar() {
+                items.push(build::stmt(self.mix_of(id)));
+            } else {
+                items.extend(self.fold_array(id));
+            }
+        }
+        self.pop_scope();
+        let cost = self.fcx.cost + 2;
+        self.fcx = FnCtx::default();
+        self.items.push(Item::Func(FuncDef {
+            ret: None,
+            name: build::ident(CHECKSUM_GLOBALS),
+            params: Vec::new(),
+            body: build::block(items),
+            span: Span::DUMMY,
+        }));
+        cost
+    }
+
+    /// Loops folding every element of an array into the checksum.
+    fn fold_array(&mut self, id: VarId) -> Vec<BlockItem> {
+        let (name, ty) = (self.env.vars[id].name.clone(), self.env.vars[id].ty);
+        let h = if ty == Ty::Float {
+            Helper::MixF
+        } else {
+            Helper::Mix
+        };
+        self.use_helper(h);
+        self.for_each_element(id, &mut |g, idx| {
+            g.charge(h.cost() + 2);
+            build::expr_stmt(build::call(h.name(), vec![build::elem(&name, idx)]))
+        })
+    }
+
+    fn main_function(&mut self, fold_cost: u64) {
+        let budget = self
+            .cfg
+            .work_budget
+            .saturating_sub(fold_cost)
+            .max(self.cfg.work_budget / 10);
+        self.start_function(false, Some(Ty::Int), budget);
+        self.fcx.is_main = true;
+        self.push_scope();
+        self.fcx.main_top = Some(self.env.depth());
+        let mut items = Vec::new();
+        // `main` is the program: give it at least a few statements.
+        let target = self.c.range(
+            self.cfg.max_block_stmts.max(3) as i64,
+            2 * self.cfg.max_block_stmts.max(3) as i64,
+        );
+        while (items.len() as i64) < target
+            && self.fcx.stmts < self.cfg.max_function_stmts
+            && self.affordable(super::stmt::STMT_COST)
+        {
+            items.extend(self.stmt());
+        }
+        // The epilogue: everything observable goes into the checksum.
+        self.fcx.budget = u64::MAX;
+        self.fcx.cost = self.fcx.cost.saturating_add(fold_cost);
+        if fold_cost > 0 {
+            items.push(build::stmt(build::expr_stmt(build::call(
+                CHECKSUM_GLOBALS,
+                Vec::new(),
+            ))));
+        }
+        for id in self.env.current_scope() {
+            let v = &self.env.vars[id];
+            if !v.readable() {
+                continue;
+            }
+            if v.is_scalar() {
+                items.push(build::stmt(self.mix_of(id)));
+            } else {
+                items.extend(self.fold_array(id));
+            }
+        }
+        self.use_helper(Helper::Mix);
+        items.push(build::stmt(build::expr_stmt(build::call(
+            "putint",
+            vec![build::var(CHECKSUM)],
+        ))));
+        items.push(build::stmt(build::expr_stmt(build::call(
+            "putch",
+            vec![build::int(10)],
+        ))));
+        let status = if self.knob(self.cfg.knobs.status_checksum) {
+            self.feature(Feature::StatusChecksum);
+            if self.c.chance(0.5) {
+                build::bin(BinaryOp::Mod, build::var(CHECKSUM), build::int(256))
+            } else {
+                build::var(CHECKSUM)
+            }
+        } else {
+            build::int(0)
+        };
+        items.push(build::stmt(build::ret(Some(status))));
+        self.pop_scope();
+        self.estimated_work = self.fcx.cost;
+        self.fcx = FnCtx::default();
+        self.items.push(Item::Func(FuncDef {
+            ret: Some(ast::BType::Int),
+            name: build::ident("main"),
+            params: Vec::new(),
+            body: build::block(items),
+            span: Span::DUMMY,
+        }));
+    }
+}
+
+/// For a recursive function with `sites` self-calls per invocation and `per_call` work per
+/// invocation: the largest depth bound `D ≤ max_depth` (at least 1) whose worst-case number of
+/// invocations `1 + s + s² + … + s^D` keeps the total within `budget`, and that number.
+fn recursion_depth(sites: u64, per_call: u64, budget: u64, max_depth: u32) -> (u64, u32) {
+    let invocations = |d: u32| -> u64 {
+        (0..=d).fold(0u64, |acc, j| acc.saturating_add(sites.saturating_pow(j)))
+    };
+    let mut depth = 1;
+    while depth < max_depth && invocations(depth + 1).saturating_mul(per_call) <= budget {
+        depth += 1;
+    }
+    (invocations(depth), depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recursion_depth_respects_budget() {
+        // One self-call: D + 1 invocations.
+        assert_eq!(recursion_depth(1, 10, 1000, 50), (51, 50));
+        assert_eq!(recursion_depth(1, 10, 45, 50), (4, 3));
+        // Two self-calls: 2^(D+1) - 1 invocations.
+        assert_eq!(recursion_depth(2, 10, 700, 12), (63, 5));
+        // Never below depth 1, even over budget.
+        assert_eq!(recursion_depth(2, 1000, 10, 12), (3, 1));
+        // No self-call at all.
+        assert_eq!(recursion_depth(0, 10, 100, 7), (1, 7));
+    }
+}
