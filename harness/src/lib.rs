@@ -6,5 +6,6 @@ pub mod cli;
 pub mod conform;
 pub mod engine;
 pub mod generators;
+pub mod native;
 pub mod qemu;
 pub mod refinterp;

@@ -12,8 +12,10 @@ use std::process::ExitCode;
 pub struct ConformArgs {
     /// Directory of cases.
     pub dir: PathBuf,
-    /// Engine to run the cases with: `ref` (the reference interpreter) or `gcc` (the C
-    /// translation compiled by the ARM cross gcc at -O<opt>, default -O2, run under qemu).
+    /// Engine to run the cases with: `ref` (the reference interpreter), `ir` (sysyc's IR
+    /// interpreter after the pipeline), `qemu` (compiled by sysyc, run under qemu-arm) or
+    /// `gcc` (the C translation compiled by the ARM cross gcc, run under qemu). Compiling
+    /// engines use -O<opt> (default -O2) or --passes.
     #[arg(long, default_value = "ref")]
     pub engine: String,
     /// Worker threads (default: the number of CPUs).
@@ -25,7 +27,7 @@ pub struct ConformArgs {
     /// Only cases whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Optimisation level (engines that compile, e.g. `gcc`; `ref` ignores it).
+    /// Optimisation level of the compiling engines (`ref` ignores it).
     #[arg(long)]
     pub opt: Option<u32>,
     /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).
@@ -48,6 +50,7 @@ pub fn run(args: ConformArgs) -> ExitCode {
         passes: args.passes,
         max_steps: None,
         input_failure: args.input_failure,
+        measure_cost: false,
     };
     let engine = match engine_by_name(&args.engine, &config) {
         Ok(e) => e,
