@@ -37,11 +37,17 @@ fn list_passes_names_every_registered_pass_with_a_description() {
     assert!(out.status.success());
     let stdout = text(&out.stdout);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines.len(), REGISTRY.len());
+    let stages = sysyc::isa::arm::backend_stages();
+    assert_eq!(lines.len(), REGISTRY.len() + stages.len());
     for (line, pass) in lines.iter().zip(REGISTRY) {
         let (name, description) = line.split_once(' ').expect("name and description");
         assert_eq!(name, pass.name);
         assert_eq!(description.trim(), pass.description);
+    }
+    for (line, (stage, what)) in lines[REGISTRY.len()..].iter().zip(stages.iter()) {
+        let (name, description) = line.split_once(' ').expect("name and description");
+        assert_eq!(name, *stage);
+        assert_eq!(description.trim(), format!("(back end) {what}"));
     }
 }
 

@@ -1,6 +1,6 @@
 //! Whole programs through lowering and every pipeline, judged by the IR interpreter.
 //!
-//! For every program of `corpus/lang` — and, when `/work/shared/sysy-tests` is present, every
+//! For every program of `corpus/lang` — and, when the competition suites are present ($SYSY_TESTS), every
 //! functional case of the competition suite — the IR interpreter's result must equal the
 //! expected `.out`:
 //! * at -O0 (lowering only), at -O1 and at -O2;
@@ -158,10 +158,9 @@ fn corpus_lang_under_every_pipeline() {
 
 #[test]
 fn functional_suite_under_every_pipeline() {
-    let dir = Path::new("/work/shared/sysy-tests/functional");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} not present", dir.display());
+    let Some(root) = sysyc::toolchain::sysy_tests_dir() else {
+        eprintln!("skipped: the competition suites are not present (set $SYSY_TESTS)");
         return;
-    }
-    check_all(load_cases(dir), "the functional suite");
+    };
+    check_all(load_cases(&root.join("functional")), "the functional suite");
 }

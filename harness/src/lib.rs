@@ -7,5 +7,6 @@ pub mod conform;
 pub mod engine;
 pub mod generators;
 pub mod native;
+pub mod oracles;
 pub mod qemu;
 pub mod refinterp;

@@ -78,7 +78,9 @@ fn gen_stats(args: &generators::stats::StatsArgs) -> anyhow::Result<()> {
         None
     };
     let gcc = |p: &GeneratedProgram| -> Result<Outcome, String> {
-        let engine = gcc_engine.as_ref().expect("gcc runner used only with --gcc");
+        let engine = gcc_engine
+            .as_ref()
+            .expect("gcc runner used only with --gcc");
         let case = Case {
             name: format!("seed-{}", p.seed.unwrap_or_default()),
             path: "generated.sy".into(),

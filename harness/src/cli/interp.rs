@@ -99,4 +99,3 @@ pub fn run(args: &InterpArgs) -> ExitCode {
         (None, None) => fail("the run ended without an exit status"),
     }
 }
-

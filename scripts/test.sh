@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The project's test command (README quickstart, `make test`, `.ci/run`).
+#
+# Installs missing system packages, builds the whole workspace (the QEMU cost plugin is a
+# cdylib the tests load from target/), then runs every test of every crate: unit tests,
+# filetests, the corpus end to end under qemu-arm, harness tests. cargo-nextest runs them
+# when installed (faster, per-test isolation, a summary line); otherwise `cargo test`.
+# Tests that use the competition suites find them through $SYSY_TESTS (default: the
+# ../shared/sysy-tests next to the checkout) and skip, saying so, when they are absent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+
+if [ -z "${SYSY_TESTS:-}" ]; then
+    for candidate in ../shared/sysy-tests /work/shared/sysy-tests; do
+        if [ -d "$candidate" ]; then
+            SYSY_TESTS="$(cd "$candidate" && pwd)"
+            export SYSY_TESTS
+            break
+        fi
+    done
+fi
+echo "test.sh: competition suites: ${SYSY_TESTS:-not found (suite tests skip)}"
+
+cargo build --workspace --all-targets
+
+if cargo nextest --version >/dev/null 2>&1; then
+    cargo nextest run --workspace --no-fail-fast "$@"
+    cargo test --workspace --doc
+else
+    cargo test --workspace --no-fail-fast "$@"
+fi
