@@ -21,5 +21,17 @@ test: deps
 campaign: build
 	./target/release/harness campaign --minutes $(MINUTES) --jobs $(JOBS)
 
+# libFuzzer smoke run: every target for FUZZ_SECONDS (stable toolchain; see scripts/fuzz.sh).
+FUZZ_SECONDS ?= 30
+fuzz-smoke: deps
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The functional suite through every engine (needs the competition suites, $$SYSY_TESTS).
+SYSY_TESTS ?= ../shared/sysy-tests
+conform: build
+	for e in ref "ir --opt 0" "ir --opt 2" "qemu --opt 0" "qemu --opt 2"; do \
+		./target/release/harness conform $(SYSY_TESTS)/functional --engine $$e --jobs $(JOBS) | tail -n 1 || exit 1; \
+	done
+
 clean:
 	$(CARGO) clean

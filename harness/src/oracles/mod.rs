@@ -47,3 +47,20 @@ impl fmt::Display for Violation {
 }
 
 impl std::error::Error for Violation {}
+
+/// A pipeline drawn from fuzzer bytes: `mem2reg` first (most passes expect SSA), then up to
+/// 16 registered passes in any order, repeats allowed — swarm testing over passes.
+pub fn random_pipeline(
+    u: &mut arbitrary::Unstructured<'_>,
+) -> arbitrary::Result<Vec<&'static sysyc::passes::PassInfo>> {
+    use sysyc::passes::{REGISTRY, lookup};
+    let mut pipeline = Vec::new();
+    if u.arbitrary::<bool>()? {
+        pipeline.extend(lookup("mem2reg"));
+    }
+    let len = u.int_in_range(0..=16)?;
+    for _ in 0..len {
+        pipeline.push(u.choose(REGISTRY)?);
+    }
+    Ok(pipeline)
+}
