@@ -8,6 +8,7 @@
 
 pub mod constfold;
 pub mod dce;
+pub mod instcombine;
 pub mod manager;
 pub mod mem2reg;
 pub mod simplify_cfg;
@@ -172,6 +173,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("SimplifyCFG"),
         body: PassBody::Function(&simplify_cfg::SimplifyCfg),
     },
+    PassInfo {
+        name: "instcombine",
+        description: "algebraic peepholes into canonical forms (x+0, x-x, constant chains, linear forms)",
+        catalogue: Some("InstructionCombiner"),
+        body: PassBody::Function(&instcombine::InstCombine),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -239,11 +246,13 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "constfold",
+    "instcombine",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
     "constfold",
+    "instcombine",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
