@@ -9,6 +9,7 @@
 pub mod constfold;
 pub mod dce;
 pub mod instcombine;
+pub mod load_elim;
 pub mod manager;
 pub mod mem2reg;
 pub mod simplify_cfg;
@@ -179,6 +180,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("InstructionCombiner"),
         body: PassBody::Function(&instcombine::InstCombine),
     },
+    PassInfo {
+        name: "load-elim",
+        description: "forward stored/loaded values to redundant loads; delete overwritten and never-read stores",
+        catalogue: Some("ReplaceUnnecessaryLoad"),
+        body: PassBody::Function(&load_elim::LoadElim),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -245,12 +252,14 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// branches exposes dead blocks, merges and new constants.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
+    "load-elim",
     "constfold",
     "instcombine",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "load-elim",
     "constfold",
     "instcombine",
     "unreachable-blocks",
