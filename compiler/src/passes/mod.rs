@@ -10,6 +10,8 @@ pub mod constfold;
 pub mod dce;
 pub mod instcombine;
 pub mod load_elim;
+pub mod licm;
+pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
 pub mod simplify_cfg;
@@ -186,6 +188,18 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("ReplaceUnnecessaryLoad"),
         body: PassBody::Function(&load_elim::LoadElim),
     },
+    PassInfo {
+        name: "loop-simplify",
+        description: "give every natural loop a preheader, a single latch and dedicated exits",
+        catalogue: Some("LoopSimplify"),
+        body: PassBody::Function(&loop_simplify::LoopSimplify),
+    },
+    PassInfo {
+        name: "licm",
+        description: "hoist loop-invariant computations, loads and pure calls into the preheader",
+        catalogue: Some("SimpleInvariantHoist"),
+        body: PassBody::Function(&licm::Licm),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -249,7 +263,8 @@ impl OptLevel {
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
 /// The best pipeline we have: O1 with constant folding, repeated once more because folding
-/// branches exposes dead blocks, merges and new constants.
+/// branches exposes dead blocks, merges and new constants; loop-invariant code leaves loops
+/// between the two rounds.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "load-elim",
@@ -260,6 +275,8 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "load-elim",
+    "loop-simplify",
+    "licm",
     "constfold",
     "instcombine",
     "unreachable-blocks",
