@@ -8,3 +8,4 @@ pub mod engine;
 pub mod generators;
 pub mod qemu;
 pub mod refinterp;
+pub mod triage;
