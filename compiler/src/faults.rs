@@ -7,7 +7,10 @@
 //! the triggering shape.
 
 /// Every fault the compiler knows, with the situation in which it miscompiles.
-pub const FAULTS: &[(&str, &str)] = &[];
+pub const FAULTS: &[(&str, &str)] = &[(
+    "constfold-srem-sign",
+    "constfold: a constant `%` with a negative result folds to its absolute value",
+)];
 
 /// The set of faults enabled for one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -10,3 +10,4 @@ pub mod native;
 pub mod oracles;
 pub mod qemu;
 pub mod refinterp;
+pub mod triage;

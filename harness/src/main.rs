@@ -40,6 +40,12 @@ enum Command {
     Gen(generators::cli::GenArgs),
     /// Generate, check and run a range of seeds; print statistics.
     GenStats(generators::stats::StatsArgs),
+    /// Name the pass (or back-end stage), minimal pipeline and step that miscompile a program.
+    Bisect(harness::triage::cli::BisectArgs),
+    /// Shrink a miscompiled program (on the AST) while the same failure persists.
+    Reduce(harness::triage::cli::ReduceArgs),
+    /// Bisect and reduce a failure directory; write the result as a regression case.
+    Triage(harness::triage::cli::TriageArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +54,9 @@ fn main() -> ExitCode {
         Command::Conform(args) => conform::run(args),
         Command::Gen(args) => report(generators::cli::run_gen(&args)),
         Command::GenStats(args) => report(gen_stats(&args)),
+        Command::Bisect(args) => report(harness::triage::cli::run_bisect(&args)),
+        Command::Reduce(args) => report(harness::triage::cli::run_reduce(&args)),
+        Command::Triage(args) => report(harness::triage::cli::run_triage(&args)),
     }
 }
 

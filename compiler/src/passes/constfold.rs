@@ -32,6 +32,7 @@ impl FunctionPass for ConstFold {
     fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {
         let mut folded = 0u64;
         let mut branches = 0u64;
+        let srem_sign_fault = cx.faults.is_on("constfold-srem-sign");
         loop {
             let mut changed = false;
             let order = cx.analyses.cfg(func).rpo().to_vec();
@@ -39,7 +40,7 @@ impl FunctionPass for ConstFold {
                 let mut next = func.first_inst(b);
                 while let Some(inst) = next {
                     next = func.next_inst(inst);
-                    match fold_one(func, inst) {
+                    match fold_one(func, inst, srem_sign_fault) {
                         Folded::Nothing => {}
                         Folded::Value => {
                             folded += 1;
@@ -68,7 +69,7 @@ enum Folded {
     Branch,
 }
 
-fn fold_one(func: &mut Function, inst: Inst) -> Folded {
+fn fold_one(func: &mut Function, inst: Inst, srem_sign_fault: bool) -> Folded {
     let op = func.opcode(inst);
     match op {
         Opcode::Br => {
@@ -97,6 +98,10 @@ fn fold_one(func: &mut Function, inst: Inst) -> Folded {
             let consts: Option<Vec<Const>> = func.args(inst).iter().map(|&a| func.as_const(a)).collect();
             let Some(c) = consts.and_then(|args| fold(op, &args, func.value_type(result))) else {
                 return Folded::Nothing;
+            };
+            let c = match c {
+                Const::Int(r) if srem_sign_fault && op == Opcode::SRem && r < 0 => Const::Int(r.wrapping_neg()),
+                c => c,
             };
             let v = func.const_value(c);
             replace_with(func, inst, v)

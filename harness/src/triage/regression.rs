@@ -1,0 +1,172 @@
+//! `harness triage`: bisect, reduce, bisect the reduced program again, and keep the result
+//! as a regression case that the test suite runs from then on.
+//!
+//! A regression case is `NAME.sy` (header comment, then the reduced program), `NAME.in`
+//! (its stdin, when not empty) and `NAME.out` (the reference outcome in the conformance
+//! suite's convention: stdout, a newline if it lacks one, the exit status). The header
+//! records the culprit, the failure and the configuration as `// key: value` lines;
+//! [`check_case`] compiles the case with the recorded `pipeline` and `backend-stages`
+//! (faults are recorded for information only: a regression case must pass on a correct
+//! compiler) and compares the IR interpreter's outcome — and the ARM binary's when qemu-arm
+//! is there — with `NAME.out`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use sysyc::runtime::Outcome;
+
+use super::bisect::{BisectReport, Located, bisect_with, still_fails};
+use super::case::{BuildConfig, FailureCase};
+use super::oracle::{Oracle, OracleSettings};
+use super::reduce::{ReduceOptions, Reduced, reduce};
+use crate::qemu::Qemu;
+
+/// Settings of `harness triage`.
+#[derive(Clone, Debug, Default)]
+pub struct TriageOptions {
+    pub settings: OracleSettings,
+    pub reduce: ReduceOptions,
+    /// Where to write the regression case (`None`: nowhere).
+    pub regressions_dir: Option<PathBuf>,
+}
+
+/// What `harness triage` found.
+#[derive(Clone, Debug)]
+pub struct TriageReport {
+    /// Bisection of the original program.
+    pub bisect: BisectReport,
+    /// The reduced program (none when the failure does not reproduce).
+    pub reduced: Option<Reduced>,
+    /// Bisection of the reduced program (minimal pipeline and step for the small program).
+    pub reduced_bisect: Option<BisectReport>,
+    /// The regression case written.
+    pub regression: Option<PathBuf>,
+}
+
+/// Bisects and reduces `case`; see the module documentation.
+pub fn triage(
+    case: &FailureCase,
+    qemu: Option<&Qemu>,
+    options: &TriageOptions,
+) -> Result<TriageReport, String> {
+    let oracle = Oracle::new(&case.file_name, &case.source, &case.stdin, &options.settings)
+        .map_err(|e| e.to_string())?;
+    let bisect = bisect_with(&oracle, &case.config, qemu)?;
+    let Some(located) = bisect.located.clone() else {
+        return Ok(TriageReport { bisect, reduced: None, reduced_bisect: None, regression: None });
+    };
+    let reduced = reduce_failure(case, qemu, &located, &options.reduce)?;
+    let reduced_oracle =
+        Oracle::new(&case.file_name, &reduced.source, &reduced.stdin, &options.settings)
+            .map_err(|e| format!("the reduced program is no longer valid: {e}"))?;
+    let reduced_bisect = bisect_with(&reduced_oracle, &case.config, qemu)?;
+    let regression = match &options.regressions_dir {
+        Some(dir) => Some(write_case(dir, case, &reduced, &reduced_bisect)?),
+        None => None,
+    };
+    Ok(TriageReport { bisect, reduced: Some(reduced), reduced_bisect: Some(reduced_bisect), regression })
+}
+
+/// Reduces `case` keeping its failure exactly as `located` describes it.
+pub fn reduce_failure(
+    case: &FailureCase,
+    qemu: Option<&Qemu>,
+    located: &Located,
+    options: &ReduceOptions,
+) -> Result<Reduced, String> {
+    let interesting = |o: &Oracle| still_fails(o, &case.config, qemu, located);
+    reduce(&case.file_name, &case.source, &case.stdin, &interesting, options)
+}
+
+/// The `.out` text of an outcome (stdout, newline if needed, exit status).
+pub fn expected_out(outcome: &Outcome) -> Vec<u8> {
+    let mut out = outcome.stdout.clone();
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.push(b'\n');
+    }
+    out.extend_from_slice(format!("{}\n", outcome.exit_status.unwrap_or(0)).as_bytes());
+    out
+}
+
+/// Writes the regression case `DIR/NAME.{sy,in,out}` and returns the `.sy` path.
+pub fn write_case(
+    dir: &Path,
+    case: &FailureCase,
+    reduced: &Reduced,
+    report: &BisectReport,
+) -> Result<PathBuf, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let name = sanitize(&case.name);
+    let mut text = String::new();
+    let _ = writeln!(text, "// Regression case reduced by `harness triage` from {}.", case.file_name);
+    if let Some(l) = &report.located {
+        let _ = writeln!(text, "// culprit: {}", l.culprit);
+        let _ = writeln!(text, "// failure: {} in the {}", l.kind, l.level);
+    }
+    let _ = writeln!(text, "// pipeline: {}", case.config.pipeline_spec());
+    let _ = writeln!(text, "// backend-stages: {}", case.config.stages_spec());
+    if let Some(p) = &report.minimal_pipeline {
+        let _ = writeln!(text, "// minimal-pipeline: {}", p.join(","));
+    }
+    if !case.config.faults.is_empty() {
+        let _ = writeln!(text, "// faults: {} (injected)", case.config.faults.names().join(","));
+    }
+    text.push_str(&reduced.source);
+    let write = |ext: &str, bytes: &[u8]| {
+        let path = dir.join(format!("{name}.{ext}"));
+        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok::<PathBuf, String>(path)
+    };
+    let sy = write("sy", text.as_bytes())?;
+    if !reduced.stdin.is_empty() {
+        write("in", &reduced.stdin)?;
+    }
+    write("out", &expected_out(&reduced.expected))?;
+    Ok(sy)
+}
+
+fn sanitize(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+        .collect();
+    if s.is_empty() { "case".to_string() } else { s }
+}
+
+/// The value of a `// key: value` header line.
+pub fn header_value<'a>(source: &'a str, key: &str) -> Option<&'a str> {
+    source
+        .lines()
+        .take_while(|l| l.starts_with("//"))
+        .find_map(|l| l.strip_prefix("//")?.trim().strip_prefix(key)?.strip_prefix(':'))
+        .map(str::trim)
+}
+
+/// Runs one regression case (see the module documentation).
+pub fn check_case(sy: &Path, qemu: Option<&Qemu>) -> Result<(), String> {
+    let source = std::fs::read_to_string(sy).map_err(|e| format!("{}: {e}", sy.display()))?;
+    let read = |ext: &str| std::fs::read(sy.with_extension(ext));
+    let stdin = read("in").unwrap_or_default();
+    let expected = read("out").map_err(|e| format!("{}: no .out: {e}", sy.display()))?;
+    let config = BuildConfig::parse(
+        header_value(&source, "pipeline"),
+        header_value(&source, "backend-stages"),
+        None,
+    )?;
+    let name = sy.display().to_string();
+    let oracle = Oracle::new(&name, &source, &stdin, &OracleSettings::default())
+        .map_err(|e| format!("{name}: {e}"))?;
+    if expected_out(&oracle.expected) != expected {
+        return Err(format!("{name}: the reference interpreter disagrees with the .out file"));
+    }
+    let options = config.options();
+    if let Some(kind) = oracle.check_ir(&options) {
+        return Err(format!("{name}: {kind} in the IR interpreter"));
+    }
+    if let Some(qemu) = qemu
+        && let Some(kind) = oracle.check_binary(qemu, &options)?
+    {
+        return Err(format!("{name}: {kind} in the ARM binary"));
+    }
+    Ok(())
+}
