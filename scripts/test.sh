@@ -28,6 +28,10 @@ cargo build --workspace --all-targets
 if cargo nextest --version >/dev/null 2>&1; then
     cargo nextest run --workspace --no-fail-fast "$@"
     cargo test --workspace --doc
+    # The fault-injection tests: the harness must catch each deliberate miscompile. The
+    # feature changes the compiler, so these run in a separate build.
+    cargo nextest run -p harness --features fault-injection --no-fail-fast -E 'test(/fault/)' "$@"
 else
     cargo test --workspace --no-fail-fast "$@"
+    cargo test -p harness --features fault-injection --no-fail-fast fault "$@"
 fi

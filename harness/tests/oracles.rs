@@ -66,3 +66,21 @@ fn the_front_end_accepts_programs_and_explains_rejections() {
         assert_eq!(frontend::check_bytes(garbage), Ok(false), "{garbage:?}");
     }
 }
+
+/// With the compiler's injected fault on, the per-pass oracle catches the miscompile and
+/// names the pass that has it.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn fault_constfold_srem_sign_is_named_by_the_per_pass_oracle() {
+    use sysyc::driver::CompileOptions;
+    use sysyc::faults::FaultSet;
+    let source = "int main() { int a = -7; int b = 3; putint(a % b); return 0; }";
+    let options = CompileOptions {
+        faults: FaultSet::parse("constfold-srem-sign").expect("known fault"),
+        ..CompileOptions::level(OptLevel::O2)
+    };
+    let violation = per_pass::check_with(source, b"", &options, &Default::default())
+        .expect_err("the fault must be caught");
+    assert_eq!(violation.kind, "wrong-output");
+    assert_eq!(violation.after_pass.map(|(_, name)| name), Some("constfold"));
+}

@@ -45,6 +45,17 @@ pub fn check(
     pipeline: &[&'static PassInfo],
     config: &PerPassConfig,
 ) -> Result<Checked, Violation> {
+    let options = CompileOptions { pipeline: pipeline.to_vec(), ..CompileOptions::default() };
+    check_with(source, stdin, &options, config)
+}
+
+/// [`check`] with full compiler options (e.g. injected faults); the verifier always runs.
+pub fn check_with(
+    source: &str,
+    stdin: &[u8],
+    options: &CompileOptions,
+    config: &PerPassConfig,
+) -> Result<Checked, Violation> {
     let Ok(program) = frontend::compile_source("per-pass.sy", source) else {
         return Ok(Checked::Skipped);
     };
