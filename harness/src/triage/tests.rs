@@ -170,6 +170,19 @@ fn the_reducer_shrinks_to_the_interesting_part_and_stays_trap_free() {
 }
 
 #[test]
+fn the_reducer_cuts_stdin_to_what_is_read() {
+    let source = "int main() { int a = getint(); int b = getint(); putint(a * 10 + b); return 0; }";
+    let stdin = b"4 2 99 100\n17 -3\n";
+    let interesting = |o: &Oracle| contains(&o.expected.stdout, b"42");
+    let reduced = reduce("in.sy", source, stdin, &interesting, &ReduceOptions::default())
+        .expect("reduces");
+    assert_eq!(reduced.stdin, b"4 2");
+    let after = Oracle::new("in.sy", &reduced.source, &reduced.stdin, &OracleSettings::default())
+        .expect("valid with the shorter input");
+    assert_eq!(after.expected.stdout, b"42");
+}
+
+#[test]
 fn the_reducer_refuses_programs_with_undefined_behaviour() {
     let ub = "int main() { int a[2] = {1, 2}; putint(a[2]); return 0; }";
     let always = |_: &Oracle| true;
