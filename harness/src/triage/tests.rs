@@ -170,6 +170,31 @@ fn the_reducer_shrinks_to_the_interesting_part_and_stays_trap_free() {
 }
 
 #[test]
+fn edits_enumerate_sites_in_a_fixed_order() {
+    use super::reduce::edits::{EditKind, apply, count};
+    use sysyc::frontend::{parse, pretty::print};
+    let unit = parse("int f(int a, int b) { return a - b; }\nint main() { putint(f(3, 4)); return 0; }")
+        .expect("parses");
+    // One site per parameter; deleting `a` drops the first argument of every call.
+    assert_eq!(count(&unit, EditKind::DeleteParam), 2);
+    let edited = apply(&unit, EditKind::DeleteParam, 0).expect("site 0");
+    let text = print(&edited);
+    assert!(text.contains("int f(int b)") && text.contains("f(4)"), "{text}");
+    assert!(apply(&unit, EditKind::DeleteParam, 2).is_none());
+    // `f` can be deleted, `main` cannot.
+    assert_eq!(count(&unit, EditKind::DeleteItem), 1);
+    // Items in order, expressions outside-in: site 0 replaces `a - b` (in `f`) by 0.
+    let first = print(&apply(&unit, EditKind::ReplaceExpr, 0).expect("site 0"));
+    assert!(first.contains("return 0;") && first.contains("f(3, 4)"), "{first}");
+    let n = count(&unit, EditKind::ReplaceExpr);
+    let all: Vec<String> = (0..n)
+        .map(|i| print(&apply(&unit, EditKind::ReplaceExpr, i).expect("in range")))
+        .collect();
+    assert!(all.iter().any(|t| t.contains("putint(4)")), "{all:?}");
+    assert_eq!(count(&unit, EditKind::ReplaceExpr), n, "counting does not change the tree");
+}
+
+#[test]
 fn the_reducer_cuts_stdin_to_what_is_read() {
     let source = "int main() { int a = getint(); int b = getint(); putint(a * 10 + b); return 0; }";
     let stdin = b"4 2 99 100\n17 -3\n";
