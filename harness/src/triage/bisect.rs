@@ -107,7 +107,8 @@ pub struct BisectReport {
     /// The 1-minimal failing sub-pipeline.
     pub minimal_pipeline: Option<Vec<&'static str>>,
     pub step: Option<OptStep>,
-    /// Compilations made.
+    /// Compilations made: one for the per-pass oracle, plus those of pipeline minimisation
+    /// and opt-bisect (back-end stage bisection's are not counted).
     pub compilations: usize,
 }
 

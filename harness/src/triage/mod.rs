@@ -32,3 +32,5 @@ pub use case::{BuildConfig, FailureCase};
 pub use oracle::{FailureKind, Level, Oracle, OracleSettings};
 pub use reduce::{ReduceOptions, Reduced, reduce};
 
+#[cfg(test)]
+mod tests;

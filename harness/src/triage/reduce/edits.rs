@@ -28,8 +28,9 @@ pub enum EditKind {
     DeleteParam,
     /// Delete an element of an initialiser list, or a whole initialiser.
     DeleteInit,
-    /// Replace an expression by `0`, by `1`, or by one of its operands (array dimensions
-    /// and loop bounds are expressions, so this also shrinks arrays and loops).
+    /// Replace an expression by `0`, by `1`, or by one of its operands or call arguments
+    /// (array dimensions and loop bounds are expressions, so this also shrinks arrays and
+    /// loops; a call replaced by its argument is a crude inlining).
     ReplaceExpr,
     /// Halve an integer literal, truncate a float literal.
     ShrinkLiteral,
@@ -380,6 +381,7 @@ impl Walker {
                 }
                 self.hit().then(|| (**b).clone())
             }
+            ExprKind::Call { args, .. } => args.iter().find_map(|a| self.hit().then(|| a.clone())),
             _ => None,
         }
     }

@@ -22,7 +22,9 @@
 //! families repeat until one changes nothing: a fixpoint for every move. Texts found
 //! uninteresting are remembered (by hash) and never tested twice.
 //!
-//! Stdin is kept as is (extra input is harmless to a program that reads less).
+//! Finally stdin is cut to the shortest prefix (at a token boundary) that keeps the reduced
+//! program interesting, by binary search over the number of tokens kept (reads past the end
+//! trap in the reference interpreter, so a cut that starves the program is rejected).
 
 pub mod edits;
 
@@ -152,13 +154,20 @@ pub fn reduce(
             break;
         }
     }
+    let stdin = match state.shrink_stdin(&best.text) {
+        Some((shorter, oracle)) => {
+            best.oracle = oracle;
+            shorter
+        }
+        None => stdin.to_vec(),
+    };
     stats.tested = state.tested;
     stats.lines_after = count_lines(&best.text);
     stats.bytes_after = best.text.len();
     stats.seconds = start.elapsed().as_secs_f64();
     Ok(Reduced {
         source: best.text,
-        stdin: stdin.to_vec(),
+        stdin,
         expected: best.oracle.expected,
         stats,
     })
@@ -245,7 +254,40 @@ impl Search<'_> {
 
     /// The candidate's oracle if it is valid, trap-free and interesting.
     fn test(&self, text: &str) -> Option<Oracle> {
-        let oracle = Oracle::new(self.file_name, text, self.stdin, &self.settings).ok()?;
+        self.test_with(text, self.stdin)
+    }
+
+    fn test_with(&self, text: &str, stdin: &[u8]) -> Option<Oracle> {
+        let oracle = Oracle::new(self.file_name, text, stdin, &self.settings).ok()?;
         (self.interesting)(&oracle).then_some(oracle)
+    }
+
+    /// The shortest token-boundary prefix of stdin with which `text` stays interesting, if
+    /// shorter than stdin (see the module documentation).
+    fn shrink_stdin(&mut self, text: &str) -> Option<(Vec<u8>, Oracle)> {
+        // Candidate lengths: empty, then the end of each token but the last.
+        let mut cuts = vec![0usize];
+        let bytes = self.stdin;
+        for i in 1..bytes.len() {
+            if !bytes[i - 1].is_ascii_whitespace() && bytes[i].is_ascii_whitespace() {
+                cuts.push(i);
+            }
+        }
+        cuts.retain(|&c| c < bytes.len());
+        // Invariant: cuts[hi] (or the whole input when hi == cuts.len()) is interesting.
+        let (mut lo, mut hi) = (0usize, cuts.len());
+        let mut best = None;
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            self.tested += 1;
+            match self.test_with(text, &bytes[..cuts[mid]]) {
+                Some(oracle) => {
+                    best = Some((bytes[..cuts[mid]].to_vec(), oracle));
+                    hi = mid;
+                }
+                None => lo = mid + 1,
+            }
+        }
+        best
     }
 }

@@ -1,0 +1,329 @@
+//! Tests of triage: back-end stage bisection against a test-only oracle, the reducer with an
+//! artificial interestingness test, configuration parsing, the regression corpus, and (in
+//! builds with the `fault-injection` feature) bisection and reduction of injected faults.
+
+use super::bisect::{Culprit, bisect_stages};
+use super::case::{BuildConfig, enabled_stages, parse_backend_stages, parse_pipeline};
+use super::oracle::{FailureKind, Oracle, OracleSettings};
+use super::reduce::{ReduceOptions, count_lines, reduce};
+use super::regression::{check_case, header_value};
+use crate::qemu::Qemu;
+use sysyc::isa::arm::{BackendOptions, backend_stages};
+
+fn all_stages() -> Vec<&'static str> {
+    backend_stages().iter().map(|(n, _)| *n).collect()
+}
+
+/// A test-only "binary": wrong (stdout) exactly when every stage of `culprits` is on.
+fn fake_binary(
+    culprits: &'static [&'static str],
+) -> impl FnMut(&BackendOptions) -> Result<Option<FailureKind>, String> {
+    move |o: &BackendOptions| {
+        let on = culprits.iter().all(|s| o.is_enabled(s).unwrap_or(false));
+        Ok(on.then_some(FailureKind::Stdout))
+    }
+}
+
+#[test]
+fn stage_bisection_names_a_single_stage() {
+    let culprit = bisect_stages(&all_stages(), FailureKind::Stdout, fake_binary(&["arm-peephole"]));
+    assert_eq!(culprit, Ok(Culprit::BackendStages(vec!["arm-peephole"])));
+}
+
+#[test]
+fn stage_bisection_names_an_interaction_of_two_stages() {
+    let culprit = bisect_stages(
+        &all_stages(),
+        FailureKind::Stdout,
+        fake_binary(&["arm-const-div", "arm-copy-prop"]),
+    );
+    assert_eq!(culprit, Ok(Culprit::BackendStages(vec!["arm-const-div", "arm-copy-prop"])));
+}
+
+#[test]
+fn stage_bisection_blames_the_mandatory_back_end_when_no_stage_matters() {
+    let culprit = bisect_stages(&all_stages(), FailureKind::Crash, |_: &BackendOptions| {
+        Ok(Some(FailureKind::Crash))
+    });
+    assert_eq!(culprit, Ok(Culprit::Backend));
+    // A different kind with the stages off is not the same failure.
+    let culprit = bisect_stages(&all_stages(), FailureKind::Crash, |o: &BackendOptions| {
+        let on = o.is_enabled("arm-leaf-regs").unwrap_or(false);
+        Ok(Some(if on { FailureKind::Crash } else { FailureKind::Stdout }))
+    });
+    assert_eq!(culprit, Ok(Culprit::BackendStages(vec!["arm-leaf-regs"])));
+}
+
+#[test]
+fn configurations_parse_like_the_compiler_options() {
+    let names = |spec| parse_pipeline(spec).map(|p| p.iter().map(|p| p.name).collect::<Vec<_>>());
+    assert_eq!(names("-O1").map(|p| p.len()), Ok(sysyc::passes::O1_PIPELINE.len()));
+    assert_eq!(names("2").map(|p| p.len()), Ok(sysyc::passes::O2_PIPELINE.len()));
+    assert_eq!(names("mem2reg, dce"), Ok(vec!["mem2reg", "dce"]));
+    assert_eq!(names(""), Ok(vec![]));
+    assert!(names("-O7").is_err());
+    assert!(names("mem2reg,nosuchpass").is_err());
+    let stages = parse_backend_stages("arm-peephole,arm-copy-prop").expect("known stages");
+    assert_eq!(enabled_stages(&stages), vec!["arm-copy-prop", "arm-peephole"]);
+    assert!(enabled_stages(&parse_backend_stages("none").expect("none")).is_empty());
+    assert!(parse_backend_stages("arm-nothing").is_err());
+    let config = BuildConfig::parse(Some("mem2reg"), Some("arm-peephole"), None).expect("valid");
+    assert_eq!(config.pipeline_spec(), "mem2reg");
+    assert_eq!(config.stages_spec(), "arm-peephole");
+    assert_eq!(BuildConfig::default().stages_spec(), "all");
+}
+
+#[test]
+fn header_values_are_read_from_the_leading_comment() {
+    let text = "// culprit: x\n// pipeline: mem2reg,dce\nint main() { return 0; }\n// pipeline: no\n";
+    assert_eq!(header_value(text, "pipeline"), Some("mem2reg,dce"));
+    assert_eq!(header_value(text, "backend-stages"), None);
+}
+
+/// A program with plenty of irrelevant code around one interesting output (`777`), and an
+/// array whose deletion or shrinking would make the interesting line trap (so a careless
+/// reducer would produce undefined behaviour).
+const NOISY: &str = r#"
+const int N = 40;
+int table[40];
+float weights[8] = {1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5};
+
+int square(int x) { return x * x; }
+
+int collatz(int n) {
+    int steps = 0;
+    while (n != 1) {
+        if (n % 2 == 0) n = n / 2;
+        else n = 3 * n + 1;
+        steps = steps + 1;
+    }
+    return steps;
+}
+
+float average(float a[], int n) {
+    float s = 0.0;
+    int i = 0;
+    while (i < n) { s = s + a[i]; i = i + 1; }
+    return s / n;
+}
+
+void fill() {
+    int i = 0;
+    while (i < N) {
+        table[i] = square(i) % 97;
+        i = i + 1;
+    }
+}
+
+int main() {
+    fill();
+    int total = 0, k = 0;
+    while (k < N) {
+        total = total + table[k];
+        k = k + 1;
+    }
+    putint(total);
+    putch(10);
+    putint(collatz(27));
+    putch(10);
+    putfloat(average(weights, 8));
+    putch(10);
+    if (table[9] > 50) {
+        putint(700 + table[1] * 77);
+    } else {
+        putint(1);
+    }
+    putch(10);
+    return total % 256;
+}
+"#;
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn the_reducer_shrinks_to_the_interesting_part_and_stays_trap_free() {
+    let settings = OracleSettings::default();
+    let before = Oracle::new("noisy.sy", NOISY, b"", &settings).expect("the program is valid");
+    assert!(contains(&before.expected.stdout, b"777"));
+    let interesting = |o: &Oracle| contains(&o.expected.stdout, b"777");
+    let options = ReduceOptions { batch: 3, ..ReduceOptions::default() };
+    let reduced = reduce("noisy.sy", NOISY, b"", &interesting, &options).expect("reduces");
+    let (lines_before, lines_after) = (count_lines(NOISY), count_lines(&reduced.source));
+    assert!(
+        lines_after * 4 <= lines_before,
+        "{lines_before} → {lines_after} lines:\n{}",
+        reduced.source
+    );
+    // Still valid, trap-free and interesting when checked from scratch.
+    let after = Oracle::new("reduced.sy", &reduced.source, b"", &settings)
+        .expect("the reduced program is valid and trap-free");
+    assert!(contains(&after.expected.stdout, b"777"));
+    assert_eq!(after.expected, reduced.expected);
+    assert!(!reduced.source.contains("collatz"), "{}", reduced.source);
+
+    // Deterministic, whatever the batch size.
+    let sequential = ReduceOptions { batch: 1, ..ReduceOptions::default() };
+    let again = reduce("noisy.sy", NOISY, b"", &interesting, &sequential).expect("reduces");
+    assert_eq!(again.source, reduced.source);
+}
+
+#[test]
+fn edits_enumerate_sites_in_a_fixed_order() {
+    use super::reduce::edits::{EditKind, apply, count};
+    use sysyc::frontend::{parse, pretty::print};
+    let unit = parse("int f(int a, int b) { return a - b; }\nint main() { putint(f(3, 4)); return 0; }")
+        .expect("parses");
+    // One site per parameter; deleting `a` drops the first argument of every call.
+    assert_eq!(count(&unit, EditKind::DeleteParam), 2);
+    let edited = apply(&unit, EditKind::DeleteParam, 0).expect("site 0");
+    let text = print(&edited);
+    assert!(text.contains("int f(int b)") && text.contains("f(4)"), "{text}");
+    assert!(apply(&unit, EditKind::DeleteParam, 2).is_none());
+    // `f` can be deleted, `main` cannot.
+    assert_eq!(count(&unit, EditKind::DeleteItem), 1);
+    // Items in order, expressions outside-in: site 0 replaces `a - b` (in `f`) by 0.
+    let first = print(&apply(&unit, EditKind::ReplaceExpr, 0).expect("site 0"));
+    assert!(first.contains("return 0;") && first.contains("f(3, 4)"), "{first}");
+    let n = count(&unit, EditKind::ReplaceExpr);
+    let all: Vec<String> = (0..n)
+        .map(|i| print(&apply(&unit, EditKind::ReplaceExpr, i).expect("in range")))
+        .collect();
+    assert!(all.iter().any(|t| t.contains("putint(4)")), "{all:?}");
+    assert_eq!(count(&unit, EditKind::ReplaceExpr), n, "counting does not change the tree");
+}
+
+#[test]
+fn the_reducer_cuts_stdin_to_what_is_read() {
+    let source = "int main() { int a = getint(); int b = getint(); putint(a * 10 + b); return 0; }";
+    let stdin = b"4 2 99 100\n17 -3\n";
+    let interesting = |o: &Oracle| contains(&o.expected.stdout, b"42");
+    let reduced = reduce("in.sy", source, stdin, &interesting, &ReduceOptions::default())
+        .expect("reduces");
+    assert_eq!(reduced.stdin, b"4 2");
+    let after = Oracle::new("in.sy", &reduced.source, &reduced.stdin, &OracleSettings::default())
+        .expect("valid with the shorter input");
+    assert_eq!(after.expected.stdout, b"42");
+}
+
+#[test]
+fn the_reducer_refuses_programs_with_undefined_behaviour() {
+    let ub = "int main() { int a[2] = {1, 2}; putint(a[2]); return 0; }";
+    let always = |_: &Oracle| true;
+    let err = reduce("ub.sy", ub, b"", &always, &ReduceOptions::default()).expect_err("UB");
+    assert!(err.contains("undefined behaviour"), "{err}");
+}
+
+/// Every case of `corpus/regressions` passes with the configuration in its header (on the
+/// IR interpreter, and as an ARM binary when qemu-arm is installed).
+#[test]
+fn regression_corpus_passes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/regressions");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return };
+    let mut cases: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "sy"))
+        .collect();
+    cases.sort();
+    let qemu = Qemu::locate().ok();
+    let failures: Vec<String> =
+        cases.iter().filter_map(|c| check_case(c, qemu.as_ref()).err()).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[cfg(feature = "fault-injection")]
+mod faults {
+    use super::super::bisect::{Culprit, bisect};
+    use super::super::case::{BuildConfig, FailureCase};
+    use super::super::oracle::{FailureKind, Level, Oracle, OracleSettings};
+    use super::super::reduce::count_lines;
+    use super::super::regression::{TriageOptions, triage};
+
+    /// `constfold-srem-sign` needs a constant `%` with a negative result, which only exists
+    /// after mem2reg has turned the variables into constants: an interaction of two passes.
+    const SREM: &str = r#"
+int g[10];
+int helper(int a, int b) {
+    int i = 0;
+    while (i < 10) {
+        g[i] = a * i + b;
+        i = i + 1;
+    }
+    return g[3];
+}
+int unused(int n) {
+    if (n > 3) return n * 2;
+    return n - 1;
+}
+int main() {
+    int x = 7, y = 3, z = 11;
+    int s = helper(x, y);
+    putint(s);
+    putch(10);
+    if (z > 5) {
+        int r = -x % y;
+        putint(r + unused(2) - 1);
+        putch(10);
+    }
+    while (z > 0) {
+        s = s + z;
+        z = z - 2;
+    }
+    putint(s);
+    return 0;
+}
+"#;
+
+    fn case() -> FailureCase {
+        FailureCase {
+            name: "srem".to_string(),
+            file_name: "srem.sy".to_string(),
+            source: SREM.to_string(),
+            stdin: Vec::new(),
+            config: BuildConfig::parse(Some("-O2"), None, Some("constfold-srem-sign"))
+                .expect("the fault exists"),
+        }
+    }
+
+    #[test]
+    fn bisect_names_the_faulty_pass_the_interaction_and_the_step() {
+        let report = bisect(&case(), None, &OracleSettings::default()).expect("bisects");
+        let located = report.located.clone().expect("the fault shows");
+        assert_eq!(located.level, Level::Ir);
+        assert_eq!(located.kind, FailureKind::Stdout);
+        assert_eq!(located.culprit, Culprit::Pass { position: 1, name: "constfold" });
+        assert_eq!(report.minimal_pipeline, Some(vec!["mem2reg", "constfold"]));
+        let step = report.step.expect("an opt-bisect step");
+        assert_eq!((step.pass, step.function.as_str()), ("constfold", "main"));
+        let diff = &report.ir_diff.expect("a diff").diff;
+        assert!(diff.contains("-") && diff.contains("srem"), "{diff}");
+        // Without the fault the same program is compiled correctly.
+        let mut healthy = case();
+        healthy.config.faults = Default::default();
+        let report = bisect(&healthy, None, &OracleSettings::default()).expect("bisects");
+        assert_eq!(report.culprit(), Culprit::NotReproduced);
+    }
+
+    #[test]
+    fn triage_reduces_the_fault_to_a_few_trap_free_lines() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let options = TriageOptions {
+            regressions_dir: Some(dir.path().to_path_buf()),
+            ..TriageOptions::default()
+        };
+        let report = triage(&case(), None, &options).expect("triages");
+        let reduced = report.reduced.expect("reduced");
+        assert!(count_lines(&reduced.source) <= 10, "{}", reduced.source);
+        assert!(reduced.stats.lines_before >= 30);
+        // Never a trap in the reference interpreter.
+        let oracle = Oracle::new("r.sy", &reduced.source, &reduced.stdin, &OracleSettings::default())
+            .expect("the reduced case is valid and trap-free");
+        assert!(oracle.expected.trap.is_none());
+        let rb = report.reduced_bisect.expect("bisected again");
+        assert_eq!(rb.culprit(), Culprit::Pass { position: 1, name: "constfold" });
+        let written = std::fs::read_to_string(report.regression.expect("written")).expect("readable");
+        assert!(written.contains("// culprit: pass `constfold`"), "{written}");
+        assert!(dir.path().join("srem.out").exists());
+    }
+}
