@@ -7,7 +7,21 @@
 //! the triggering shape.
 
 /// Every fault the compiler knows, with the situation in which it miscompiles.
-pub const FAULTS: &[(&str, &str)] = &[];
+pub const FAULTS: &[(&str, &str)] = &[
+    (
+        CONSTFOLD_SUB_SWAP,
+        "constfold: `a - b` on two negative constants folds to `b - a`",
+    ),
+    (
+        ARM_POW2_DIV_NO_BIAS,
+        "arm-const-div: division by 4, 8, 16, ... forgets the bias that rounds negative dividends toward zero",
+    ),
+];
+
+/// Name of the constant-folding fault (see [`FAULTS`]).
+pub const CONSTFOLD_SUB_SWAP: &str = "constfold-sub-swap";
+/// Name of the back-end division fault (see [`FAULTS`]).
+pub const ARM_POW2_DIV_NO_BIAS: &str = "arm-pow2-div-no-bias";
 
 /// The set of faults enabled for one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

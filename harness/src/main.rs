@@ -40,6 +40,10 @@ enum Command {
     Gen(generators::cli::GenArgs),
     /// Generate, check and run a range of seeds; print statistics.
     GenStats(generators::stats::StatsArgs),
+    /// The differential campaign: generate programs, check each under many pass
+    /// configurations against the reference interpreter, record, report (see
+    /// `harness::campaign`).
+    Campaign(harness::campaign::cli::CampaignArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Command::Conform(args) => conform::run(args),
         Command::Gen(args) => report(generators::cli::run_gen(&args)),
         Command::GenStats(args) => report(gen_stats(&args)),
+        Command::Campaign(args) => report(harness::campaign::cli::run(&args)),
     }
 }
 

@@ -32,6 +32,7 @@ impl FunctionPass for ConstFold {
     fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {
         let mut folded = 0u64;
         let mut branches = 0u64;
+        let swap_negative_sub = cx.faults.is_on(crate::faults::CONSTFOLD_SUB_SWAP);
         loop {
             let mut changed = false;
             let order = cx.analyses.cfg(func).rpo().to_vec();
@@ -39,7 +40,7 @@ impl FunctionPass for ConstFold {
                 let mut next = func.first_inst(b);
                 while let Some(inst) = next {
                     next = func.next_inst(inst);
-                    match fold_one(func, inst) {
+                    match fold_one(func, inst, swap_negative_sub) {
                         Folded::Nothing => {}
                         Folded::Value => {
                             folded += 1;
@@ -68,7 +69,7 @@ enum Folded {
     Branch,
 }
 
-fn fold_one(func: &mut Function, inst: Inst) -> Folded {
+fn fold_one(func: &mut Function, inst: Inst, swap_negative_sub: bool) -> Folded {
     let op = func.opcode(inst);
     match op {
         Opcode::Br => {
@@ -94,7 +95,15 @@ fn fold_one(func: &mut Function, inst: Inst) -> Folded {
         }
         _ => {
             let Some(result) = func.result(inst) else { return Folded::Nothing };
-            let consts: Option<Vec<Const>> = func.args(inst).iter().map(|&a| func.as_const(a)).collect();
+            let mut consts: Option<Vec<Const>> = func.args(inst).iter().map(|&a| func.as_const(a)).collect();
+            // Fault injection (never on in normal builds): see `crate::faults`.
+            if swap_negative_sub
+                && op == Opcode::Sub
+                && let Some(args) = consts.as_deref_mut()
+                && matches!(args, [Const::Int(a), Const::Int(b)] if *a < 0 && *b < 0)
+            {
+                args.swap(0, 1);
+            }
             let Some(c) = consts.and_then(|args| fold(op, &args, func.value_type(result))) else {
                 return Folded::Nothing;
             };
