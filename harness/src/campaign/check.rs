@@ -10,6 +10,7 @@
 //! * (IR hash, back-end stage set) is compiled to assembly once;
 //! * the assembly hash is assembled, linked and run under qemu-arm with the cost plugin
 //!   once.
+//!
 //! A configuration whose IR or assembly was seen before shares the earlier result; its row
 //! says so (`ir_shared`, `asm_shared`), which is where the dedup ratio comes from. The caches
 //! live for one program (different programs never share code).

@@ -306,7 +306,7 @@ fn exhaustive(over: &[String]) -> Result<Vec<Configuration>, String> {
 /// `n` random configurations for the program of `seed`.
 pub fn random_configs(seed: u64, n: usize) -> Vec<Configuration> {
     // A stream separate from the generator's use of the same seed.
-    let mut rng = SeededChoices::new(seed ^ 0x5eed_0f_c0f1_6500);
+    let mut rng = SeededChoices::new(seed ^ 0x005e_ed0f_c0f1_6500);
     let ir = ir_pass_names();
     let stages = stage_names();
     (0..n)
