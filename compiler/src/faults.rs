@@ -7,10 +7,27 @@
 //! the triggering shape.
 
 /// Every fault the compiler knows, with the situation in which it miscompiles.
-pub const FAULTS: &[(&str, &str)] = &[(
-    "constfold-srem-sign",
-    "constfold: a constant `%` with a negative result folds to its absolute value",
-)];
+pub const FAULTS: &[(&str, &str)] = &[
+    (
+        CONSTFOLD_SUB_SWAP,
+        "constfold: `a - b` on two negative constants folds to `b - a`",
+    ),
+    (
+        CONSTFOLD_SREM_SIGN,
+        "constfold: a constant `%` with a negative result folds to its absolute value",
+    ),
+    (
+        ARM_POW2_DIV_NO_BIAS,
+        "arm-const-div: division by 4, 8, 16, ... forgets the bias that rounds negative dividends toward zero",
+    ),
+];
+
+/// Name of the constant-folding fault (see [`FAULTS`]).
+pub const CONSTFOLD_SUB_SWAP: &str = "constfold-sub-swap";
+/// Name of the constant-folding remainder fault (see [`FAULTS`]).
+pub const CONSTFOLD_SREM_SIGN: &str = "constfold-srem-sign";
+/// Name of the back-end division fault (see [`FAULTS`]).
+pub const ARM_POW2_DIV_NO_BIAS: &str = "arm-pow2-div-no-bias";
 
 /// The set of faults enabled for one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -182,6 +182,7 @@ fn compile_options(cli: &Cli) -> Result<CompileOptions, Failure> {
     }
     if let Some(names) = &cli.fault {
         options.faults = FaultSet::parse(names).map_err(|e| Failure::User(format!("sysyc: --fault: {e}")))?;
+        options.backend.faults = options.faults.clone();
     }
     Ok(options)
 }

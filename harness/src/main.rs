@@ -46,6 +46,10 @@ enum Command {
     Reduce(harness::triage::cli::ReduceArgs),
     /// Bisect and reduce a failure directory; write the result as a regression case.
     Triage(harness::triage::cli::TriageArgs),
+    /// The differential campaign: generate programs, check each under many pass
+    /// configurations against the reference interpreter, record, report (see
+    /// `harness::campaign`).
+    Campaign(harness::campaign::cli::CampaignArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Command::Bisect(args) => report(harness::triage::cli::run_bisect(&args)),
         Command::Reduce(args) => report(harness::triage::cli::run_reduce(&args)),
         Command::Triage(args) => report(harness::triage::cli::run_triage(&args)),
+        Command::Campaign(args) => report(harness::campaign::cli::run(&args)),
     }
 }
 

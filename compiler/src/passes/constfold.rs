@@ -32,7 +32,10 @@ impl FunctionPass for ConstFold {
     fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {
         let mut folded = 0u64;
         let mut branches = 0u64;
-        let srem_sign_fault = cx.faults.is_on("constfold-srem-sign");
+        let faults = FoldFaults {
+            swap_negative_sub: cx.faults.is_on(crate::faults::CONSTFOLD_SUB_SWAP),
+            srem_sign: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_SIGN),
+        };
         loop {
             let mut changed = false;
             let order = cx.analyses.cfg(func).rpo().to_vec();
@@ -40,7 +43,7 @@ impl FunctionPass for ConstFold {
                 let mut next = func.first_inst(b);
                 while let Some(inst) = next {
                     next = func.next_inst(inst);
-                    match fold_one(func, inst, srem_sign_fault) {
+                    match fold_one(func, inst, faults) {
                         Folded::Nothing => {}
                         Folded::Value => {
                             folded += 1;
@@ -69,7 +72,14 @@ enum Folded {
     Branch,
 }
 
-fn fold_one(func: &mut Function, inst: Inst, srem_sign_fault: bool) -> Folded {
+/// Injected faults (see [`crate::faults`]); all false in normal builds.
+#[derive(Clone, Copy)]
+struct FoldFaults {
+    swap_negative_sub: bool,
+    srem_sign: bool,
+}
+
+fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
     let op = func.opcode(inst);
     match op {
         Opcode::Br => {
@@ -95,12 +105,20 @@ fn fold_one(func: &mut Function, inst: Inst, srem_sign_fault: bool) -> Folded {
         }
         _ => {
             let Some(result) = func.result(inst) else { return Folded::Nothing };
-            let consts: Option<Vec<Const>> = func.args(inst).iter().map(|&a| func.as_const(a)).collect();
+            let mut consts: Option<Vec<Const>> = func.args(inst).iter().map(|&a| func.as_const(a)).collect();
+            // Fault injection (never on in normal builds): see `crate::faults`.
+            if faults.swap_negative_sub
+                && op == Opcode::Sub
+                && let Some(args) = consts.as_deref_mut()
+                && matches!(args, [Const::Int(a), Const::Int(b)] if *a < 0 && *b < 0)
+            {
+                args.swap(0, 1);
+            }
             let Some(c) = consts.and_then(|args| fold(op, &args, func.value_type(result))) else {
                 return Folded::Nothing;
             };
             let c = match c {
-                Const::Int(r) if srem_sign_fault && op == Opcode::SRem && r < 0 => Const::Int(r.wrapping_neg()),
+                Const::Int(r) if faults.srem_sign && op == Opcode::SRem && r < 0 => Const::Int(r.wrapping_neg()),
                 c => c,
             };
             let v = func.const_value(c);

@@ -139,6 +139,8 @@ pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
     enabled: [bool; 8],
+    /// Fault injection (only non-empty in builds with the `fault-injection` feature).
+    pub faults: crate::faults::FaultSet,
 }
 
 impl Default for BackendOptions {
@@ -150,12 +152,12 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 8] }
+        BackendOptions { enabled: [true; 8], faults: crate::faults::FaultSet::none() }
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 8] }
+        BackendOptions { enabled: [false; 8], faults: crate::faults::FaultSet::none() }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {

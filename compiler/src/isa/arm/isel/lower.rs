@@ -355,7 +355,11 @@ impl ISel<'_> {
                 let k = ad.trailing_zeros() as u8;
                 // Bias negative dividends by 2^k - 1 so the shift truncates toward zero.
                 let sign = if k == 1 { n } else { self.mov(Op2::Shifted(n, Shift::Asr, 31)) };
-                let biased = self.alu(AluOp::Add, n, Op2::Shifted(sign, Shift::Lsr, 32 - k));
+                let biased = if k >= 2 && self.opts.faults.is_on(crate::faults::ARM_POW2_DIV_NO_BIAS) {
+                    n // Fault injection (never on in normal builds): see `crate::faults`.
+                } else {
+                    self.alu(AluOp::Add, n, Op2::Shifted(sign, Shift::Lsr, 32 - k))
+                };
                 let q = self.mov(Op2::Shifted(biased, Shift::Asr, k));
                 return Ok(if rem {
                     self.alu(AluOp::Sub, n, Op2::Shifted(q, Shift::Lsl, k))

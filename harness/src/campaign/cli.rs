@@ -1,0 +1,152 @@
+//! `harness campaign`: the command line of [`super`].
+//!
+//! `harness campaign [--minutes M | --hours H | --programs N] [--jobs N] [--strategy a,b]
+//! [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc] [--fault NAME,...]`
+//!
+//! Defaults: 3 minutes, all cores, swarm generation, the `o-levels,singles,leave-one-out,
+//! random` strategies, output in `results/<campaign-id>/`, failures in `corpus/failures/`
+//! (in `<out>/failures/` when `--out` is given, so test runs stay out of the corpus).
+//! Ctrl-C finishes the programs in progress, writes the summary and exits; a second Ctrl-C
+//! exits at once (`--resume` continues either way).
+
+use super::config::DEFAULT_STRATEGIES;
+use super::{CampaignOptions, campaign_id, load_options, resume, start};
+use anyhow::{Context, Result};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(clap::Args, Debug)]
+pub struct CampaignArgs {
+    /// Run for this many minutes (default 3 when no limit is given).
+    #[arg(long, conflicts_with_all = ["hours", "programs"])]
+    pub minutes: Option<f64>,
+    /// Run for this many hours.
+    #[arg(long, conflicts_with = "programs")]
+    pub hours: Option<f64>,
+    /// Check this many programs (program numbers 0..N), then stop.
+    #[arg(long)]
+    pub programs: Option<u64>,
+    /// Worker threads (default: the number of cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Strategies: o-levels, singles, leave-one-out, pairs, random, exhaustive.
+    #[arg(long, default_value = DEFAULT_STRATEGIES)]
+    pub strategy: String,
+    /// The passes (IR passes or back-end stages) whose subsets `exhaustive` enumerates.
+    #[arg(long, value_delimiter = ',')]
+    pub over: Vec<String>,
+    /// Random configurations per program for the `random` strategy.
+    #[arg(long, default_value_t = 4)]
+    pub random_configs: usize,
+    /// First seed (program i uses seed + i); default: from the clock.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Campaign directory (default `results/<campaign-id>`); failures go to `<out>/failures`.
+    #[arg(long, conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+    /// Continue the campaign in this directory (after a kill or Ctrl-C). A time or program
+    /// limit given here replaces the saved one.
+    #[arg(long)]
+    pub resume: Option<PathBuf>,
+    /// Also run gcc -O0 and -O2 of each program (a third opinion).
+    #[arg(long)]
+    pub gcc: bool,
+    /// Time limit of each run, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    pub timeout: f64,
+    /// Use the generator's default configuration instead of swarm configurations.
+    #[arg(long)]
+    pub no_swarm: bool,
+    /// Inject named compiler faults (builds with the `fault-injection` feature).
+    #[arg(long, value_delimiter = ',', hide = !cfg!(feature = "fault-injection"))]
+    pub fault: Vec<String>,
+}
+
+/// Default length of a campaign without limits.
+const DEFAULT_MINUTES: f64 = 3.0;
+
+fn session_seconds(args: &CampaignArgs) -> Option<f64> {
+    args.minutes.map(|m| m * 60.0).or(args.hours.map(|h| h * 3600.0))
+}
+
+pub fn run(args: &CampaignArgs) -> Result<()> {
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_stop = Arc::clone(&stop);
+    ctrlc::set_handler(move || {
+        if handler_stop.swap(true, Ordering::SeqCst) {
+            eprintln!("\nharness: second interrupt, exiting now (continue with --resume)");
+            std::process::exit(130);
+        }
+        eprintln!("\nharness: interrupted; finishing the programs in progress (Ctrl-C again to quit now)");
+    })
+    .context("installing the Ctrl-C handler")?;
+
+    let report = match &args.resume {
+        Some(dir) => {
+            let mut options = load_options(dir)?;
+            if let Some(s) = session_seconds(args) {
+                options.seconds = Some(s);
+                options.programs = None;
+            }
+            if args.programs.is_some() {
+                options.programs = args.programs;
+                options.seconds = None;
+            }
+            eprintln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
+            resume(dir, &options, jobs, &stop, None)?
+        }
+        None => {
+            let seed = args.seed.unwrap_or_else(|| {
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+            });
+            let id = campaign_id(seed);
+            let (dir, failures_dir) = match &args.out {
+                Some(out) => (out.clone(), out.join("failures")),
+                None => (PathBuf::from("results").join(&id), PathBuf::from("corpus/failures")),
+            };
+            let seconds = match (session_seconds(args), args.programs) {
+                (Some(s), _) => Some(s),
+                (None, Some(_)) => None,
+                (None, None) => Some(DEFAULT_MINUTES * 60.0),
+            };
+            let options = CampaignOptions {
+                campaign_id: id,
+                seed,
+                programs: args.programs,
+                seconds,
+                strategies: args.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+                over: args.over.clone(),
+                random_per_program: args.random_configs,
+                gcc: args.gcc,
+                timeout_secs: args.timeout,
+                swarm: !args.no_swarm,
+                faults: args.fault.clone(),
+                failures_dir,
+            };
+            eprintln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
+            start(&dir, &options, jobs, &stop, None)?
+        }
+    };
+    let s = &report.stats;
+    let checks_per_s = if report.session.seconds > 0.0 { report.session.checks as f64 / report.session.seconds } else { 0.0 };
+    println!(
+        "{} programs ({} discarded), {} configurations, {} checks, {:.1} checks/s, dedup {:.1}% (back end) / {:.1}% (qemu), {} timeouts, {} failures in {} programs",
+        s.programs,
+        s.discarded,
+        s.configs,
+        s.checks,
+        checks_per_s,
+        100.0 * s.backend_dedup(),
+        100.0 * s.qemu_dedup(),
+        s.timeouts,
+        s.failures,
+        s.failing_programs
+    );
+    println!("report: {}", report.dir.join("summary.md").display());
+    if s.failures > 0 {
+        anyhow::bail!("{} failing checks; see {}", s.failures, report.dir.join("summary.md").display());
+    }
+    Ok(())
+}

@@ -1,0 +1,284 @@
+//! `harness campaign`: the differential testing campaign, the main job of the harness.
+//!
+//! Generate programs (swarm configurations, seeds `seed`, `seed + 1`, ...), check each under
+//! many compiler configurations against the reference interpreter, record every check, save
+//! every failure, report.
+//!
+//! Modules: [`config`] (configurations and strategies), [`check`] (one program under its
+//! configurations: the oracles, in-process compilation with caught panics, dedup by IR and
+//! assembly hash), [`oracle`] (judging and failure kinds), [`records`] (`runs.csv` and
+//! `programs.csv`, append-only, with resume), [`failures`] (the failure corpus),
+//! [`summary`] (`summary.md`, `stats.csv`), [`progress`] (the progress line), [`cli`].
+//!
+//! # Running
+//! Programs are checked in parallel on a rayon pool of `jobs` threads; one program's
+//! configurations run one after another on its thread (they share the dedup caches). Workers
+//! take program numbers in order until the time budget or the program count is reached or
+//! `stop` is set (Ctrl-C); a program that is started is finished and recorded, then the
+//! summary is written. A campaign directory holds `campaign.json` (the options, so
+//! `--resume` checks the same programs under the same configurations), the records, the
+//! report, and the failure corpus when `--out` was given (else failures go to
+//! `corpus/failures/`).
+
+pub mod check;
+pub mod cli;
+pub mod config;
+pub mod failures;
+pub mod oracle;
+pub mod progress;
+pub mod records;
+pub mod summary;
+
+use anyhow::{Context, Result};
+use check::Checker;
+use config::{Configuration, Plan, Strategy};
+use failures::SavedFailure;
+use oracle::Mismatch;
+use progress::Progress;
+use rayon::prelude::*;
+use records::Records;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use sysyc::faults::FaultSet;
+
+use crate::generators::{GenConfig, generate};
+use crate::native::{CostMode, NativeRunner};
+
+/// What to run; saved as `campaign.json` so that `--resume` repeats it exactly.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CampaignOptions {
+    pub campaign_id: String,
+    /// Program `i` is generated from seed `seed + i`.
+    pub seed: u64,
+    /// Stop after this many programs (counting those of earlier sessions).
+    pub programs: Option<u64>,
+    /// Stop after this long (per session).
+    pub seconds: Option<f64>,
+    pub strategies: Vec<String>,
+    pub over: Vec<String>,
+    pub random_per_program: usize,
+    pub gcc: bool,
+    /// Limit of each run (truth, IR interpreter, qemu).
+    pub timeout_secs: f64,
+    /// Swarm generator configurations (else the default configuration).
+    pub swarm: bool,
+    /// Injected faults (builds with the `fault-injection` feature).
+    pub faults: Vec<String>,
+    /// Where failures go (absolute or relative to the working directory).
+    pub failures_dir: PathBuf,
+}
+
+/// Called once per new failure directory (the hook for automatic triage).
+pub type FailureHook<'a> = dyn Fn(&SavedFailure) + Sync + 'a;
+
+/// The outcome of a session.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub dir: PathBuf,
+    pub stats: summary::Stats,
+    pub session: summary::Session,
+}
+
+/// Writes `campaign.json` and runs a new campaign in `dir`.
+pub fn start(dir: &Path, options: &CampaignOptions, jobs: usize, stop: &AtomicBool, hook: Option<&FailureHook<'_>>) -> Result<Report> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let records = Records::create(dir)?;
+    let json = serde_json::to_string_pretty(options)?;
+    std::fs::write(dir.join("campaign.json"), json)?;
+    run(dir, options, jobs, records, BTreeSet::new(), stop, hook)
+}
+
+/// Reads the options of the campaign in `dir`.
+pub fn load_options(dir: &Path) -> Result<CampaignOptions> {
+    let path = dir.join("campaign.json");
+    let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+}
+
+/// Continues the campaign in `dir` (see [`records`] for what survives a kill).
+pub fn resume(dir: &Path, options: &CampaignOptions, jobs: usize, stop: &AtomicBool, hook: Option<&FailureHook<'_>>) -> Result<Report> {
+    let (records, done) = Records::resume(dir)?;
+    run(dir, options, jobs, records, done, stop, hook)
+}
+
+fn run(
+    dir: &Path,
+    options: &CampaignOptions,
+    jobs: usize,
+    records: Records,
+    done: BTreeSet<u64>,
+    stop: &AtomicBool,
+    hook: Option<&FailureHook<'_>>,
+) -> Result<Report> {
+    let strategies = Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;
+    let plan = Plan::new(&strategies, &options.over, options.random_per_program).map_err(anyhow::Error::msg)?;
+    let faults = FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;
+    let timeout = Duration::try_from_secs_f64(options.timeout_secs).context("invalid timeout")?;
+    let checker = Checker {
+        runner: NativeRunner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?,
+        faults: faults.clone(),
+        timeout,
+        gcc: if options.gcc { Some(check::gcc_engines(timeout).map_err(anyhow::Error::msg)?) } else { None },
+    };
+    sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
+    check::quiet_panics();
+
+    let remaining = options.programs.map(|n| (0..n).filter(|i| !done.contains(i)).count() as u64);
+    let progress = Progress::new(remaining);
+    let deadline = options.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let records = Mutex::new(records);
+    let failure_dirs = Mutex::new(Vec::new());
+    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+    let next = AtomicU64::new(0);
+    let limit = options.programs.unwrap_or(u64::MAX);
+    // Program numbers in order, skipping finished ones, until a limit or a stop.
+    let indices = std::iter::from_fn(|| {
+        loop {
+            if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
+                return None;
+            }
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            if i >= limit {
+                return None;
+            }
+            if !done.contains(&i) {
+                return Some(i);
+            }
+        }
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .thread_name(|i| format!("{}-{i}", check::WORKER_PREFIX))
+        .build()
+        .context("starting the worker threads")?;
+    pool.install(|| {
+        indices.par_bridge().for_each(|index| {
+            if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                return;
+            }
+            let result = check_one(&checker, &plan, options, dir, index, &records, &faults, hook);
+            match result {
+                Ok((checks, failures, dirs)) => {
+                    for d in &dirs {
+                        progress.println(format!("failure: {}", d.display()));
+                    }
+                    if let Ok(mut all) = failure_dirs.lock() {
+                        all.extend(dirs.into_iter().map(|d| d.display().to_string()));
+                    }
+                    progress.program_done(checks, failures);
+                }
+                Err(e) => {
+                    if let Ok(mut slot) = first_error.lock() {
+                        slot.get_or_insert(e);
+                    }
+                    stop.store(true, Ordering::SeqCst);
+                }
+            }
+        });
+    });
+    progress.finish();
+    if let Some(e) = first_error.into_inner().ok().flatten() {
+        return Err(e);
+    }
+    let rows = records::read_runs(dir)?;
+    let programs = records::read_programs(dir)?;
+    let stats = summary::Stats::compute(&rows, &programs);
+    let session = summary::Session {
+        campaign_id: options.campaign_id.clone(),
+        seconds: progress.elapsed().as_secs_f64(),
+        checks: progress.checks(),
+        programs: progress.programs(),
+        jobs,
+        interrupted: stop.load(Ordering::SeqCst),
+        failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
+    };
+    std::fs::write(dir.join("summary.md"), summary::summary_md(&stats, &session))?;
+    std::fs::write(dir.join("stats.csv"), summary::stats_csv(&stats, &session))?;
+    Ok(Report { dir: dir.to_path_buf(), stats, session })
+}
+
+/// Checks program `index`, records it and saves its failures; returns (checks, failures,
+/// new failure directories).
+#[allow(clippy::too_many_arguments)]
+fn check_one(
+    checker: &Checker,
+    plan: &Plan,
+    options: &CampaignOptions,
+    _dir: &Path,
+    index: u64,
+    records: &Mutex<Records>,
+    faults: &FaultSet,
+    hook: Option<&FailureHook<'_>>,
+) -> Result<(u64, u64, Vec<PathBuf>)> {
+    let seed = options.seed.wrapping_add(index);
+    let gen_config = if options.swarm { GenConfig::swarm(seed) } else { GenConfig::default() };
+    let program = generate(seed, &gen_config);
+    let configs = plan.for_program(seed);
+    let checked = checker.check(index, &program, &configs);
+
+    // Group failures by symptom before saving (see `failures`).
+    let mut groups: BTreeMap<(oracle::Kind, oracle::Oracle), (Mismatch, Vec<Configuration>)> = BTreeMap::new();
+    for (i, m) in checked.mismatches.iter().enumerate() {
+        let Some(m) = m else { continue };
+        let config = configs.get(i).cloned().unwrap_or_else(|| Configuration {
+            label: checked.rows[i].label.clone(),
+            passes: Vec::new(),
+            stages: Vec::new(),
+        });
+        groups.entry((m.kind, m.oracle)).or_insert_with(|| (m.clone(), Vec::new())).1.push(config);
+    }
+    let mut dirs = Vec::new();
+    if let Some(truth) = &checked.truth {
+        for (mismatch, failing) in groups.values() {
+            let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, mismatch, failing, faults)?;
+            if let Some(hook) = hook {
+                hook(&saved);
+            }
+            dirs.push(saved.dir);
+        }
+    }
+    records
+        .lock()
+        .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?
+        .append_program(&checked.rows, &checked.line)?;
+    Ok((checked.line.checks, checked.line.failures, dirs))
+}
+
+/// A campaign id from the current time and the seed: `YYYYMMDD-HHMMSS-s<seed>` (UTC).
+pub fn campaign_id(seed: u64) -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    let (y, m, d) = civil_from_days(days as i64);
+    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}-s{seed}", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar (Howard
+/// Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+        assert!(campaign_id(5).ends_with("-s5"));
+    }
+}

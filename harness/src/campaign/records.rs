@@ -1,0 +1,384 @@
+//! The campaign's records: `runs.csv` (one row per program × configuration) and
+//! `programs.csv` (one row per finished program), both append-only and flushed per program.
+//!
+//! # Crash safety and `--resume`
+//! All rows of one program are written with one `write_all` and flushed, and only then is the
+//! program's line appended to `programs.csv`: a program is complete exactly when its
+//! `programs.csv` line is. A campaign killed at any point (even `kill -9`) leaves at worst a
+//! partial last line in either file, or rows of a program that has no `programs.csv` line yet.
+//! [`Records::resume`] drops both (rewriting `runs.csv` through a temporary file and a rename
+//! when rows must go) and returns the set of complete programs, which the campaign skips: no
+//! row is lost, none is duplicated.
+
+use super::oracle::one_line;
+use anyhow::{Context, Result};
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use sysy_cost_model::{InsnClass, NUM_CLASSES};
+
+/// One check: a program under one configuration.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    pub program: u64,
+    pub seed: u64,
+    pub gen_config: String,
+    pub config_id: String,
+    pub label: String,
+    pub passes: String,
+    pub stages: String,
+    /// `pass` or `fail`.
+    pub verdict: String,
+    /// A [`super::oracle::Kind`] name, empty when passed.
+    pub kind: String,
+    /// A [`super::oracle::Oracle`] name, empty when passed.
+    pub oracle: String,
+    pub detail: String,
+    /// Executed instructions (qemu with the cost plugin), all and in the program's code.
+    pub insns: Option<u64>,
+    pub program_insns: Option<u64>,
+    pub cycles: Option<u64>,
+    pub class_counts: Option<[u64; NUM_CLASSES]>,
+    pub compile_us: u64,
+    pub run_us: u64,
+    pub ir_hash: String,
+    pub asm_hash: String,
+    /// The back end was skipped: an earlier configuration had produced the same IR.
+    pub ir_shared: bool,
+    /// The qemu run was skipped: an earlier configuration had produced the same assembly.
+    pub asm_shared: bool,
+    /// One `0`/`1` per pipeline position: whether that pass changed the module.
+    pub passes_changed: String,
+}
+
+const FIXED_COLUMNS: [&str; 23] = [
+    "program",
+    "seed",
+    "gen_config",
+    "config_id",
+    "label",
+    "passes",
+    "stages",
+    "verdict",
+    "kind",
+    "oracle",
+    "detail",
+    "insns",
+    "program_insns",
+    "cycles",
+    "compile_us",
+    "run_us",
+    "ir_hash",
+    "asm_hash",
+    "ir_shared",
+    "asm_shared",
+    "passes_changed",
+    "cost_classes",
+    "class_counts",
+];
+
+/// Header of `runs.csv`. Per-class counts are one `;`-separated cell whose class order is
+/// given by the `cost_classes` cell of every row (stable, and readable without the header).
+pub fn runs_header() -> Vec<&'static str> {
+    FIXED_COLUMNS.to_vec()
+}
+
+fn class_names() -> String {
+    InsnClass::ALL.iter().map(|c| c.name()).collect::<Vec<_>>().join(";")
+}
+
+fn opt(v: Option<u64>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_default()
+}
+
+impl Row {
+    fn record(&self) -> Vec<String> {
+        let counts = self
+            .class_counts
+            .map(|c| c.iter().map(u64::to_string).collect::<Vec<_>>().join(";"))
+            .unwrap_or_default();
+        vec![
+            self.program.to_string(),
+            self.seed.to_string(),
+            self.gen_config.clone(),
+            self.config_id.clone(),
+            self.label.clone(),
+            self.passes.clone(),
+            self.stages.clone(),
+            self.verdict.clone(),
+            self.kind.clone(),
+            self.oracle.clone(),
+            one_line(&self.detail),
+            opt(self.insns),
+            opt(self.program_insns),
+            opt(self.cycles),
+            self.compile_us.to_string(),
+            self.run_us.to_string(),
+            self.ir_hash.clone(),
+            self.asm_hash.clone(),
+            u8::from(self.ir_shared).to_string(),
+            u8::from(self.asm_shared).to_string(),
+            self.passes_changed.clone(),
+            if self.class_counts.is_some() { class_names() } else { String::new() },
+            counts,
+        ]
+    }
+
+    /// Parses a record written by [`Row::record`].
+    pub fn from_record(r: &csv::StringRecord) -> Option<Row> {
+        let get = |i: usize| r.get(i).map(str::to_string);
+        let num = |i: usize| r.get(i).and_then(|s| s.parse::<u64>().ok());
+        let counts = r.get(22).filter(|s| !s.is_empty()).and_then(|s| {
+            let values: Vec<u64> = s.split(';').filter_map(|x| x.parse().ok()).collect();
+            <[u64; NUM_CLASSES]>::try_from(values).ok()
+        });
+        Some(Row {
+            program: num(0)?,
+            seed: num(1)?,
+            gen_config: get(2)?,
+            config_id: get(3)?,
+            label: get(4)?,
+            passes: get(5)?,
+            stages: get(6)?,
+            verdict: get(7)?,
+            kind: get(8)?,
+            oracle: get(9)?,
+            detail: get(10)?,
+            insns: num(11),
+            program_insns: num(12),
+            cycles: num(13),
+            compile_us: num(14).unwrap_or(0),
+            run_us: num(15).unwrap_or(0),
+            ir_hash: get(16)?,
+            asm_hash: get(17)?,
+            ir_shared: r.get(18)? == "1",
+            asm_shared: r.get(19)? == "1",
+            passes_changed: get(20)?,
+            class_counts: counts,
+        })
+    }
+
+    pub fn failed(&self) -> bool {
+        self.verdict == "fail"
+    }
+}
+
+/// One finished program (`programs.csv`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProgramLine {
+    pub program: u64,
+    pub seed: u64,
+    pub gen_config: String,
+    /// `checked`, or `discarded` (the truth trapped or timed out, or the front end refused
+    /// the generated source: a generator problem, not judged).
+    pub status: String,
+    pub reason: String,
+    pub lines: u64,
+    pub ref_steps: u64,
+    pub checks: u64,
+    pub failures: u64,
+    pub millis: u64,
+}
+
+const PROGRAM_COLUMNS: [&str; 10] =
+    ["program", "seed", "gen_config", "status", "reason", "lines", "ref_steps", "checks", "failures", "millis"];
+
+impl ProgramLine {
+    fn record(&self) -> Vec<String> {
+        vec![
+            self.program.to_string(),
+            self.seed.to_string(),
+            self.gen_config.clone(),
+            self.status.clone(),
+            one_line(&self.reason),
+            self.lines.to_string(),
+            self.ref_steps.to_string(),
+            self.checks.to_string(),
+            self.failures.to_string(),
+            self.millis.to_string(),
+        ]
+    }
+
+    pub fn from_record(r: &csv::StringRecord) -> Option<ProgramLine> {
+        let num = |i: usize| r.get(i).and_then(|s| s.parse::<u64>().ok());
+        Some(ProgramLine {
+            program: num(0)?,
+            seed: num(1)?,
+            gen_config: r.get(2)?.to_string(),
+            status: r.get(3)?.to_string(),
+            reason: r.get(4)?.to_string(),
+            lines: num(5)?,
+            ref_steps: num(6)?,
+            checks: num(7)?,
+            failures: num(8)?,
+            millis: num(9)?,
+        })
+    }
+}
+
+/// The open record files of a campaign directory.
+pub struct Records {
+    runs: File,
+    programs: File,
+}
+
+fn csv_bytes(records: impl IntoIterator<Item = Vec<String>>) -> Result<Vec<u8>> {
+    let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
+    for r in records {
+        w.write_record(&r)?;
+    }
+    w.into_inner().map_err(|e| anyhow::anyhow!("csv buffer: {e}"))
+}
+
+fn append_file(path: &Path) -> Result<File> {
+    OpenOptions::new().create(true).append(true).open(path).with_context(|| format!("opening {}", path.display()))
+}
+
+pub fn runs_path(dir: &Path) -> PathBuf {
+    dir.join("runs.csv")
+}
+
+pub fn programs_path(dir: &Path) -> PathBuf {
+    dir.join("programs.csv")
+}
+
+impl Records {
+    /// Creates fresh record files in `dir` (which must not hold records yet).
+    pub fn create(dir: &Path) -> Result<Records> {
+        for path in [runs_path(dir), programs_path(dir)] {
+            if path.exists() {
+                anyhow::bail!("{} exists; use --resume {} to continue that campaign", path.display(), dir.display());
+            }
+        }
+        let mut runs = append_file(&runs_path(dir))?;
+        runs.write_all(&csv_bytes([runs_header().iter().map(|s| s.to_string()).collect()])?)?;
+        let mut programs = append_file(&programs_path(dir))?;
+        programs.write_all(&csv_bytes([PROGRAM_COLUMNS.iter().map(|s| s.to_string()).collect()])?)?;
+        Ok(Records { runs, programs })
+    }
+
+    /// Reopens the records of an interrupted campaign; returns them and the complete programs.
+    pub fn resume(dir: &Path) -> Result<(Records, BTreeSet<u64>)> {
+        let programs_file = programs_path(dir);
+        truncate_partial_line(&programs_file)?;
+        let done: BTreeSet<u64> = read_programs(dir)?.into_iter().map(|p| p.program).collect();
+        let runs_file = runs_path(dir);
+        truncate_partial_line(&runs_file)?;
+        let mut reader = csv::Reader::from_path(&runs_file).with_context(|| format!("reading {}", runs_file.display()))?;
+        let mut kept = Vec::new();
+        let mut dropped = 0usize;
+        for record in reader.records() {
+            let record = record.with_context(|| format!("parsing {}", runs_file.display()))?;
+            match Row::from_record(&record) {
+                Some(row) if done.contains(&row.program) => kept.push(record),
+                _ => dropped += 1,
+            }
+        }
+        if dropped > 0 {
+            let tmp = dir.join("runs.csv.tmp");
+            let mut w = csv::Writer::from_path(&tmp)?;
+            w.write_record(runs_header())?;
+            for r in &kept {
+                w.write_record(r)?;
+            }
+            w.flush()?;
+            drop(w);
+            std::fs::rename(&tmp, &runs_file).with_context(|| format!("replacing {}", runs_file.display()))?;
+        }
+        Ok((Records { runs: append_file(&runs_file)?, programs: append_file(&programs_file)? }, done))
+    }
+
+    /// Appends one program's rows, then its `programs.csv` line (see the module docs).
+    pub fn append_program(&mut self, rows: &[Row], line: &ProgramLine) -> Result<()> {
+        self.runs.write_all(&csv_bytes(rows.iter().map(Row::record))?)?;
+        self.runs.flush()?;
+        self.programs.write_all(&csv_bytes([line.record()])?)?;
+        self.programs.flush()?;
+        Ok(())
+    }
+}
+
+/// Cuts a file after its last newline (a line half-written when the campaign was killed).
+fn truncate_partial_line(path: &Path) -> Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if keep < bytes.len() {
+        let f = OpenOptions::new().write(true).open(path)?;
+        f.set_len(keep as u64)?;
+    }
+    Ok(())
+}
+
+/// Every row of `runs.csv` in `dir`.
+pub fn read_runs(dir: &Path) -> Result<Vec<Row>> {
+    let path = runs_path(dir);
+    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        // A partial last record (the campaign is being killed right now) is skipped.
+        if let Some(row) = record.ok().as_ref().and_then(Row::from_record) {
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// Every line of `programs.csv` in `dir`.
+pub fn read_programs(dir: &Path) -> Result<Vec<ProgramLine>> {
+    let path = programs_path(dir);
+    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(reader.records().filter_map(|r| r.ok().as_ref().and_then(ProgramLine::from_record)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(program: u64, config: &str) -> Row {
+        Row {
+            program,
+            seed: program + 100,
+            config_id: config.into(),
+            verdict: "pass".into(),
+            detail: "a, \"quoted\"\nline".into(),
+            insns: Some(5),
+            class_counts: Some([1; NUM_CLASSES]),
+            passes_changed: "101".into(),
+            ..Row::default()
+        }
+    }
+
+    fn line(program: u64) -> ProgramLine {
+        ProgramLine { program, status: "checked".into(), checks: 2, ..ProgramLine::default() }
+    }
+
+    #[test]
+    fn rows_round_trip_and_resume_drops_incomplete_programs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut records = Records::create(dir.path()).expect("create");
+        records.append_program(&[row(0, "a"), row(0, "b")], &line(0)).expect("append");
+        records.append_program(&[row(1, "a"), row(1, "b")], &line(1)).expect("append");
+        drop(records);
+        // A kill while program 2 was being written: one whole row, one half row, no line.
+        let mut runs = append_file(&runs_path(dir.path())).expect("open");
+        runs.write_all(&csv_bytes([row(2, "a").record()]).expect("csv")).expect("write");
+        runs.write_all(b"2,102,,b,").expect("write");
+        drop(runs);
+        assert!(Records::create(dir.path()).is_err(), "fresh records refuse an existing campaign");
+
+        let (mut records, done) = Records::resume(dir.path()).expect("resume");
+        assert_eq!(done.into_iter().collect::<Vec<_>>(), vec![0, 1]);
+        records.append_program(&[row(2, "a"), row(2, "b")], &line(2)).expect("append");
+        let rows = read_runs(dir.path()).expect("read");
+        assert_eq!(rows.len(), 6);
+        assert_eq!(rows[0], row(0, "a").clone_with_detail_flattened());
+        assert_eq!(read_programs(dir.path()).expect("read").len(), 3);
+    }
+
+    impl Row {
+        fn clone_with_detail_flattened(&self) -> Row {
+            Row { detail: one_line(&self.detail), ..self.clone() }
+        }
+    }
+}

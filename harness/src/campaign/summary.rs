@@ -1,0 +1,278 @@
+//! The campaign report: `summary.md` for people and `stats.csv` (`metric,value`) for
+//! scripts, both computed from the records (`runs.csv`, `programs.csv`), so a resumed
+//! campaign reports on everything it did, before and after the interruption.
+//!
+//! Throughput (checks/s) is the one figure that is not in the records: it is measured over
+//! this session only (the checks made since the campaign started or resumed, divided by its
+//! wall-clock time).
+//!
+//! Dedup ratio: the share of checks that reused an earlier configuration's result — of the
+//! back end (same optimised IR and stage set) or of the qemu run (same assembly).
+
+use super::oracle::Kind;
+use super::records::{ProgramLine, Row};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use sysyc::isa::arm::backend_stages;
+use sysyc::passes::REGISTRY;
+
+/// Figures of this session (not derivable from the records).
+#[derive(Clone, Debug, Default)]
+pub struct Session {
+    pub campaign_id: String,
+    pub seconds: f64,
+    pub checks: u64,
+    pub programs: u64,
+    pub jobs: usize,
+    pub interrupted: bool,
+    pub failure_dirs: Vec<String>,
+}
+
+/// Figures derived from the records.
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub programs: u64,
+    pub discarded: u64,
+    pub discard_reasons: BTreeMap<String, u64>,
+    pub configs: u64,
+    pub checks: u64,
+    pub backend_runs: u64,
+    pub backend_shared: u64,
+    pub qemu_runs: u64,
+    pub qemu_shared: u64,
+    pub timeouts: u64,
+    pub failures: u64,
+    pub failing_programs: u64,
+    pub by_kind: BTreeMap<String, u64>,
+    /// label → (config id, failures)
+    pub by_config: BTreeMap<String, (String, u64)>,
+    /// pass → (pipeline positions run, positions that changed the module)
+    pub pass_changes: BTreeMap<String, (u64, u64)>,
+    pub insns: u64,
+}
+
+impl Stats {
+    pub fn compute(rows: &[Row], programs: &[ProgramLine]) -> Stats {
+        let mut s = Stats::default();
+        for p in programs {
+            if p.status == "checked" {
+                s.programs += 1;
+            } else {
+                s.discarded += 1;
+                let reason: String = p.reason.chars().take(80).collect();
+                *s.discard_reasons.entry(reason).or_default() += 1;
+            }
+        }
+        let mut configs = BTreeSet::new();
+        let mut failing_programs = BTreeSet::new();
+        for r in rows {
+            configs.insert(r.config_id.clone());
+            s.checks += 1;
+            if !r.asm_hash.is_empty() {
+                if r.ir_shared { s.backend_shared += 1 } else { s.backend_runs += 1 }
+                if r.asm_shared { s.qemu_shared += 1 } else { s.qemu_runs += 1 }
+            }
+            if !r.asm_shared {
+                s.insns += r.insns.unwrap_or(0);
+            }
+            if r.failed() {
+                s.failures += 1;
+                failing_programs.insert(r.program);
+                *s.by_kind.entry(r.kind.clone()).or_default() += 1;
+                s.by_config.entry(r.label.clone()).or_insert_with(|| (r.config_id.clone(), 0)).1 += 1;
+                if r.kind == Kind::Timeout.name() {
+                    s.timeouts += 1;
+                }
+            }
+            let passes = r.passes.split(',').filter(|p| !p.is_empty());
+            for (pass, changed) in passes.zip(r.passes_changed.chars()) {
+                let e = s.pass_changes.entry(pass.to_string()).or_default();
+                e.0 += 1;
+                e.1 += u64::from(changed == '1');
+            }
+        }
+        s.configs = configs.len() as u64;
+        s.failing_programs = failing_programs.len() as u64;
+        s
+    }
+
+    /// Share of checks (that reached the back end) that reused an earlier back-end result.
+    pub fn backend_dedup(&self) -> f64 {
+        ratio(self.backend_shared, self.backend_shared + self.backend_runs)
+    }
+
+    /// Share of checks (that reached qemu) that reused an earlier qemu run.
+    pub fn qemu_dedup(&self) -> f64 {
+        ratio(self.qemu_shared, self.qemu_shared + self.qemu_runs)
+    }
+
+    /// Registered IR passes that never changed a program (with whether they ran at all).
+    pub fn never_fired(&self) -> Vec<(&'static str, bool)> {
+        REGISTRY
+            .iter()
+            .filter(|p| self.pass_changes.get(p.name).is_none_or(|(_, changed)| *changed == 0))
+            .map(|p| (p.name, self.pass_changes.get(p.name).is_some_and(|(runs, _)| *runs > 0)))
+            .collect()
+    }
+}
+
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 { 0.0 } else { part as f64 / whole as f64 }
+}
+
+fn per_second(n: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 { n as f64 / seconds } else { 0.0 }
+}
+
+/// `stats.csv`: one `metric,value` line per figure.
+pub fn stats_csv(stats: &Stats, session: &Session) -> String {
+    let mut out = String::from("metric,value\n");
+    let mut put = |k: &str, v: String| {
+        let _ = writeln!(out, "{k},{v}");
+    };
+    put("programs", stats.programs.to_string());
+    put("discarded_programs", stats.discarded.to_string());
+    put("configs", stats.configs.to_string());
+    put("checks", stats.checks.to_string());
+    put("failures", stats.failures.to_string());
+    put("failing_programs", stats.failing_programs.to_string());
+    put("timeouts", stats.timeouts.to_string());
+    put("backend_dedup_ratio", format!("{:.4}", stats.backend_dedup()));
+    put("qemu_dedup_ratio", format!("{:.4}", stats.qemu_dedup()));
+    put("qemu_runs", stats.qemu_runs.to_string());
+    put("session_seconds", format!("{:.1}", session.seconds));
+    put("session_checks", session.checks.to_string());
+    put("session_checks_per_s", format!("{:.2}", per_second(session.checks, session.seconds)));
+    put("session_programs_per_s", format!("{:.3}", per_second(session.programs, session.seconds)));
+    put("jobs", session.jobs.to_string());
+    for kind in Kind::ALL {
+        put(&format!("failures:{}", kind.name()), stats.by_kind.get(kind.name()).copied().unwrap_or(0).to_string());
+    }
+    for (pass, (runs, changed)) in &stats.pass_changes {
+        put(&format!("pass_runs:{pass}"), runs.to_string());
+        put(&format!("pass_changed:{pass}"), changed.to_string());
+    }
+    out
+}
+
+/// `summary.md`.
+pub fn summary_md(stats: &Stats, session: &Session) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# Campaign {}\n", session.campaign_id);
+    if session.interrupted {
+        let _ = writeln!(s, "_Interrupted (Ctrl-C); every finished program is recorded. Continue with `--resume`._\n");
+    }
+    let _ = writeln!(s, "| figure | value |\n|---|---|");
+    let rows: [(&str, String); 11] = [
+        ("programs checked", stats.programs.to_string()),
+        ("programs discarded (generator problems)", stats.discarded.to_string()),
+        ("configurations", stats.configs.to_string()),
+        ("checks (program × configuration)", stats.checks.to_string()),
+        (
+            "checks/s (this session)",
+            format!("{:.2} ({} checks in {:.0} s, {} jobs)", per_second(session.checks, session.seconds), session.checks, session.seconds, session.jobs),
+        ),
+        ("programs/s (this session)", format!("{:.3}", per_second(session.programs, session.seconds))),
+        ("dedup: checks sharing the back end (same IR)", format!("{:.1}%", 100.0 * stats.backend_dedup())),
+        ("dedup: checks sharing the qemu run (same asm)", format!("{:.1}% ({} qemu runs)", 100.0 * stats.qemu_dedup(), stats.qemu_runs)),
+        ("timeouts", stats.timeouts.to_string()),
+        ("failures (checks)", stats.failures.to_string()),
+        ("failing programs", stats.failing_programs.to_string()),
+    ];
+    for (k, v) in rows {
+        let _ = writeln!(s, "| {k} | {v} |");
+    }
+    let _ = writeln!(s, "\n## Failures by kind\n");
+    if stats.by_kind.is_empty() {
+        let _ = writeln!(s, "None.");
+    } else {
+        let _ = writeln!(s, "| kind | checks |\n|---|---|");
+        for (k, n) in &stats.by_kind {
+            let _ = writeln!(s, "| {k} | {n} |");
+        }
+        let _ = writeln!(s, "\n## Failures by configuration\n\n| configuration | id | checks |\n|---|---|---|");
+        let mut by_config: Vec<_> = stats.by_config.iter().collect();
+        by_config.sort_by(|a, b| b.1.1.cmp(&a.1.1).then(a.0.cmp(b.0)));
+        for (label, (id, n)) in by_config {
+            let _ = writeln!(s, "| {label} | {id} | {n} |");
+        }
+    }
+    if !session.failure_dirs.is_empty() {
+        let _ = writeln!(s, "\n## Failures saved this session\n");
+        for d in &session.failure_dirs {
+            let _ = writeln!(s, "- `{d}`");
+        }
+    }
+    if !stats.discard_reasons.is_empty() {
+        let _ = writeln!(s, "\n## Discarded programs\n\n| reason | programs |\n|---|---|");
+        for (r, n) in &stats.discard_reasons {
+            let _ = writeln!(s, "| {} | {n} |", r.replace('|', "\\|"));
+        }
+    }
+    let _ = writeln!(s, "\n## How often each pass changed the program\n");
+    let _ = writeln!(s, "| pass | pipeline positions run | changed | share |\n|---|---|---|---|");
+    for (pass, (runs, changed)) in &stats.pass_changes {
+        let _ = writeln!(s, "| {pass} | {runs} | {changed} | {:.1}% |", 100.0 * ratio(*changed, *runs));
+    }
+    let never = stats.never_fired();
+    if never.is_empty() {
+        let _ = writeln!(s, "\nEvery registered IR pass changed at least one program.");
+    } else {
+        let _ = writeln!(s, "\nPasses that never changed a program (the generator is not feeding them, or they were not run):\n");
+        for (pass, ran) in never {
+            let _ = writeln!(s, "- `{pass}`{}", if ran { "" } else { " (never run by the chosen strategies)" });
+        }
+    }
+    let stages: Vec<&str> = backend_stages().iter().map(|(n, _)| *n).collect();
+    let _ = writeln!(
+        s,
+        "\nBack-end stages ({}) do not report whether they changed the code; their effect shows as the share of checks whose assembly differs.",
+        stages.join(", ")
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(program: u64, passes: &str, changed: &str, kind: &str, shared: bool) -> Row {
+        Row {
+            program,
+            config_id: format!("c-{passes}"),
+            label: passes.into(),
+            passes: passes.into(),
+            passes_changed: changed.into(),
+            verdict: if kind.is_empty() { "pass" } else { "fail" }.into(),
+            kind: kind.into(),
+            asm_hash: "h".into(),
+            ir_shared: shared,
+            asm_shared: shared,
+            ..Row::default()
+        }
+    }
+
+    #[test]
+    fn figures_come_from_the_rows() {
+        let rows = vec![
+            row(0, "mem2reg,dce", "10", "", false),
+            row(0, "mem2reg", "1", "", true),
+            row(1, "mem2reg,dce", "11", "timeout", false),
+        ];
+        let programs = vec![
+            ProgramLine { program: 0, status: "checked".into(), ..ProgramLine::default() },
+            ProgramLine { program: 1, status: "checked".into(), ..ProgramLine::default() },
+            ProgramLine { program: 2, status: "discarded".into(), reason: "trap".into(), ..ProgramLine::default() },
+        ];
+        let s = Stats::compute(&rows, &programs);
+        assert_eq!((s.programs, s.discarded, s.checks, s.configs), (2, 1, 3, 2));
+        assert_eq!((s.failures, s.timeouts, s.failing_programs), (1, 1, 1));
+        assert_eq!(s.pass_changes["dce"], (2, 1));
+        assert_eq!(s.pass_changes["mem2reg"], (3, 3));
+        assert!((s.qemu_dedup() - 1.0 / 3.0).abs() < 1e-9);
+        let never: Vec<&str> = s.never_fired().into_iter().map(|(p, _)| p).collect();
+        assert!(never.contains(&"constfold") && !never.contains(&"dce"));
+        let md = summary_md(&s, &Session::default());
+        assert!(md.contains("| timeout | 1 |"), "{md}");
+    }
+}
