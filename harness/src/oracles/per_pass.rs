@@ -87,9 +87,8 @@ pub fn check_with(
     })?;
 
     let options = CompileOptions {
-        pipeline: pipeline.to_vec(),
         verify_each: true,
-        ..CompileOptions::default()
+        ..options.clone()
     };
     let mut first: Option<Violation> = None;
     let mut observe = |index: usize, pass: &'static PassInfo, module: &Module| {
