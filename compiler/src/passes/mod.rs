@@ -8,6 +8,10 @@
 
 pub mod constfold;
 pub mod dce;
+pub mod dead_functions;
+pub mod fuse_blocks;
+pub mod fuse_branch;
+pub mod inline;
 pub mod manager;
 pub mod mem2reg;
 pub mod simplify_cfg;
@@ -168,9 +172,33 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "simplify-cfg",
-        description: "merge straight-line blocks, bypass empty jump blocks, fold br to one target",
+        description: "fuse-blocks and fuse-branch together, until neither applies",
         catalogue: Some("SimplifyCFG"),
         body: PassBody::Function(&simplify_cfg::SimplifyCfg),
+    },
+    PassInfo {
+        name: "fuse-blocks",
+        description: "merge a block into its single predecessor when that only jumps to it",
+        catalogue: Some("FuseBasicBlock"),
+        body: PassBody::Function(&fuse_blocks::FuseBlocks),
+    },
+    PassInfo {
+        name: "fuse-branch",
+        description: "bypass blocks that only jump or branch on; fold br to one target",
+        catalogue: Some("FuseImmediatelyBranch"),
+        body: PassBody::Function(&fuse_branch::FuseBranch),
+    },
+    PassInfo {
+        name: "inline",
+        description: "inline calls of small or single-use non-recursive functions",
+        catalogue: Some("FunctionInline"),
+        body: PassBody::Module(&inline::Inline),
+    },
+    PassInfo {
+        name: "dead-functions",
+        description: "delete functions main cannot reach",
+        catalogue: Some("ClearUselessFunction"),
+        body: PassBody::Module(&dead_functions::DeadFunctions),
     },
 ];
 
@@ -234,10 +262,14 @@ impl OptLevel {
 /// the next (dead blocks go before the CFG is simplified, trivial phis before dead code).
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
-/// The best pipeline we have: O1 with constant folding, repeated once more because folding
-/// branches exposes dead blocks, merges and new constants.
+/// The best pipeline we have: O1 with inlining right after SSA construction (so every later
+/// pass sees the inlined bodies; `dead-functions` drops callees left without calls) and
+/// constant folding, repeated once more because folding branches exposes dead blocks, merges
+/// and new constants.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
+    "inline",
+    "dead-functions",
     "constfold",
     "unreachable-blocks",
     "simplify-cfg",
