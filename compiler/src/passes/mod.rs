@@ -6,6 +6,7 @@
 //! stable name, so a pipeline is just a list of names (`--passes=mem2reg,gvn,licm`). The
 //! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
 
+pub mod block_reorder;
 pub mod constfold;
 pub mod dce;
 pub mod dead_functions;
@@ -189,6 +190,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&fuse_branch::FuseBranch),
     },
     PassInfo {
+        name: "block-reorder",
+        description: "lay blocks out: dominators first, loop bodies before exits, jump targets next",
+        catalogue: Some("BlockReorder"),
+        body: PassBody::Function(&block_reorder::BlockReorder),
+    },
+    PassInfo {
         name: "inline",
         description: "inline calls of small or single-use non-recursive functions",
         catalogue: Some("FunctionInline"),
@@ -265,7 +272,7 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// The best pipeline we have: O1 with inlining right after SSA construction (so every later
 /// pass sees the inlined bodies; `dead-functions` drops callees left without calls) and
 /// constant folding, repeated once more because folding branches exposes dead blocks, merges
-/// and new constants.
+/// and new constants. The layout is chosen last, once the CFG no longer changes.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "inline",
@@ -280,4 +287,5 @@ pub const O2_PIPELINE: &[&str] = &[
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "block-reorder",
 ];
