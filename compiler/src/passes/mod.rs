@@ -6,12 +6,17 @@
 //! stable name, so a pipeline is just a list of names (`--passes=mem2reg,gvn,licm`). The
 //! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
 
+pub mod block_reorder;
 pub mod constfold;
 pub mod dce;
 pub mod instcombine;
 pub mod load_elim;
 pub mod licm;
 pub mod loop_simplify;
+pub mod dead_functions;
+pub mod fuse_blocks;
+pub mod fuse_branch;
+pub mod inline;
 pub mod manager;
 pub mod mem2reg;
 pub mod simplify_cfg;
@@ -172,7 +177,7 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "simplify-cfg",
-        description: "merge straight-line blocks, bypass empty jump blocks, fold br to one target",
+        description: "fuse-blocks and fuse-branch together, until neither applies",
         catalogue: Some("SimplifyCFG"),
         body: PassBody::Function(&simplify_cfg::SimplifyCfg),
     },
@@ -199,6 +204,36 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
         body: PassBody::Function(&licm::Licm),
+    },
+    PassInfo {
+        name: "fuse-blocks",
+        description: "merge a block into its single predecessor when that only jumps to it",
+        catalogue: Some("FuseBasicBlock"),
+        body: PassBody::Function(&fuse_blocks::FuseBlocks),
+    },
+    PassInfo {
+        name: "fuse-branch",
+        description: "bypass blocks that only jump or branch on; fold br to one target",
+        catalogue: Some("FuseImmediatelyBranch"),
+        body: PassBody::Function(&fuse_branch::FuseBranch),
+    },
+    PassInfo {
+        name: "block-reorder",
+        description: "lay blocks out: dominators first, loop bodies before exits, jump targets next",
+        catalogue: Some("BlockReorder"),
+        body: PassBody::Function(&block_reorder::BlockReorder),
+    },
+    PassInfo {
+        name: "inline",
+        description: "inline calls of small or single-use non-recursive functions",
+        catalogue: Some("FunctionInline"),
+        body: PassBody::Module(&inline::Inline),
+    },
+    PassInfo {
+        name: "dead-functions",
+        description: "delete functions main cannot reach",
+        catalogue: Some("ClearUselessFunction"),
+        body: PassBody::Module(&dead_functions::DeadFunctions),
     },
 ];
 
@@ -262,11 +297,15 @@ impl OptLevel {
 /// the next (dead blocks go before the CFG is simplified, trivial phis before dead code).
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
-/// The best pipeline we have: O1 with constant folding, repeated once more because folding
-/// branches exposes dead blocks, merges and new constants; loop-invariant code leaves loops
-/// between the two rounds.
+/// The best pipeline we have. SSA first, then inlining (every later pass sees the inlined
+/// bodies; `dead-functions` drops callees left without calls) and memory clean-up; two rounds
+/// of folding and CFG clean-up (folding branches exposes dead blocks, merges and new
+/// constants), with loop-invariant code leaving loops between them. The layout is chosen
+/// last, once the CFG no longer changes.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
+    "inline",
+    "dead-functions",
     "load-elim",
     "constfold",
     "instcombine",
@@ -283,4 +322,5 @@ pub const O2_PIPELINE: &[&str] = &[
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "block-reorder",
 ];
