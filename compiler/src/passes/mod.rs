@@ -8,6 +8,7 @@
 
 pub mod constfold;
 pub mod dce;
+pub mod gvn;
 pub mod instcombine;
 pub mod manager;
 pub mod mem2reg;
@@ -179,6 +180,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("InstructionCombiner"),
         body: PassBody::Function(&instcombine::InstCombine),
     },
+    PassInfo {
+        name: "gvn",
+        description: "dominator-scoped value numbering: reassociated keys, pure calls, loads via memdep",
+        catalogue: Some("SimpleGVN"),
+        body: PassBody::Function(&gvn::Gvn),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -247,12 +254,14 @@ pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "constfold",
     "instcombine",
+    "gvn",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
     "constfold",
     "instcombine",
+    "gvn",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
