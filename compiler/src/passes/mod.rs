@@ -8,10 +8,13 @@
 
 pub mod constfold;
 pub mod dce;
+pub mod gcm;
 pub mod gvn;
 pub mod instcombine;
+pub mod lcm;
 pub mod manager;
 pub mod mem2reg;
+pub mod sccp;
 pub mod simplify_cfg;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
@@ -186,6 +189,24 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("SimpleGVN"),
         body: PassBody::Function(&gvn::Gvn),
     },
+    PassInfo {
+        name: "sccp",
+        description: "sparse conditional constant propagation: constants through phis, dead branches folded",
+        catalogue: None,
+        body: PassBody::Function(&sccp::Sccp),
+    },
+    PassInfo {
+        name: "gcm",
+        description: "global code motion: each pure instruction to the least loop-nested block between its earliest and latest",
+        catalogue: Some("GlobalCodeMotion"),
+        body: PassBody::Function(&gcm::Gcm),
+    },
+    PassInfo {
+        name: "lcm",
+        description: "local code motion: move a single-use instruction right before its user in the block",
+        catalogue: Some("LocalCodeMotion"),
+        body: PassBody::Function(&lcm::Lcm),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -248,10 +269,12 @@ impl OptLevel {
 /// the next (dead blocks go before the CFG is simplified, trivial phis before dead code).
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
-/// The best pipeline we have: O1 with constant folding, repeated once more because folding
-/// branches exposes dead blocks, merges and new constants.
+/// The best pipeline we have: O1 with constant propagation, instruction combining and value
+/// numbering, repeated once more because folding branches exposes dead blocks, merges and new
+/// constants.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
+    "sccp",
     "constfold",
     "instcombine",
     "gvn",
@@ -266,4 +289,6 @@ pub const O2_PIPELINE: &[&str] = &[
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "gcm",
+    "lcm",
 ];
