@@ -9,6 +9,8 @@
 pub mod block_reorder;
 pub mod constfold;
 pub mod dce;
+pub mod gcm;
+pub mod gvn;
 pub mod instcombine;
 pub mod load_elim;
 pub mod licm;
@@ -17,8 +19,10 @@ pub mod dead_functions;
 pub mod fuse_blocks;
 pub mod fuse_branch;
 pub mod inline;
+pub mod lcm;
 pub mod manager;
 pub mod mem2reg;
+pub mod sccp;
 pub mod simplify_cfg;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
@@ -235,6 +239,30 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("ClearUselessFunction"),
         body: PassBody::Module(&dead_functions::DeadFunctions),
     },
+    PassInfo {
+        name: "gvn",
+        description: "dominator-scoped value numbering: reassociated keys, pure calls, loads via memdep",
+        catalogue: Some("SimpleGVN"),
+        body: PassBody::Function(&gvn::Gvn),
+    },
+    PassInfo {
+        name: "sccp",
+        description: "sparse conditional constant propagation: constants through phis, dead branches folded",
+        catalogue: None,
+        body: PassBody::Function(&sccp::Sccp),
+    },
+    PassInfo {
+        name: "gcm",
+        description: "global code motion: each pure instruction to the least loop-nested block between its earliest and latest",
+        catalogue: Some("GlobalCodeMotion"),
+        body: PassBody::Function(&gcm::Gcm),
+    },
+    PassInfo {
+        name: "lcm",
+        description: "local code motion: move a single-use instruction right before its user in the block",
+        catalogue: Some("LocalCodeMotion"),
+        body: PassBody::Function(&lcm::Lcm),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -297,30 +325,44 @@ impl OptLevel {
 /// the next (dead blocks go before the CFG is simplified, trivial phis before dead code).
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
-/// The best pipeline we have. SSA first, then inlining (every later pass sees the inlined
-/// bodies; `dead-functions` drops callees left without calls) and memory clean-up; two rounds
-/// of folding and CFG clean-up (folding branches exposes dead blocks, merges and new
-/// constants), with loop-invariant code leaving loops between them. The layout is chosen
-/// last, once the CFG no longer changes.
+/// The best pipeline we have:
+/// 1. SSA, then inlining (every later pass sees the inlined bodies; `dead-functions` drops
+///    callees left without calls); globals that became `main`-only turn into locals, and a
+///    second `mem2reg` promotes them.
+/// 2. Constants and memory: sparse constant propagation, constant arrays, redundant loads.
+/// 3. Two rounds of folding, combining, value numbering and CFG clean-up (folding branches
+///    exposes dead blocks, merges and new constants), with loop-invariant code and loads of
+///    globals leaving loops between them.
+/// 4. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "inline",
     "dead-functions",
+    "global-to-local",
+    "mem2reg",
+    "sccp",
+    "const-arrays",
     "load-elim",
     "constfold",
     "instcombine",
+    "gvn",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
-    "load-elim",
     "loop-simplify",
     "licm",
+    "hoist-global-loads",
+    "load-elim",
+    "dead-arrays",
     "constfold",
     "instcombine",
+    "gvn",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "gcm",
+    "lcm",
     "block-reorder",
 ];
