@@ -8,6 +8,7 @@
 
 pub mod constfold;
 pub mod dce;
+pub mod global_to_local;
 pub mod load_elim;
 pub mod manager;
 pub mod mem2reg;
@@ -179,6 +180,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("ReplaceUnnecessaryLoad"),
         body: PassBody::Function(&load_elim::LoadElim),
     },
+    PassInfo {
+        name: "global-to-local",
+        description: "never-written scalar globals become constants; scalars only main uses become its locals",
+        catalogue: Some("GlobalVariableToValue"),
+        body: PassBody::Module(&global_to_local::GlobalToLocal),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -244,6 +251,7 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// The best pipeline we have: O1 with constant folding, repeated once more because folding
 /// branches exposes dead blocks, merges and new constants.
 pub const O2_PIPELINE: &[&str] = &[
+    "global-to-local",
     "mem2reg",
     "load-elim",
     "constfold",
