@@ -6,6 +6,7 @@
 //! stable name, so a pipeline is just a list of names (`--passes=mem2reg,gvn,licm`). The
 //! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
 
+pub mod const_arrays;
 pub mod constfold;
 pub mod dce;
 pub mod global_to_local;
@@ -186,6 +187,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("GlobalVariableToValue"),
         body: PassBody::Module(&global_to_local::GlobalToLocal),
     },
+    PassInfo {
+        name: "const-arrays",
+        description: "loads at constant indices of global arrays nothing writes become constants",
+        catalogue: Some("ReplaceConstantArray"),
+        body: PassBody::Module(&const_arrays::ConstArrays),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -253,6 +260,7 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 pub const O2_PIPELINE: &[&str] = &[
     "global-to-local",
     "mem2reg",
+    "const-arrays",
     "load-elim",
     "constfold",
     "unreachable-blocks",
