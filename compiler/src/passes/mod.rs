@@ -9,6 +9,7 @@
 pub mod const_arrays;
 pub mod constfold;
 pub mod dce;
+pub mod dead_arrays;
 pub mod global_to_local;
 pub mod load_elim;
 pub mod manager;
@@ -193,6 +194,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("ReplaceConstantArray"),
         body: PassBody::Module(&const_arrays::ConstArrays),
     },
+    PassInfo {
+        name: "dead-arrays",
+        description: "delete arrays (locals and globals) that are only written, never read, with their writes",
+        catalogue: Some("RemoveUnnecessaryArray"),
+        body: PassBody::Module(&dead_arrays::DeadArrays),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -268,6 +275,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "load-elim",
+    "dead-arrays",
     "constfold",
     "unreachable-blocks",
     "simplify-cfg",
