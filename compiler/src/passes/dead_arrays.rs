@@ -78,16 +78,17 @@ fn global_write_only(func: &Function, g: GlobalRef, out: &mut Vec<Inst>) -> bool
                 continue;
             }
             match (func.opcode(inst), k) {
-                (Opcode::Store, 0) if func.value_def(args[1]) != ValueDef::Global(g) => {}
-                (Opcode::MemZero { .. }, 0) => {}
+                (Opcode::Store, 0) if func.value_def(args[1]) != ValueDef::Global(g) => out.push(inst),
+                (Opcode::MemZero { .. }, 0) => out.push(inst),
                 (Opcode::Gep { .. }, 0) if func.value_def(args[1]) != ValueDef::Global(g) => {
+                    // The gep before what derives from it, so deletion in reverse is safe.
+                    out.push(inst);
                     if !write_only_uses(func, func.result(inst).expect("gep has a result"), out) {
                         return false;
                     }
                 }
                 _ => return false,
             }
-            out.push(inst);
         }
     }
     true

@@ -11,6 +11,7 @@ pub mod constfold;
 pub mod dce;
 pub mod dead_arrays;
 pub mod global_to_local;
+pub mod hoist_global_loads;
 pub mod load_elim;
 pub mod manager;
 pub mod mem2reg;
@@ -200,6 +201,12 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("RemoveUnnecessaryArray"),
         body: PassBody::Module(&dead_arrays::DeadArrays),
     },
+    PassInfo {
+        name: "hoist-global-loads",
+        description: "loads in loops of global words unwritten since function entry move to the entry block",
+        catalogue: Some("HoistGlobalArrayLoad"),
+        body: PassBody::Function(&hoist_global_loads::HoistGlobalLoads),
+    },
 ];
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
@@ -276,6 +283,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "dce",
     "load-elim",
     "dead-arrays",
+    "hoist-global-loads",
     "constfold",
     "unreachable-blocks",
     "simplify-cfg",
