@@ -7,19 +7,23 @@
 //! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
 
 pub mod block_reorder;
+pub mod const_arrays;
 pub mod constfold;
 pub mod dce;
-pub mod gcm;
-pub mod gvn;
-pub mod instcombine;
-pub mod load_elim;
-pub mod licm;
-pub mod loop_simplify;
+pub mod dead_arrays;
 pub mod dead_functions;
 pub mod fuse_blocks;
 pub mod fuse_branch;
+pub mod gcm;
+pub mod global_to_local;
+pub mod gvn;
+pub mod hoist_global_loads;
 pub mod inline;
+pub mod instcombine;
 pub mod lcm;
+pub mod licm;
+pub mod load_elim;
+pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
 pub mod sccp;
@@ -262,6 +266,30 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "local code motion: move a single-use instruction right before its user in the block",
         catalogue: Some("LocalCodeMotion"),
         body: PassBody::Function(&lcm::Lcm),
+    },
+    PassInfo {
+        name: "global-to-local",
+        description: "never-written scalar globals become constants; scalars only main uses become its locals",
+        catalogue: Some("GlobalVariableToValue"),
+        body: PassBody::Module(&global_to_local::GlobalToLocal),
+    },
+    PassInfo {
+        name: "const-arrays",
+        description: "loads at constant indices of global arrays nothing writes become constants",
+        catalogue: Some("ReplaceConstantArray"),
+        body: PassBody::Module(&const_arrays::ConstArrays),
+    },
+    PassInfo {
+        name: "dead-arrays",
+        description: "delete arrays (locals and globals) that are only written, never read, with their writes",
+        catalogue: Some("RemoveUnnecessaryArray"),
+        body: PassBody::Module(&dead_arrays::DeadArrays),
+    },
+    PassInfo {
+        name: "hoist-global-loads",
+        description: "loads in loops of global words unwritten since function entry move to the entry block",
+        catalogue: Some("HoistGlobalArrayLoad"),
+        body: PassBody::Function(&hoist_global_loads::HoistGlobalLoads),
     },
 ];
 
