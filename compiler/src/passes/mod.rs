@@ -9,6 +9,7 @@
 pub mod constfold;
 pub mod dce;
 pub mod licm;
+pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
@@ -181,6 +182,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&loop_simplify::LoopSimplify),
     },
     PassInfo {
+        name: "loop-rotate",
+        description: "turn top-tested loops into guarded bottom-tested loops (while -> if + do-while)",
+        catalogue: Some("LoopRotate"),
+        body: PassBody::Function(&loop_rotate::LoopRotate),
+    },
+    PassInfo {
         name: "licm",
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
@@ -249,8 +256,9 @@ impl OptLevel {
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
 /// The best pipeline we have: O1 with constant folding, repeated once more because folding
-/// branches exposes dead blocks, merges and new constants; loop-invariant code leaves loops
-/// between the two rounds.
+/// branches exposes dead blocks, merges and new constants; between the two rounds loops are
+/// canonicalised and rotated (so their bodies run whenever they are entered) and
+/// loop-invariant code leaves them.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "constfold",
@@ -259,6 +267,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "loop-simplify",
+    "loop-rotate",
     "licm",
     "constfold",
     "unreachable-blocks",
