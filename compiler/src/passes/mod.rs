@@ -8,6 +8,7 @@
 
 pub mod constfold;
 pub mod dce;
+pub mod full_unroll;
 pub mod licm;
 pub mod loop_rotate;
 pub mod loop_simplify;
@@ -188,6 +189,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&loop_rotate::LoopRotate),
     },
     PassInfo {
+        name: "full-unroll",
+        description: "replace single-block loops with a small constant trip count by straight-line copies",
+        catalogue: Some("FullyUnroll"),
+        body: PassBody::Function(&full_unroll::FullUnroll),
+    },
+    PassInfo {
         name: "licm",
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
@@ -258,7 +265,7 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// The best pipeline we have: O1 with constant folding, repeated once more because folding
 /// branches exposes dead blocks, merges and new constants; between the two rounds loops are
 /// canonicalised and rotated (so their bodies run whenever they are entered) and
-/// loop-invariant code leaves them.
+/// loop-invariant code leaves them; small constant-trip loops are unrolled at the end.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "constfold",
@@ -273,5 +280,9 @@ pub const O2_PIPELINE: &[&str] = &[
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
+    "dce",
+    "full-unroll",
+    "constfold",
+    "simplify-cfg",
     "dce",
 ];
