@@ -4,7 +4,7 @@
 //! * [`cfg`](mod@cfg) — predecessor and successor tables, reverse post-order, reachability;
 //! * [`domtree`] — the dominator tree (Cooper–Harvey–Kennedy), block and instruction dominance;
 //! * [`frontier`] — dominance frontiers and iterated frontiers (phi placement);
-//! * [`loops`] — the natural-loop forest;
+//! * [`loops`] — the natural-loop forest; [`counted`] — counted-loop recognition;
 //! * [`cache`] — lazily recomputed, per-function results keyed by [`Function::cfg_epoch`].
 //!
 //! Interprocedural and memory analyses:
@@ -27,6 +27,7 @@ pub mod alias;
 pub mod cache;
 pub mod callgraph;
 pub mod cfg;
+pub mod counted;
 pub mod domtree;
 pub mod frontier;
 pub mod funcinfo;

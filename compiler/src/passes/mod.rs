@@ -23,6 +23,9 @@ pub mod instcombine;
 pub mod lcm;
 pub mod licm;
 pub mod load_elim;
+pub mod full_unroll;
+pub mod licm;
+pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
@@ -208,6 +211,18 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&loop_simplify::LoopSimplify),
     },
     PassInfo {
+        name: "loop-rotate",
+        description: "turn top-tested loops into guarded bottom-tested loops (while -> if + do-while)",
+        catalogue: Some("LoopRotate"),
+        body: PassBody::Function(&loop_rotate::LoopRotate),
+    },
+    PassInfo {
+        name: "full-unroll",
+        description: "replace single-block loops with a small constant trip count by straight-line copies",
+        catalogue: Some("FullyUnroll"),
+        body: PassBody::Function(&full_unroll::FullUnroll),
+    },
+    PassInfo {
         name: "licm",
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
@@ -361,7 +376,12 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// 3. Two rounds of folding, combining, value numbering and CFG clean-up (folding branches
 ///    exposes dead blocks, merges and new constants), with loop-invariant code and loads of
 ///    globals leaving loops between them.
-/// 4. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
+/// 4. Full unrolling of small constant-trip loops, and a clean-up of what it exposes.
+/// 5. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
+/// The best pipeline we have: O1 with constant folding, repeated once more because folding
+/// branches exposes dead blocks, merges and new constants; between the two rounds loops are
+/// canonicalised and rotated (so their bodies run whenever they are entered) and
+/// loop-invariant code leaves them; small constant-trip loops are unrolled at the end.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "inline",
@@ -379,6 +399,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "loop-simplify",
+    "loop-rotate",
     "licm",
     "hoist-global-loads",
     "load-elim",
@@ -389,6 +410,12 @@ pub const O2_PIPELINE: &[&str] = &[
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
+    "dce",
+    "full-unroll",
+    "constfold",
+    "instcombine",
+    "gvn",
+    "simplify-cfg",
     "dce",
     "gcm",
     "lcm",
