@@ -21,5 +21,12 @@ test: deps
 campaign: build
 	./target/release/harness campaign --minutes $(MINUTES) --jobs $(JOBS)
 
+# The performance suite with sysyc -O0 and -O2 against gcc -O2 (cost plugin counts), into
+# results/bench/. The tables are written even when a case fails (then the command fails too).
+PERF_SUITE ?= /work/shared/sysy-tests/performance
+bench: build
+	-./target/release/harness bench $(PERF_SUITE) --opt O0 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O0.csv
+	./target/release/harness bench $(PERF_SUITE) --opt O2 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O2.csv
+
 clean:
 	$(CARGO) clean

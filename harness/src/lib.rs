@@ -1,6 +1,7 @@
 //! The differential fuzzing and benchmark harness of the `sysyc` compiler, as a library (the
 //! `harness` binary is a thin front end over it).
 
+pub mod bench;
 pub mod cgen;
 pub mod cli;
 pub mod conform;

@@ -40,6 +40,9 @@ enum Command {
     Gen(generators::cli::GenArgs),
     /// Generate, check and run a range of seeds; print statistics.
     GenStats(generators::stats::StatsArgs),
+    /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
+    /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
+    Bench(harness::bench::cli::BenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         Command::Conform(args) => conform::run(args),
         Command::Gen(args) => report(generators::cli::run_gen(&args)),
         Command::GenStats(args) => report(gen_stats(&args)),
+        Command::Bench(args) => harness::bench::cli::run(&args),
     }
 }
 
