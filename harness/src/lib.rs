@@ -10,3 +10,4 @@ pub mod generators;
 pub mod native;
 pub mod qemu;
 pub mod refinterp;
+pub mod speedup;

@@ -43,6 +43,16 @@ enum Command {
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
     Bench(harness::bench::cli::BenchArgs),
+    /// Reports over measurements (`speedup`: per-pass speedups).
+    #[command(subcommand)]
+    Report(ReportCommand),
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Per-pass leave-one-out, add-one and prefix speedups in instructions and cycles; writes
+    /// results/speedup/<date>/{speedup.csv,report.md,index.html}.
+    Speedup(harness::speedup::cli::SpeedupArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +62,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => report(generators::cli::run_gen(&args)),
         Command::GenStats(args) => report(gen_stats(&args)),
         Command::Bench(args) => harness::bench::cli::run(&args),
+        Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
     }
 }
 
