@@ -269,3 +269,105 @@ pub fn bench_suite(
             .collect()
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sysy_cost_model::counts::ModeStats;
+    use sysy_cost_model::layout::ModeMapStatus;
+    use sysy_cost_model::{ClassCounts, CostCounts, CycleEstimate, InsnClass};
+
+    fn cost(total: u64, complete: bool) -> RunCost {
+        let mut per_class = ClassCounts::default();
+        per_class.add(InsnClass::Alu, total);
+        let counts = CostCounts {
+            complete,
+            total,
+            per_class,
+            program: per_class,
+            runtime: ClassCounts::default(),
+            mode_stats: ModeStats {
+                translations: 0,
+                from_symbols: 0,
+                from_heuristic: 0,
+                heuristic_disagreements: 0,
+                mode_map: ModeMapStatus::NotRequested,
+            },
+        };
+        let cycles = CycleEstimate {
+            total: total * 2,
+            program: total * 2,
+            runtime: 0,
+        };
+        RunCost { counts, cycles }
+    }
+
+    fn measured(verdict: Verdict, cost: Option<RunCost>) -> Measurement {
+        Measurement {
+            verdict,
+            reason: if verdict == Verdict::Pass { String::new() } else { "line 1: expected `1`, got `2`".into() },
+            cost,
+            phases: Phases::default(),
+        }
+    }
+
+    fn row(name: &str, ours: Measurement, gcc: Measurement) -> BenchRow {
+        BenchRow { case: name.into(), ours, gcc: Some(gcc), plain_run: None }
+    }
+
+    #[test]
+    fn geomean_of_ratios() {
+        assert_eq!(geomean([]), None);
+        let g = geomean([2.0, 8.0]).expect("mean");
+        assert!((g - 4.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ratios_only_between_passing_complete_runs() {
+        let rows = vec![
+            row("a", measured(Verdict::Pass, Some(cost(300, true))), measured(Verdict::Pass, Some(cost(100, true)))),
+            row("b", measured(Verdict::Pass, Some(cost(100, true))), measured(Verdict::Pass, Some(cost(300, true)))),
+            // Wrong answer: no ratio, whatever it cost.
+            row("c", measured(Verdict::Fail, Some(cost(1, true))), measured(Verdict::Pass, Some(cost(100, true)))),
+            // Timed out with partial counts: no ratio either.
+            row("d", measured(Verdict::Timeout, Some(cost(50, false))), measured(Verdict::Pass, Some(cost(100, true)))),
+        ];
+        assert_eq!(rows[0].insn_ratio(), Some(3.0));
+        assert_eq!(rows[2].insn_ratio(), None);
+        assert_eq!(rows[3].cycle_ratio(), None);
+        let s = Summary::of(&rows);
+        assert_eq!((s.cases, s.passed, s.gcc_passed, s.compared), (4, 2, 4, 2));
+        assert!((s.geomean_insn_ratio.expect("mean") - 1.0).abs() < 1e-12);
+        assert!((s.geomean_cycle_ratio.expect("mean") - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn csv_and_markdown_tables() {
+        let rows = vec![
+            row("a", measured(Verdict::Pass, Some(cost(300, true))), measured(Verdict::Pass, Some(cost(100, true)))),
+            row("d", measured(Verdict::Timeout, Some(cost(5_000_000, false))), measured(Verdict::Pass, Some(cost(100, true)))),
+        ];
+        let mut csv = Vec::new();
+        report::write_csv(&rows, &mut csv).expect("csv");
+        let mut reader = csv::Reader::from_reader(csv.as_slice());
+        let header: Vec<String> = reader.headers().expect("header").iter().map(String::from).collect();
+        let records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("record")).collect();
+        assert_eq!(records.len(), 2);
+        assert!(header.iter().any(|h| h == "class_vfp_div") && header.iter().any(|h| h == "insn_ratio"));
+        let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+        let first = &records[0];
+        assert_eq!(first.len(), header.len());
+        assert_eq!(&first[col("insns")], "300");
+        assert_eq!(&first[col("class_alu")], "300");
+        assert_eq!(&first[col("insn_ratio")], "3.0000");
+        let second = &records[1];
+        assert_eq!((&second[col("complete")], &second[col("insn_ratio")]), ("false", ""));
+        assert_eq!(&second[col("reason")], "line 1: expected `1`, got `2`");
+
+        let info = report::RunInfo { suite: "s".into(), pipeline: "-O2".into(), command: "harness bench s".into() };
+        let md = report::markdown(&rows, &info);
+        assert!(md.contains("geomean ours/gcc: instructions 3.0000, cycles 3.0000"), "{md}");
+        assert!(md.contains("TIMEOUT (partial 5.00M)"), "{md}");
+        assert!(md.contains("| alu | 300 | 100 | 3.0000 |"), "{md}");
+    }
+}

@@ -138,30 +138,26 @@ pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
     let k_max = data.base.len().max(1) as f64;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (820, 460)).into_drawing_area();
+        // Tall enough for one legend line per benchmark.
+        let height = (460 as u32).max(70 + 20 * curves.len() as u32);
+        let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
-        let base = data.base.clone();
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Prefix curves: instructions after the first k passes (relative to -O0)", ("sans-serif", 18))
+        // The legend gets its own column so that it never hides a curve.
+        let (plot_area, legend_area) = root.split_horizontally(700);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption("Prefix curves: instructions after the first k passes, relative to -O0", ("sans-serif", 16))
             .margin(12)
-            .x_label_area_size(80)
+            .x_label_area_size(40)
             .y_label_area_size(60)
             .build_cartesian_2d(0.0..k_max, 0.0..hi)
             .map_err(draw_error)?;
         chart
             .configure_mesh()
-            .x_labels(base.len() + 1)
+            .x_labels(data.base.len() + 1)
             .x_label_formatter(&|x| {
-                let k = x.round() as usize;
-                if (x - x.round()).abs() > 0.01 {
-                    String::new()
-                } else if k == 0 {
-                    "0: -O0".to_string()
-                } else {
-                    format!("{k}: {}", base.get(k - 1).copied().unwrap_or(""))
-                }
+                if (x - x.round()).abs() > 0.01 { String::new() } else { format!("{}", x.round() as usize) }
             })
-            .x_label_style(("sans-serif", 11).into_font().transform(FontTransform::Rotate90))
+            .x_desc("k (passes of the base pipeline applied, listed below)")
             .y_desc("insns / insns at -O0")
             .y_label_formatter(&|y| format!("{y:.2}"))
             .draw()
@@ -170,20 +166,18 @@ pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
             let color = PALETTE[i % PALETTE.len()];
             chart
                 .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))
-                .map_err(draw_error)?
-                .label(name.as_str())
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], color.stroke_width(2)));
+                .map_err(draw_error)?;
             chart
                 .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
                 .map_err(draw_error)?;
+            let y = 50 + 20 * i as i32;
+            legend_area
+                .draw(&PathElement::new([(10, y), (34, y)], color.stroke_width(3)))
+                .map_err(draw_error)?;
+            legend_area
+                .draw(&Text::new(name.clone(), (40, y - 7), ("sans-serif", 13)))
+                .map_err(draw_error)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(draw_error)?;
         root.present().map_err(draw_error)?;
     }
     Ok(svg)
@@ -208,7 +202,66 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         data.benchmarks.len()
     );
     let _ = write!(page, "<figure>{}</figure>\n", pass_bars_svg(data)?);
-    let _ = write!(page, "<figure>{}</figure>\n", prefix_curves_svg(data)?);
+    let _ = write!(page, "<figure>{}<figcaption><ol start=\"1\">", prefix_curves_svg(data)?);
+    for pass in &data.base {
+        let _ = write!(page, "<li>{}</li>", escape(pass));
+    }
+    let _ = write!(page, "</ol></figcaption></figure>\n");
     let _ = write!(page, "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n", escape(markdown));
     Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::Verdict;
+    use crate::speedup::{BenchmarkRuns, ConfigRun, pairs};
+    use std::time::Duration;
+
+    fn data() -> SpeedupData {
+        let base = vec!["mem2reg", "dce"];
+        let run = |insns: u64| ConfigRun {
+            verdict: Verdict::Pass,
+            reason: String::new(),
+            insns: Some(insns),
+            cycles: Some(insns * 2),
+            asm_hash: String::new(),
+            pass_times: vec![("mem2reg", Duration::from_micros(3))],
+        };
+        let runs = [
+            (vec![], run(400)),
+            (vec!["mem2reg"], run(200)),
+            (vec!["dce"], run(390)),
+            (vec!["mem2reg", "dce"], run(100)),
+        ];
+        SpeedupData {
+            pairs: pairs(&base),
+            base,
+            benchmarks: vec![BenchmarkRuns {
+                name: "bench<1>".into(),
+                runs: runs.into_iter().collect(),
+                distinct_asm: 4,
+            }],
+        }
+    }
+
+    #[test]
+    fn page_holds_both_charts_and_escaped_text() {
+        let page = html(&data(), "a <b> & c").expect("page");
+        assert_eq!(page.matches("<svg").count(), 2, "two charts");
+        assert!(page.contains("mem2reg") && page.contains("dce"));
+        assert!(page.contains("a &lt;b&gt; &amp; c"));
+        assert!(page.contains("<li>dce</li>"), "the prefix chart lists its passes");
+    }
+
+    #[test]
+    fn bars_have_one_rectangle_per_pass_and_mode() {
+        let svg = pass_bars_svg(&data()).expect("svg");
+        // Two passes × two modes of bars (plus the background and legend rectangles).
+        let filled_bars = svg.matches("<rect").count();
+        assert!(filled_bars >= 4, "{filled_bars} rectangles");
+        let curves = prefix_curves_svg(&data()).expect("svg");
+        assert!(curves.contains("bench&lt;1&gt;"), "legend names the benchmark, escaped");
+        assert_eq!(curves.matches("<circle").count(), 3, "one marker per prefix k = 0, 1, 2");
+    }
 }
