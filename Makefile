@@ -5,7 +5,7 @@ CARGO ?= cargo
 MINUTES ?= 3
 JOBS ?= 2
 
-.PHONY: deps build test campaign conform fuzz-smoke bench clean
+.PHONY: deps build test campaign conform fuzz-smoke bench speedup clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -27,6 +27,11 @@ PERF_SUITE ?= /work/shared/sysy-tests/performance
 bench: build
 	-./target/release/harness bench $(PERF_SUITE) --opt O0 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O0.csv
 	./target/release/harness bench $(PERF_SUITE) --opt O2 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O2.csv
+
+# Per-pass speedup report over corpus/bench (SUITE=DIR for another suite), into
+# results/speedup/<date>/.
+speedup: build
+	./target/release/harness report speedup $(if $(SUITE),--suite $(SUITE)) --jobs $(JOBS)
 
 clean:
 	$(CARGO) clean

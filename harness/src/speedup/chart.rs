@@ -139,7 +139,7 @@ pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
     let mut svg = String::new();
     {
         // Tall enough for one legend line per benchmark.
-        let height = (460 as u32).max(70 + 20 * curves.len() as u32);
+        let height = 460_u32.max(70 + 20 * curves.len() as u32);
         let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         // The legend gets its own column so that it never hides a curve.
@@ -201,12 +201,12 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         escape(&data.base.join(",")),
         data.benchmarks.len()
     );
-    let _ = write!(page, "<figure>{}</figure>\n", pass_bars_svg(data)?);
+    let _ = writeln!(page, "<figure>{}</figure>", pass_bars_svg(data)?);
     let _ = write!(page, "<figure>{}<figcaption><ol start=\"1\">", prefix_curves_svg(data)?);
     for pass in &data.base {
         let _ = write!(page, "<li>{}</li>", escape(pass));
     }
-    let _ = write!(page, "</ol></figcaption></figure>\n");
+    let _ = writeln!(page, "</ol></figcaption></figure>");
     let _ = write!(page, "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n", escape(markdown));
     Ok(page)
 }

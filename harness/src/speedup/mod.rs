@@ -288,12 +288,18 @@ impl SpeedupData {
     pub fn prefix_curve(&self, benchmark: &BenchmarkRuns) -> Vec<(usize, Option<u64>, Option<u64>)> {
         (0..=self.base.len())
             .map(|k| {
-                let run = benchmark.runs.get(&self.base[..k].to_vec()).filter(|r| r.valid());
+                let run = benchmark.runs.get(&self.base[..k]).filter(|r| r.valid());
                 (k, run.and_then(|r| r.insns), run.and_then(|r| r.cycles))
             })
             .collect()
     }
 }
+
+/// Assembly text and the compile time of each pass occurrence.
+type Compiled = (String, Vec<(&'static str, Duration)>);
+
+/// A judged run: verdict, reason, and (instructions, cycles) when completely measured.
+type Judged = (Verdict, String, Option<(u64, u64)>);
 
 /// Compiles one benchmark under every pipeline, runs every distinct assembly text once, and
 /// judges the runs. Compilations and runs go on the current rayon pool.
@@ -312,7 +318,7 @@ pub fn measure_benchmark(
         })
     };
     // Compile every configuration.
-    let compiled: Vec<(Pipeline, Result<(String, Vec<(&'static str, Duration)>), EngineFailure>)> =
+    let compiled: Vec<(Pipeline, Result<Compiled, EngineFailure>)> =
         pipelines
             .par_iter()
             .map(|pipeline| {
@@ -334,7 +340,7 @@ pub fn measure_benchmark(
         }
     }
     let runner = engine_for(&Vec::new())?;
-    let outcomes: BTreeMap<String, (Verdict, String, Option<(u64, u64)>)> = texts
+    let outcomes: BTreeMap<String, Judged> = texts
         .par_iter()
         .map(|(hash, asm)| {
             let native = runner.run_asm(asm, &case.stdin);
