@@ -89,10 +89,11 @@ impl BenchArgs {
 }
 
 fn progress_line(row: &BenchRow) -> String {
+    // Instructions and cycles, so a log of an interrupted run still holds the measurements.
     let insns = |m: &super::Measurement| {
-        m.cost
-            .as_ref()
-            .map_or("-".to_string(), |c| c.counts.total.to_string())
+        m.cost.as_ref().map_or("-".to_string(), |c| {
+            format!("{} cycles={}", c.counts.total, c.cycles.total)
+        })
     };
     let mut line = format!(
         "{} {} insns={} run={:.2}s",
