@@ -5,7 +5,7 @@ CARGO ?= cargo
 MINUTES ?= 3
 JOBS ?= 2
 
-.PHONY: deps build test campaign conform fuzz-smoke bench clean
+.PHONY: deps build test campaign conform fuzz-smoke bench speedup clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -32,6 +32,17 @@ conform: build
 	for e in ref "ir --opt 0" "ir --opt 2" "qemu --opt 0" "qemu --opt 2"; do \
 		./target/release/harness conform $(SYSY_TESTS)/functional --engine $$e --jobs $(JOBS) | tail -n 1 || exit 1; \
 	done
+# The performance suite with sysyc -O0 and -O2 against gcc -O2 (cost plugin counts), into
+# results/bench/. The tables are written even when a case fails (then the command fails too).
+PERF_SUITE ?= $(SYSY_TESTS)/performance
+bench: build
+	-./target/release/harness bench $(PERF_SUITE) --opt O0 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O0.csv
+	./target/release/harness bench $(PERF_SUITE) --opt O2 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O2.csv
+
+# Per-pass speedup report over corpus/bench (SUITE=DIR for another suite), into
+# results/speedup/<date>/.
+speedup: build
+	./target/release/harness report speedup $(if $(SUITE),--suite $(SUITE)) --jobs $(JOBS)
 
 clean:
 	$(CARGO) clean

@@ -15,14 +15,17 @@
 //! qemu-arm: the third opinion). Compiling engines default to `-O2`.
 
 use crate::cgen;
-use crate::native::{CostMode, NativeRunner, RunCost};
-use crate::qemu::{Qemu, RunOptions, RunStatus, Stdin};
+use crate::native::{CostMode, NativeRun, NativeRunner, RunCost};
+use crate::qemu::RunStatus;
 use crate::refinterp::{self, InputFailure, RefConfig, RefError};
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use sysy_cost_model::ProgramRanges;
 use sysyc::driver::{self, CompileError, CompileOptions};
-use sysyc::passes::OptLevel;
+use sysyc::passes::{OptLevel, PipelineReport};
 use sysyc::runtime::Outcome;
+use sysyc::runtime::native::native_runtime;
 use sysyc::toolchain::{self, Source};
 
 /// A program to run: its source and its standard input.
@@ -171,62 +174,116 @@ impl Engine for RefEngine {
 pub const DEFAULT_NATIVE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// gcc as an engine: [`cgen`] translation, cross-compiled at `-O<level>` with
-/// [`cgen::GCC_SEMANTIC_FLAGS`], linked with the project's runtime, run under qemu-arm.
-/// Outcomes have no step count (0).
+/// [`cgen::GCC_SEMANTIC_FLAGS`] to an object file, linked with the project's runtime, run under
+/// qemu-arm (with the cost plugin when measuring). Outcomes have no step count unless
+/// measured. gcc's executables carry no program markers; the program's code is every function
+/// of the object file ([`ProgramRanges::from_object`]), clones like `f_x.constprop.0` included.
 #[derive(Clone, Debug)]
 pub struct GccEngine {
-    qemu: Qemu,
+    runner: NativeRunner,
     opt_flag: String,
     timeout: Duration,
 }
 
 impl GccEngine {
-    /// Fails if qemu-arm or the cross gcc cannot be found.
+    /// Fails if qemu-arm, the cross gcc or (when measuring) the plugin cannot be found.
     pub fn new(config: &EngineConfig) -> Result<GccEngine, String> {
         toolchain::arm_gcc().map_err(|e| e.to_string())?;
-        let qemu = Qemu::locate().map_err(|e| e.to_string())?;
         Ok(GccEngine {
-            qemu,
+            runner: NativeRunner::new(cost_mode(config)).map_err(|e| e.to_string())?,
             opt_flag: format!("-O{}", config.opt_level.unwrap_or(2)),
             timeout: config.timeout.unwrap_or(DEFAULT_NATIVE_TIMEOUT),
         })
     }
 
-    fn outcome(&self, case: &Case) -> Result<Outcome, EngineFailure> {
+    /// Translates the case to C and compiles it to the object file `object`.
+    fn compile_object(&self, case: &Case, object: &Path) -> Result<(), EngineFailure> {
         let file_name = case.path.display().to_string();
         let program = sysyc::frontend::compile_source(&file_name, &case.source)
             .map_err(|e| EngineFailure::Compile(e.to_string()))?;
         let c = cgen::emit(&program);
-        let dir = tempfile::Builder::new()
-            .prefix("harness-gcc-")
-            .tempdir()
-            .map_err(|e| {
-                EngineFailure::Internal(format!("cannot create a temporary directory: {e}"))
-            })?;
-        let exe = dir.path().join("prog");
-        let mut flags = vec![self.opt_flag.as_str()];
-        flags.extend(cgen::GCC_SEMANTIC_FLAGS);
+        let internal = |what: String| EngineFailure::Internal(format!("gcc on the C translation: {what}"));
+        let gcc = toolchain::arm_gcc().map_err(|e| internal(e.to_string()))?;
+        let runtime = native_runtime().map_err(|e| internal(e.to_string()))?;
+        let mut args: Vec<OsString> = vec![self.opt_flag.clone().into()];
+        args.extend(cgen::GCC_SEMANTIC_FLAGS.iter().map(OsString::from));
+        args.extend(toolchain::TARGET_FLAGS.iter().map(OsString::from));
+        args.extend(["-I".into(), runtime.dir.into_os_string()]);
+        args.extend(["-include".into(), runtime.header.into_os_string()]);
+        args.extend(["-c", "-x", "c", "-", "-o"].map(OsString::from));
+        args.push(object.into());
+        let output = duct::cmd(&gcc, &args)
+            .env("LC_ALL", "C")
+            .stdin_bytes(c.into_bytes())
+            .stdout_capture()
+            .stderr_capture()
+            .unchecked()
+            .run()
+            .map_err(|e| internal(format!("cannot run {}: {e}", gcc.display())))?;
         // gcc rejecting the translation of a valid program is the emitter's fault.
-        toolchain::compile_c(Source::Text(&c), &exe, &flags)
-            .map_err(|e| EngineFailure::Internal(format!("gcc on the C translation: {e}")))?;
-        let opts = RunOptions {
-            stdin: Stdin::Bytes(case.stdin.clone()),
-            timeout: self.timeout,
-            ..RunOptions::default()
+        if !output.status.success() {
+            return Err(internal(String::from_utf8_lossy(&output.stderr).into_owned()));
+        }
+        Ok(())
+    }
+
+    /// [`Engine::run`], with the time of each phase.
+    pub fn run_phased(&self, case: &Case) -> (EngineRun, Phases) {
+        let start = Instant::now();
+        let mut phases = Phases::default();
+        let (result, cost) = self.outcome(case, &mut phases);
+        let run = EngineRun {
+            result,
+            elapsed: start.elapsed(),
+            cost,
         };
-        let run = self
-            .qemu
-            .run(&exe, &opts)
-            .map_err(|e| EngineFailure::Internal(e.to_string()))?;
-        match run.status {
-            RunStatus::Exited(status) => Ok(Outcome {
-                stdout: run.stdout,
-                exit_status: Some(status),
-                trap: None,
-                steps: 0,
-            }),
-            RunStatus::Signaled(_) => Err(EngineFailure::Crashed(run.status.to_string())),
-            RunStatus::TimedOut => Err(EngineFailure::Timeout),
+        (run, phases)
+    }
+
+    fn outcome(
+        &self,
+        case: &Case,
+        phases: &mut Phases,
+    ) -> (Result<Outcome, EngineFailure>, Option<RunCost>) {
+        let start = Instant::now();
+        let dir = match tempfile::Builder::new().prefix("harness-gcc-").tempdir() {
+            Ok(d) => d,
+            Err(e) => {
+                let msg = format!("cannot create a temporary directory: {e}");
+                return (Err(EngineFailure::Internal(msg)), None);
+            }
+        };
+        let object = dir.path().join("prog.o");
+        let exe = dir.path().join("prog");
+        if let Err(e) = self.compile_object(case, &object) {
+            return (Err(e), None);
+        }
+        phases.compile = start.elapsed();
+        if let Err(e) = toolchain::compile_c(Source::Path(&object), &exe, &[&self.opt_flag]) {
+            let msg = format!("linking gcc's object: {e}");
+            return (Err(EngineFailure::Internal(msg)), None);
+        }
+        phases.build = start.elapsed() - phases.compile;
+        let ranges = if self.runner.measures() {
+            match ProgramRanges::from_object(&exe, &object) {
+                Ok(r) => r,
+                Err(e) => {
+                    let msg = format!("program ranges of gcc's executable: {e}");
+                    return (Err(EngineFailure::Internal(msg)), None);
+                }
+            }
+        } else {
+            ProgramRanges::default()
+        };
+        match self
+            .runner
+            .run_with_ranges(&exe, &case.stdin, self.timeout, ranges)
+        {
+            Ok(run) => {
+                phases.run = run.wall;
+                native_result(run)
+            }
+            Err(e) => (Err(EngineFailure::Internal(e.to_string())), None),
         }
     }
 }
@@ -237,13 +294,7 @@ impl Engine for GccEngine {
     }
 
     fn run(&self, case: &Case) -> EngineRun {
-        let start = Instant::now();
-        let result = self.outcome(case);
-        EngineRun {
-            result,
-            elapsed: start.elapsed(),
-            cost: None,
-        }
+        self.run_phased(case).0
     }
 }
 
@@ -328,7 +379,66 @@ impl Engine for IrEngine {
     }
 }
 
+/// Where the time of one compiled run went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// Source to assembly (sysyc) or to an object file (gcc).
+    pub compile: Duration,
+    /// Assembling and linking.
+    pub build: Duration,
+    /// The qemu-arm run.
+    pub run: Duration,
+}
+
+/// The result of running one built executable.
+#[derive(Clone, Debug)]
+pub struct NativeOutcome {
+    pub result: Result<Outcome, EngineFailure>,
+    pub cost: Option<RunCost>,
+    pub build: Duration,
+    pub run: Duration,
+}
+
+impl NativeOutcome {
+    fn failed(failure: EngineFailure, build: Duration) -> NativeOutcome {
+        NativeOutcome {
+            result: Err(failure),
+            cost: None,
+            build,
+            run: Duration::ZERO,
+        }
+    }
+}
+
+/// A finished native run as an outcome: the exit status, a crash or a timeout. Steps are the
+/// executed instructions when measured, else 0.
+fn native_result(run: NativeRun) -> (Result<Outcome, EngineFailure>, Option<RunCost>) {
+    let result = match run.status {
+        RunStatus::Exited(status) => Ok(Outcome {
+            stdout: run.stdout,
+            exit_status: Some(status),
+            trap: None,
+            steps: run.cost.as_ref().map_or(0, |c| c.counts.total),
+        }),
+        RunStatus::Signaled(_) => Err(EngineFailure::Crashed(run.status.to_string())),
+        RunStatus::TimedOut => Err(EngineFailure::Timeout),
+    };
+    (result, run.cost)
+}
+
+fn cost_mode(config: &EngineConfig) -> CostMode {
+    if config.measure_cost {
+        CostMode::Measure
+    } else {
+        CostMode::Off
+    }
+}
+
 /// sysyc to an ARM executable, run under qemu-arm (with the cost plugin when measuring).
+///
+/// Besides [`Engine::run`], the steps are available one by one ([`QemuEngine::compile`],
+/// [`QemuEngine::run_asm`]) for callers that time them or run an assembly text once for
+/// several configurations that produce it.
 #[derive(Clone, Debug)]
 pub struct QemuEngine {
     options: CompileOptions,
@@ -341,53 +451,83 @@ impl QemuEngine {
     /// Fails if qemu-arm, the cross toolchain, or (when measuring) the plugin is missing.
     pub fn new(config: &EngineConfig) -> Result<QemuEngine, String> {
         toolchain::arm_gcc().map_err(|e| e.to_string())?;
-        let mode = if config.measure_cost {
-            CostMode::Measure
-        } else {
-            CostMode::Off
-        };
         Ok(QemuEngine {
             options: config.compile_options()?,
             pipeline: config.pipeline_name(),
-            runner: NativeRunner::new(mode).map_err(|e| e.to_string())?,
+            runner: NativeRunner::new(cost_mode(config)).map_err(|e| e.to_string())?,
             timeout: config.timeout.unwrap_or(DEFAULT_NATIVE_TIMEOUT),
         })
     }
 
-    fn outcome(&self, case: &Case) -> (Result<Outcome, EngineFailure>, Option<RunCost>) {
+    /// The case's assembly text under this engine's pipeline, with the pass manager's report.
+    pub fn compile(&self, case: &Case) -> Result<(String, PipelineReport), EngineFailure> {
         let file_name = case.path.display().to_string();
-        let asm = match compile_caught(|| {
-            driver::compile_asm(&file_name, &case.source, &self.options).map(|(asm, ..)| asm)
-        }) {
-            Ok(asm) => asm,
-            Err(e) => return (Err(e), None),
-        };
+        compile_caught(|| {
+            driver::compile_asm(&file_name, &case.source, &self.options)
+                .map(|(asm, _, report)| (asm, report))
+        })
+    }
+
+    /// Assembles and links `asm`, and runs it on `stdin`.
+    pub fn run_asm(&self, asm: &str, stdin: &[u8]) -> NativeOutcome {
+        let start = Instant::now();
         let dir = match tempfile::Builder::new().prefix("harness-qemu-").tempdir() {
             Ok(d) => d,
             Err(e) => {
                 let msg = format!("cannot create a temporary directory: {e}");
-                return (Err(EngineFailure::Internal(msg)), None);
+                return NativeOutcome::failed(EngineFailure::Internal(msg), start.elapsed());
             }
         };
         let exe = dir.path().join("prog");
-        if let Err(e) = driver::build_executable(&asm, &exe) {
-            return (Err(EngineFailure::Internal(e.to_string())), None);
+        if let Err(e) = driver::build_executable(asm, &exe) {
+            return NativeOutcome::failed(EngineFailure::Internal(e.to_string()), start.elapsed());
         }
-        let run = match self.runner.run(&exe, &case.stdin, self.timeout) {
+        let build = start.elapsed();
+        let run = match self.runner.run(&exe, stdin, self.timeout) {
             Ok(run) => run,
-            Err(e) => return (Err(EngineFailure::Internal(e.to_string())), None),
+            Err(e) => return NativeOutcome::failed(EngineFailure::Internal(e.to_string()), build),
         };
-        let result = match run.status {
-            RunStatus::Exited(status) => Ok(Outcome {
-                stdout: run.stdout,
-                exit_status: Some(status),
-                trap: None,
-                steps: run.cost.as_ref().map_or(0, |c| c.counts.total),
-            }),
-            RunStatus::Signaled(_) => Err(EngineFailure::Crashed(run.status.to_string())),
-            RunStatus::TimedOut => Err(EngineFailure::Timeout),
+        let wall = run.wall;
+        let (result, cost) = native_result(run);
+        NativeOutcome {
+            result,
+            cost,
+            build,
+            run: wall,
+        }
+    }
+
+    /// [`Engine::run`], with the time of each phase.
+    pub fn run_phased(&self, case: &Case) -> (EngineRun, Phases) {
+        let start = Instant::now();
+        let (asm, _) = match self.compile(case) {
+            Ok(compiled) => compiled,
+            Err(e) => {
+                let run = EngineRun {
+                    result: Err(e),
+                    elapsed: start.elapsed(),
+                    cost: None,
+                };
+                let phases = Phases {
+                    compile: run.elapsed,
+                    ..Phases::default()
+                };
+                return (run, phases);
+            }
         };
-        (result, run.cost)
+        let compile = start.elapsed();
+        let native = self.run_asm(&asm, &case.stdin);
+        let run = EngineRun {
+            result: native.result,
+            elapsed: start.elapsed(),
+            cost: native.cost,
+        };
+        let phases = Phases {
+            compile,
+            build: native.build,
+            run: native.run,
+        };
+        (run, phases)
     }
 }
 
@@ -397,12 +537,6 @@ impl Engine for QemuEngine {
     }
 
     fn run(&self, case: &Case) -> EngineRun {
-        let start = Instant::now();
-        let (result, cost) = self.outcome(case);
-        EngineRun {
-            result,
-            elapsed: start.elapsed(),
-            cost,
-        }
+        self.run_phased(case).0
     }
 }

@@ -1,6 +1,7 @@
 //! The differential fuzzing and benchmark harness of the `sysyc` compiler, as a library (the
 //! `harness` binary is a thin front end over it).
 
+pub mod bench;
 pub mod campaign;
 pub mod cgen;
 pub mod cli;
@@ -11,4 +12,5 @@ pub mod native;
 pub mod oracles;
 pub mod qemu;
 pub mod refinterp;
+pub mod speedup;
 pub mod triage;

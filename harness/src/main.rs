@@ -50,6 +50,19 @@ enum Command {
     /// configurations against the reference interpreter, record, report (see
     /// `harness::campaign`).
     Campaign(harness::campaign::cli::CampaignArgs),
+    /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
+    /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
+    Bench(harness::bench::cli::BenchArgs),
+    /// Reports over measurements (`speedup`: per-pass speedups).
+    #[command(subcommand)]
+    Report(ReportCommand),
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Per-pass leave-one-out, add-one and prefix speedups in instructions and cycles; writes
+    /// results/speedup/<date>/{speedup.csv,report.md,index.html}.
+    Speedup(harness::speedup::cli::SpeedupArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +75,8 @@ fn main() -> ExitCode {
         Command::Reduce(args) => report(harness::triage::cli::run_reduce(&args)),
         Command::Triage(args) => report(harness::triage::cli::run_triage(&args)),
         Command::Campaign(args) => report(harness::campaign::cli::run(&args)),
+        Command::Bench(args) => harness::bench::cli::run(&args),
+        Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
     }
 }
 

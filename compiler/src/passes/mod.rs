@@ -378,10 +378,6 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 ///    globals leaving loops between them.
 /// 4. Full unrolling of small constant-trip loops, and a clean-up of what it exposes.
 /// 5. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
-/// The best pipeline we have: O1 with constant folding, repeated once more because folding
-/// branches exposes dead blocks, merges and new constants; between the two rounds loops are
-/// canonicalised and rotated (so their bodies run whenever they are entered) and
-/// loop-invariant code leaves them; small constant-trip loops are unrolled at the end.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
     "inline",

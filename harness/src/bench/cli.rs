@@ -1,0 +1,171 @@
+//! `harness bench DIR`: the command-line front end of [`crate::bench`].
+//!
+//! Prints one progress line per finished case on stderr, then writes the CSV (`--out`,
+//! default `bench.csv`) and the markdown table next to it (same name, `.md`), and prints the
+//! summary. The exit status is 0 when every case ran and passed (gcc's failures included under
+//! `--vs-gcc`), 1 otherwise, so a script can tell a complete table from a partial one.
+
+use super::report::{self, RunInfo};
+use super::{BenchRow, Engines, Summary};
+use crate::cli::{fail, seconds};
+use crate::conform::{self, Verdict};
+use crate::engine::EngineConfig;
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Directory of cases (NAME.sy, NAME.in, NAME.out).
+    pub dir: PathBuf,
+    /// Our optimisation level: `O0`, `O1`, `O2` (or 0, 1, 2).
+    #[arg(long, default_value = "O2")]
+    pub opt: String,
+    /// Comma-separated pass list, overriding --opt.
+    #[arg(long, value_delimiter = ',')]
+    pub passes: Option<Vec<String>>,
+    /// Also build every case with the ARM cross gcc at -O2 (from the C translation of the
+    /// program), check its answer and add ratio columns ours/gcc.
+    #[arg(long)]
+    pub vs_gcc: bool,
+    /// Also run our executables under plain qemu-arm and report the plugin's wall-time
+    /// overhead.
+    #[arg(long)]
+    pub overhead: bool,
+    /// Worker threads.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Time limit per run in seconds (a run killed at the limit keeps its partial counts).
+    #[arg(long, default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Only cases whose name contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// The CSV file; the markdown goes next to it with the extension `.md`.
+    #[arg(long, default_value = "bench.csv")]
+    pub out: PathBuf,
+}
+
+impl BenchArgs {
+    fn config(&self) -> Result<EngineConfig, String> {
+        let level = sysyc::passes::OptLevel::parse(&self.opt)
+            .ok_or_else(|| format!("unknown --opt `{}` (O0, O1 or O2)", self.opt))?;
+        let opt_level = match level {
+            sysyc::passes::OptLevel::O0 => 0,
+            sysyc::passes::OptLevel::O1 => 1,
+            sysyc::passes::OptLevel::O2 => 2,
+        };
+        if let Some(passes) = &self.passes {
+            sysyc::passes::parse_pipeline(&passes.join(","))?;
+        }
+        Ok(EngineConfig {
+            timeout: seconds(Some(self.timeout))?,
+            opt_level: Some(opt_level),
+            passes: self.passes.clone(),
+            measure_cost: true,
+            ..EngineConfig::default()
+        })
+    }
+
+    /// The command line that reproduces this run.
+    fn command(&self) -> String {
+        let mut c = format!("harness bench {}", self.dir.display());
+        match &self.passes {
+            Some(p) => c.push_str(&format!(" --passes={}", p.join(","))),
+            None => c.push_str(&format!(" --opt {}", self.opt)),
+        }
+        if self.vs_gcc {
+            c.push_str(" --vs-gcc");
+        }
+        if self.overhead {
+            c.push_str(" --overhead");
+        }
+        if let Some(f) = &self.filter {
+            c.push_str(&format!(" --filter {f}"));
+        }
+        c.push_str(&format!(" --out {}", self.out.display()));
+        c
+    }
+}
+
+fn progress_line(row: &BenchRow) -> String {
+    // Instructions and cycles, so a log of an interrupted run still holds the measurements.
+    let insns = |m: &super::Measurement| {
+        m.cost.as_ref().map_or("-".to_string(), |c| {
+            format!("{} cycles={}", c.counts.total, c.cycles.total)
+        })
+    };
+    let mut line = format!(
+        "{} {} insns={} run={:.2}s",
+        row.case,
+        row.ours.verdict,
+        insns(&row.ours),
+        row.ours.phases.run.as_secs_f64()
+    );
+    if let Some(g) = &row.gcc {
+        line.push_str(&format!(" | gcc {} insns={}", g.verdict, insns(g)));
+    }
+    line
+}
+
+pub fn run(args: &BenchArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => fail(&e),
+    }
+}
+
+fn run_inner(args: &BenchArgs) -> Result<bool, String> {
+    let config = args.config()?;
+    let engines = Engines::new(&config, args.vs_gcc, args.overhead)?;
+    let cases = conform::discover(&args.dir, args.filter.as_deref())
+        .map_err(|e| format!("cannot list {}: {e}", args.dir.display()))?;
+    if cases.is_empty() {
+        return Err(format!("no .sy cases in {}", args.dir.display()));
+    }
+    let progress = |row: &BenchRow| eprintln!("{}", progress_line(row));
+    let rows = super::bench_suite(&engines, &cases, args.jobs, &progress)?;
+
+    if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    let csv_file = std::fs::File::create(&args.out)
+        .map_err(|e| format!("cannot create {}: {e}", args.out.display()))?;
+    report::write_csv(&rows, std::io::BufWriter::new(csv_file))
+        .map_err(|e| format!("cannot write {}: {e}", args.out.display()))?;
+    let md_path = args.out.with_extension("md");
+    let info = RunInfo {
+        suite: args.dir.display().to_string(),
+        pipeline: match &args.passes {
+            Some(p) => format!("--passes={}", p.join(",")),
+            None => format!("-{}", sysyc::passes::OptLevel::parse(&args.opt).map_or("O?", |l| l.name())),
+        },
+        command: args.command(),
+    };
+    std::fs::write(&md_path, report::markdown(&rows, &info))
+        .map_err(|e| format!("cannot write {}: {e}", md_path.display()))?;
+
+    let summary = Summary::of(&rows);
+    println!("{} cases, {} passed", summary.cases, summary.passed);
+    if args.vs_gcc {
+        let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.4}"));
+        println!(
+            "gcc -O2 passed {}; geomean ours/gcc over {} cases: insns {}, cycles {}",
+            summary.gcc_passed,
+            summary.compared,
+            show(summary.geomean_insn_ratio),
+            show(summary.geomean_cycle_ratio)
+        );
+    }
+    if let Some(o) = summary.mean_plugin_overhead {
+        println!("plugin overhead (mean wall time): {:+.1}%", o * 100.0);
+    }
+    println!("wrote {} and {}", args.out.display(), md_path.display());
+    let all_passed = rows.iter().all(|r| {
+        r.ours.verdict == Verdict::Pass
+            && r.gcc.as_ref().is_none_or(|g| g.verdict == Verdict::Pass)
+    });
+    Ok(all_passed)
+}

@@ -1,0 +1,267 @@
+//! The HTML page of the speedup report: SVG charts drawn with `plotters` (SVG backend) and
+//! the markdown's tables, self-contained in one file.
+//!
+//! Charts: (1) a horizontal-free bar chart of each pass's leave-one-out and add-one geomean
+//! instruction speedup (bars start at 1.0, so a pass that hurts goes below the line);
+//! (2) the prefix curves: for each benchmark, instructions after the first k passes relative
+//! to -O0 (k = 0), so benchmarks of very different sizes share one axis.
+
+use super::{Mode, SpeedupData};
+use plotters::prelude::*;
+use std::fmt::Write as _;
+
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn draw_error<E: std::fmt::Debug>(e: E) -> String {
+    format!("drawing a chart: {e:?}")
+}
+
+/// Bar chart of geomean instruction speedups per pass: leave-one-out and add-one side by side.
+pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
+    let summaries = data.summaries();
+    let passes: Vec<&str> = summaries
+        .iter()
+        .filter(|s| s.pair.mode == Mode::LeaveOneOut)
+        .map(|s| s.pair.pass)
+        .collect();
+    let value = |mode: Mode, pass: &str| {
+        summaries
+            .iter()
+            .find(|s| s.pair.mode == mode && s.pair.pass == pass)
+            .and_then(|s| s.geomean_insns)
+    };
+    let values: Vec<f64> = passes
+        .iter()
+        .flat_map(|p| [value(Mode::LeaveOneOut, p), value(Mode::AddOne, p)])
+        .flatten()
+        .collect();
+    let hi = values.iter().copied().fold(1.0f64, f64::max) * 1.05 + 0.01;
+    let lo = values.iter().copied().fold(1.0f64, f64::min).min(0.95) - 0.01;
+    let width = (160 + 90 * passes.len().max(1)) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width.max(640), 420)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_error)?;
+        let n = passes.len().max(1) as f64;
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Geomean instruction speedup per pass", ("sans-serif", 20))
+            .margin(12)
+            .x_label_area_size(70)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..n, lo..hi)
+            .map_err(draw_error)?;
+        let labels = passes.clone();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(passes.len().max(1) * 2 + 1)
+            .x_label_formatter(&|x| {
+                let i = x.floor() as usize;
+                if (x - x.floor() - 0.5).abs() < 0.26 {
+                    labels.get(i).map(|s| s.to_string()).unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc("speedup (×, >1 = faster)")
+            .y_label_formatter(&|y| format!("{y:.2}"))
+            .draw()
+            .map_err(draw_error)?;
+        for (series, (mode, color, offset)) in [
+            (Mode::LeaveOneOut, PALETTE[0], 0.1),
+            (Mode::AddOne, PALETTE[1], 0.5),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let bars: Vec<Rectangle<(f64, f64)>> = passes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| {
+                    let v = value(mode, p)?;
+                    let x = i as f64 + offset;
+                    Some(Rectangle::new([(x, 1.0), (x + 0.38, v)], color.filled()))
+                })
+                .collect();
+            chart
+                .draw_series(bars)
+                .map_err(draw_error)?
+                .label(mode.name())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], PALETTE[series].filled()));
+        }
+        chart
+            .draw_series(LineSeries::new([(0.0, 1.0), (n, 1.0)], BLACK.stroke_width(1)))
+            .map_err(draw_error)?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(draw_error)?;
+        root.present().map_err(draw_error)?;
+    }
+    Ok(svg)
+}
+
+/// Prefix curves: instructions after the first k passes relative to -O0, one line per benchmark.
+pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
+    let curves: Vec<(String, Vec<(f64, f64)>)> = data
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let curve = data.prefix_curve(b);
+            let base = curve.first().and_then(|c| c.1);
+            let points = curve
+                .iter()
+                .filter_map(|&(k, insns, _)| Some((k as f64, insns? as f64 / base? as f64)))
+                .collect();
+            (b.name.clone(), points)
+        })
+        .collect();
+    let hi = curves
+        .iter()
+        .flat_map(|c| c.1.iter().map(|p| p.1))
+        .fold(1.0f64, f64::max)
+        * 1.05;
+    let k_max = data.base.len().max(1) as f64;
+    let mut svg = String::new();
+    {
+        // Tall enough for one legend line per benchmark.
+        let height = 460_u32.max(70 + 20 * curves.len() as u32);
+        let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_error)?;
+        // The legend gets its own column so that it never hides a curve.
+        let (plot_area, legend_area) = root.split_horizontally(700);
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption("Prefix curves: instructions after the first k passes, relative to -O0", ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..k_max, 0.0..hi)
+            .map_err(draw_error)?;
+        chart
+            .configure_mesh()
+            .x_labels(data.base.len() + 1)
+            .x_label_formatter(&|x| {
+                if (x - x.round()).abs() > 0.01 { String::new() } else { format!("{}", x.round() as usize) }
+            })
+            .x_desc("k (passes of the base pipeline applied, listed below)")
+            .y_desc("insns / insns at -O0")
+            .y_label_formatter(&|y| format!("{y:.2}"))
+            .draw()
+            .map_err(draw_error)?;
+        for (i, (name, points)) in curves.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), color.stroke_width(2)))
+                .map_err(draw_error)?;
+            chart
+                .draw_series(points.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                .map_err(draw_error)?;
+            let y = 50 + 20 * i as i32;
+            legend_area
+                .draw(&PathElement::new([(10, y), (34, y)], color.stroke_width(3)))
+                .map_err(draw_error)?;
+            legend_area
+                .draw(&Text::new(name.clone(), (40, y - 7), ("sans-serif", 13)))
+                .map_err(draw_error)?;
+        }
+        root.present().map_err(draw_error)?;
+    }
+    Ok(svg)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The HTML page: both charts, then the markdown report as preformatted text.
+pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>sysyc per-pass speedups</title>\
+         <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}\
+         pre{{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}}\
+         figure{{margin:1.5em 0}}</style></head><body>\n\
+         <h1>sysyc per-pass speedups</h1>\n<p>Base pipeline: <code>{}</code>; {} benchmarks.</p>\n",
+        escape(&data.base.join(",")),
+        data.benchmarks.len()
+    );
+    let _ = writeln!(page, "<figure>{}</figure>", pass_bars_svg(data)?);
+    let _ = write!(page, "<figure>{}<figcaption><ol start=\"1\">", prefix_curves_svg(data)?);
+    for pass in &data.base {
+        let _ = write!(page, "<li>{}</li>", escape(pass));
+    }
+    let _ = writeln!(page, "</ol></figcaption></figure>");
+    let _ = write!(page, "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n", escape(markdown));
+    Ok(page)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::conform::Verdict;
+    use crate::speedup::{BenchmarkRuns, ConfigRun, pairs};
+    use std::time::Duration;
+
+    fn data() -> SpeedupData {
+        let base = vec!["mem2reg", "dce"];
+        let run = |insns: u64| ConfigRun {
+            verdict: Verdict::Pass,
+            reason: String::new(),
+            insns: Some(insns),
+            cycles: Some(insns * 2),
+            asm_hash: String::new(),
+            pass_times: vec![("mem2reg", Duration::from_micros(3))],
+        };
+        let runs = [
+            (vec![], run(400)),
+            (vec!["mem2reg"], run(200)),
+            (vec!["dce"], run(390)),
+            (vec!["mem2reg", "dce"], run(100)),
+        ];
+        SpeedupData {
+            pairs: pairs(&base),
+            base,
+            benchmarks: vec![BenchmarkRuns {
+                name: "bench<1>".into(),
+                runs: runs.into_iter().collect(),
+                distinct_asm: 4,
+            }],
+        }
+    }
+
+    #[test]
+    fn page_holds_both_charts_and_escaped_text() {
+        let page = html(&data(), "a <b> & c").expect("page");
+        assert_eq!(page.matches("<svg").count(), 2, "two charts");
+        assert!(page.contains("mem2reg") && page.contains("dce"));
+        assert!(page.contains("a &lt;b&gt; &amp; c"));
+        assert!(page.contains("<li>dce</li>"), "the prefix chart lists its passes");
+    }
+
+    #[test]
+    fn bars_have_one_rectangle_per_pass_and_mode() {
+        let svg = pass_bars_svg(&data()).expect("svg");
+        // Two passes × two modes of bars (plus the background and legend rectangles).
+        let filled_bars = svg.matches("<rect").count();
+        assert!(filled_bars >= 4, "{filled_bars} rectangles");
+        let curves = prefix_curves_svg(&data()).expect("svg");
+        assert!(curves.contains("bench&lt;1&gt;"), "legend names the benchmark, escaped");
+        assert_eq!(curves.matches("<circle").count(), 3, "one marker per prefix k = 0, 1, 2");
+    }
+}

@@ -1,0 +1,146 @@
+//! `harness report speedup`: the command-line front end of [`crate::speedup`].
+//!
+//! Writes `speedup.csv`, `report.md` and `index.html` into `--out` (default
+//! `results/speedup/<UTC date>/`) and prints the top five passes by leave-one-out geomean
+//! instruction speedup.
+
+use super::{BenchmarkRuns, base_pipeline, chart, measure, report};
+use crate::cli::{fail, seconds};
+use crate::conform;
+use crate::engine::EngineConfig;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The project's own benchmark programs, relative to the repository root.
+pub const DEFAULT_SUITE: &str = "corpus/bench";
+
+#[derive(Args, Debug)]
+pub struct SpeedupArgs {
+    /// Directory of benchmarks (NAME.sy, NAME.in, NAME.out); default: the repository's
+    /// `corpus/bench`.
+    #[arg(long)]
+    pub suite: Option<PathBuf>,
+    /// The base pipeline as comma-separated pass names (default: the -O2 pipeline).
+    #[arg(long)]
+    pub base: Option<String>,
+    /// Worker threads.
+    #[arg(long, default_value_t = 2)]
+    pub jobs: usize,
+    /// Time limit per run in seconds.
+    #[arg(long, default_value_t = 600.0)]
+    pub timeout: f64,
+    /// Only benchmarks whose name contains this.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Output directory (default: results/speedup/<UTC date>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// `YYYY-MM-DD` of a Unix time (UTC), by the civil-from-days algorithm (days since
+/// 1970-01-01 → proleptic Gregorian date, with 400-year eras starting on March 1st).
+pub fn utc_date(unix_seconds: u64) -> String {
+    let days = (unix_seconds / 86_400) as i64 + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let mp = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+fn default_suite() -> PathBuf {
+    let here = PathBuf::from(DEFAULT_SUITE);
+    if here.is_dir() {
+        return here;
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(DEFAULT_SUITE)
+}
+
+pub fn run(args: &SpeedupArgs) -> ExitCode {
+    match run_inner(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(&e),
+    }
+}
+
+fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
+    let suite = args.suite.clone().unwrap_or_else(default_suite);
+    let base = base_pipeline(args.base.as_deref())?;
+    let config = EngineConfig {
+        timeout: seconds(Some(args.timeout))?,
+        measure_cost: true,
+        ..EngineConfig::default()
+    };
+    let cases = conform::discover(&suite, args.filter.as_deref())
+        .map_err(|e| format!("cannot list {}: {e}", suite.display()))?;
+    if cases.is_empty() {
+        return Err(format!("no .sy benchmarks in {}", suite.display()));
+    }
+    let out = match &args.out {
+        Some(dir) => dir.clone(),
+        None => {
+            let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+            PathBuf::from("results/speedup").join(utc_date(now))
+        }
+    };
+    let progress = |b: &BenchmarkRuns| {
+        let valid = b.runs.values().filter(|r| r.valid()).count();
+        eprintln!(
+            "{}: {} configurations, {} distinct assembly texts, {} valid",
+            b.name,
+            b.runs.len(),
+            b.distinct_asm,
+            valid
+        );
+    };
+    let data = measure(&cases, base, &config, args.jobs, &progress)?;
+
+    std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
+    let mut command = format!("harness report speedup --suite {}", suite.display());
+    if let Some(b) = &args.base {
+        command.push_str(&format!(" --base {b}"));
+    }
+    if let Some(f) = &args.filter {
+        command.push_str(&format!(" --filter {f}"));
+    }
+    let markdown = report::markdown(&data, &suite.display().to_string(), &command);
+    let write = |name: &str, text: &str| {
+        let path = out.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    let csv_path = out.join("speedup.csv");
+    let file = std::fs::File::create(&csv_path)
+        .map_err(|e| format!("cannot create {}: {e}", csv_path.display()))?;
+    report::write_csv(&data, std::io::BufWriter::new(file))
+        .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
+    write("report.md", &markdown)?;
+    write("index.html", &chart::html(&data, &markdown)?)?;
+
+    let summaries = data.summaries();
+    println!("top passes by leave-one-out geomean speedup (insns, cycles):");
+    for (i, s) in report::ranking(&summaries).iter().take(5).enumerate() {
+        let show = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{x:.4}"));
+        println!("  {}. {} {} {}", i + 1, s.pair.pass, show(s.geomean_insns), show(s.geomean_cycles));
+    }
+    println!("wrote {}/{{speedup.csv,report.md,index.html}}", out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_date;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(utc_date(0), "1970-01-01");
+        assert_eq!(utc_date(951_782_400), "2000-02-29");
+        assert_eq!(utc_date(1_709_251_199), "2024-02-29");
+        assert_eq!(utc_date(1_798_675_200), "2026-12-31");
+    }
+}

@@ -1,0 +1,542 @@
+//! `harness report speedup`: what each optimisation pass is worth, measured in executed ARM
+//! instructions and estimated cycles (qemu-arm with the cost plugin) on a benchmark suite.
+//!
+//! Design. The base pipeline `P` (default: `sysyc::passes::O2_PIPELINE`, read at run time so
+//! new passes show up without changes here) defines three families of configurations, each a
+//! pair *(reference pipeline, subject pipeline)* whose **speedup** is
+//! `cost(reference) / cost(subject)` — above 1 the pass helps, below 1 it hurts:
+//! * **leave-one-out** for every distinct pass `p` of `P`: reference `P` without any
+//!   occurrence of `p`, subject `P`;
+//! * **add-one**: reference `-O0 + mem2reg`, subject `-O0 + mem2reg + p` (for `mem2reg`
+//!   itself: reference `-O0`, subject `mem2reg`);
+//! * **prefix** steps `k = 1..=|P|`: reference the first `k-1` passes, subject the first `k`;
+//!   the costs of all prefixes form each benchmark's prefix curve.
+//!
+//! Every distinct pipeline is compiled once per benchmark (timing each pass through the pass
+//! manager's report); the assembly text is hashed and every distinct text is assembled and run
+//! once (most configurations produce a text some other configuration already produced). A run
+//! is judged against the benchmark's `.out`: a configuration whose output is wrong, that
+//! crashed, timed out or failed to compile has no cost, and every pair involving it is marked
+//! and left out of the geometric means, so a wrong result never counts as a speedup. A pair
+//! with speedup below 1 is a **performance bug** row.
+//!
+//! The tables and charts are written by [`report`] and [`chart`].
+
+pub mod chart;
+pub mod cli;
+pub mod report;
+
+use crate::bench::{geomean, load_case};
+use crate::conform::{self, CaseFiles, Verdict};
+use crate::engine::{EngineConfig, EngineFailure, EngineRun, QemuEngine};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+/// The family a configuration pair belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    LeaveOneOut,
+    AddOne,
+    Prefix,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::LeaveOneOut => "leave-one-out",
+            Mode::AddOne => "add-one",
+            Mode::Prefix => "prefix",
+        }
+    }
+}
+
+/// A pipeline as pass names (repetitions allowed; empty is `-O0`).
+pub type Pipeline = Vec<&'static str>;
+
+/// One (reference, subject) pair: what adding `pass` changes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    pub mode: Mode,
+    pub pass: &'static str,
+    /// For prefix pairs the step `k` (1-based pipeline position); 0 otherwise.
+    pub position: usize,
+    pub reference: Pipeline,
+    pub subject: Pipeline,
+}
+
+/// The name of the pass that the add-one family always includes (without it the IR keeps
+/// every scalar in memory and no other pass has much to work on).
+pub const ADD_ONE_BASE: &str = "mem2reg";
+
+/// The pairs of all three families for `base`, in a stable order: leave-one-out and add-one
+/// per distinct pass in order of first appearance, then the prefix steps.
+pub fn pairs(base: &[&'static str]) -> Vec<Pair> {
+    let mut distinct: Vec<&'static str> = Vec::new();
+    for &p in base {
+        if !distinct.contains(&p) {
+            distinct.push(p);
+        }
+    }
+    let mut out = Vec::new();
+    for &p in &distinct {
+        out.push(Pair {
+            mode: Mode::LeaveOneOut,
+            pass: p,
+            position: 0,
+            reference: base.iter().copied().filter(|&q| q != p).collect(),
+            subject: base.to_vec(),
+        });
+    }
+    for &p in &distinct {
+        let (reference, subject) = if p == ADD_ONE_BASE {
+            (vec![], vec![p])
+        } else {
+            (vec![ADD_ONE_BASE], vec![ADD_ONE_BASE, p])
+        };
+        out.push(Pair {
+            mode: Mode::AddOne,
+            pass: p,
+            position: 0,
+            reference,
+            subject,
+        });
+    }
+    for k in 1..=base.len() {
+        out.push(Pair {
+            mode: Mode::Prefix,
+            pass: base[k - 1],
+            position: k,
+            reference: base[..k - 1].to_vec(),
+            subject: base[..k].to_vec(),
+        });
+    }
+    out
+}
+
+/// The base pipeline: `spec` (comma-separated pass names, checked against the registry), or
+/// `sysyc::passes::O2_PIPELINE`.
+pub fn base_pipeline(spec: Option<&str>) -> Result<Pipeline, String> {
+    match spec {
+        Some(spec) => Ok(sysyc::passes::parse_pipeline(spec)?
+            .into_iter()
+            .map(|p| p.name)
+            .collect()),
+        None => Ok(sysyc::passes::O2_PIPELINE.to_vec()),
+    }
+}
+
+/// The cost of one configuration of one benchmark, or why it has none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigRun {
+    pub verdict: Verdict,
+    pub reason: String,
+    /// Present only for a passing, completely measured run.
+    pub insns: Option<u64>,
+    pub cycles: Option<u64>,
+    /// blake3 of the assembly text (empty when compilation failed).
+    pub asm_hash: String,
+    /// Compile time of each pass occurrence, in pipeline order.
+    pub pass_times: Vec<(&'static str, Duration)>,
+}
+
+impl ConfigRun {
+    pub fn valid(&self) -> bool {
+        self.verdict == Verdict::Pass && self.insns.is_some()
+    }
+}
+
+/// One benchmark's measurements: every distinct pipeline's run.
+#[derive(Clone, Debug)]
+pub struct BenchmarkRuns {
+    pub name: String,
+    pub runs: BTreeMap<Pipeline, ConfigRun>,
+    /// Distinct assembly texts actually run (the rest were deduplicated).
+    pub distinct_asm: usize,
+}
+
+/// One pair evaluated on one benchmark.
+#[derive(Clone, Debug)]
+pub struct PairResult<'a> {
+    pub benchmark: &'a str,
+    pub pair: &'a Pair,
+    pub reference: &'a ConfigRun,
+    pub subject: &'a ConfigRun,
+}
+
+impl PairResult<'_> {
+    /// Both sides ran correctly and were measured.
+    pub fn valid(&self) -> bool {
+        self.reference.valid() && self.subject.valid()
+    }
+
+    pub fn speedup_insns(&self) -> Option<f64> {
+        speedup(self.reference.insns, self.subject.insns).filter(|_| self.valid())
+    }
+
+    pub fn speedup_cycles(&self) -> Option<f64> {
+        speedup(self.reference.cycles, self.subject.cycles).filter(|_| self.valid())
+    }
+
+    /// The pass made this benchmark slower (in instructions or cycles).
+    pub fn performance_bug(&self) -> bool {
+        self.speedup_insns().is_some_and(|s| s < 1.0) || self.speedup_cycles().is_some_and(|s| s < 1.0)
+    }
+
+    /// Compile time of the pass's occurrences in the subject pipeline.
+    pub fn pass_time(&self) -> Duration {
+        match self.pair.mode {
+            // The prefix step adds one occurrence: the last pass of the subject.
+            Mode::Prefix => self.subject.pass_times.last().map_or(Duration::ZERO, |t| t.1),
+            _ => self
+                .subject
+                .pass_times
+                .iter()
+                .filter(|(p, _)| *p == self.pair.pass)
+                .map(|t| t.1)
+                .sum(),
+        }
+    }
+
+    /// "wrong output in the subject" and the like, for rows left out of the means.
+    pub fn exclusion(&self) -> Option<String> {
+        let why = |side: &str, run: &ConfigRun| {
+            (!run.valid()).then(|| {
+                let reason = if run.reason.is_empty() { "not measured" } else { &run.reason };
+                format!("{side} {}: {reason}", run.verdict)
+            })
+        };
+        why("reference", self.reference).or_else(|| why("subject", self.subject))
+    }
+}
+
+fn speedup(reference: Option<u64>, subject: Option<u64>) -> Option<f64> {
+    match (reference, subject) {
+        (Some(r), Some(s)) if r > 0 && s > 0 => Some(r as f64 / s as f64),
+        _ => None,
+    }
+}
+
+/// The whole measurement: the pairs and every benchmark's runs.
+#[derive(Clone, Debug)]
+pub struct SpeedupData {
+    pub base: Pipeline,
+    pub pairs: Vec<Pair>,
+    pub benchmarks: Vec<BenchmarkRuns>,
+}
+
+/// Geometric means of one pair over the benchmarks where it is valid.
+#[derive(Clone, Debug)]
+pub struct PairSummary<'a> {
+    pub pair: &'a Pair,
+    pub geomean_insns: Option<f64>,
+    pub geomean_cycles: Option<f64>,
+    /// Benchmarks in the means.
+    pub valid: usize,
+    /// Benchmarks left out (wrong output, crash, ...).
+    pub excluded: usize,
+    /// Benchmarks made slower.
+    pub slower: usize,
+    /// Summed compile time of the pass over all benchmarks.
+    pub pass_time: Duration,
+}
+
+impl SpeedupData {
+    /// Every pair on every benchmark, benchmarks outermost.
+    pub fn results(&self) -> Vec<PairResult<'_>> {
+        let mut out = Vec::new();
+        for b in &self.benchmarks {
+            for pair in &self.pairs {
+                if let (Some(reference), Some(subject)) =
+                    (b.runs.get(&pair.reference), b.runs.get(&pair.subject))
+                {
+                    out.push(PairResult {
+                        benchmark: &b.name,
+                        pair,
+                        reference,
+                        subject,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Per-pair geometric means, in pair order.
+    pub fn summaries(&self) -> Vec<PairSummary<'_>> {
+        let results = self.results();
+        self.pairs
+            .iter()
+            .map(|pair| {
+                let of_pair: Vec<&PairResult<'_>> =
+                    results.iter().filter(|r| std::ptr::eq(r.pair, pair)).collect();
+                PairSummary {
+                    pair,
+                    geomean_insns: geomean(of_pair.iter().filter_map(|r| r.speedup_insns())),
+                    geomean_cycles: geomean(of_pair.iter().filter_map(|r| r.speedup_cycles())),
+                    valid: of_pair.iter().filter(|r| r.valid()).count(),
+                    excluded: of_pair.iter().filter(|r| !r.valid()).count(),
+                    slower: of_pair.iter().filter(|r| r.performance_bug()).count(),
+                    pass_time: of_pair.iter().map(|r| r.pass_time()).sum(),
+                }
+            })
+            .collect()
+    }
+
+    /// A benchmark's prefix curve: the cost after the first `k` passes, `k = 0..=|P|`
+    /// (`None` where that prefix has no valid run).
+    pub fn prefix_curve(&self, benchmark: &BenchmarkRuns) -> Vec<(usize, Option<u64>, Option<u64>)> {
+        (0..=self.base.len())
+            .map(|k| {
+                let run = benchmark.runs.get(&self.base[..k]).filter(|r| r.valid());
+                (k, run.and_then(|r| r.insns), run.and_then(|r| r.cycles))
+            })
+            .collect()
+    }
+}
+
+/// Assembly text and the compile time of each pass occurrence.
+type Compiled = (String, Vec<(&'static str, Duration)>);
+
+/// A judged run: verdict, reason, and (instructions, cycles) when completely measured.
+type Judged = (Verdict, String, Option<(u64, u64)>);
+
+/// Compiles one benchmark under every pipeline, runs every distinct assembly text once, and
+/// judges the runs. Compilations and runs go on the current rayon pool.
+pub fn measure_benchmark(
+    files: &CaseFiles,
+    pipelines: &[Pipeline],
+    config: &EngineConfig,
+) -> Result<BenchmarkRuns, String> {
+    let (case, expected) = load_case(files)?;
+    let engine_for = |pipeline: &Pipeline| {
+        QemuEngine::new(&EngineConfig {
+            passes: Some(pipeline.iter().map(|p| p.to_string()).collect()),
+            opt_level: None,
+            measure_cost: true,
+            ..config.clone()
+        })
+    };
+    // Compile every configuration.
+    let compiled: Vec<(Pipeline, Result<Compiled, EngineFailure>)> =
+        pipelines
+            .par_iter()
+            .map(|pipeline| {
+                let result = engine_for(pipeline)
+                    .map_err(EngineFailure::Internal)
+                    .and_then(|engine| engine.compile(&case))
+                    .map(|(asm, report)| {
+                        let times = report.runs.iter().map(|r| (r.pass, r.time)).collect();
+                        (asm, times)
+                    });
+                (pipeline.clone(), result)
+            })
+            .collect();
+    // Run every distinct text once.
+    let mut texts: BTreeMap<String, &str> = BTreeMap::new();
+    for (_, result) in &compiled {
+        if let Ok((asm, _)) = result {
+            texts.entry(blake3::hash(asm.as_bytes()).to_hex().to_string()).or_insert(asm);
+        }
+    }
+    let runner = engine_for(&Vec::new())?;
+    let outcomes: BTreeMap<String, Judged> = texts
+        .par_iter()
+        .map(|(hash, asm)| {
+            let native = runner.run_asm(asm, &case.stdin);
+            let run = EngineRun {
+                result: native.result,
+                elapsed: native.build + native.run,
+                cost: native.cost,
+            };
+            let report = conform::judge(&case.name, &expected, &run);
+            let cost = run
+                .cost
+                .filter(|c| c.counts.complete)
+                .map(|c| (c.counts.total, c.cycles.total));
+            (hash.clone(), (report.verdict, report.reason, cost))
+        })
+        .collect();
+    let mut runs = BTreeMap::new();
+    for (pipeline, result) in &compiled {
+        let run = match result {
+            Ok((asm, pass_times)) => {
+                let hash = blake3::hash(asm.as_bytes()).to_hex().to_string();
+                let (verdict, reason, cost) = outcomes[&hash].clone();
+                let cost = cost.filter(|_| verdict == Verdict::Pass);
+                ConfigRun {
+                    verdict,
+                    reason,
+                    insns: cost.map(|c| c.0),
+                    cycles: cost.map(|c| c.1),
+                    asm_hash: hash,
+                    pass_times: pass_times.clone(),
+                }
+            }
+            Err(failure) => {
+                let report = conform::judge(
+                    &case.name,
+                    &expected,
+                    &EngineRun {
+                        result: Err(failure.clone()),
+                        elapsed: Duration::ZERO,
+                        cost: None,
+                    },
+                );
+                ConfigRun {
+                    verdict: report.verdict,
+                    reason: report.reason,
+                    insns: None,
+                    cycles: None,
+                    asm_hash: String::new(),
+                    pass_times: Vec::new(),
+                }
+            }
+        };
+        runs.insert(pipeline.clone(), run);
+    }
+    Ok(BenchmarkRuns {
+        name: case.name,
+        runs,
+        distinct_asm: texts.len(),
+    })
+}
+
+/// Measures every benchmark under every pipeline the pairs of `base` need, on `jobs` threads;
+/// `progress` is told about each finished benchmark.
+pub fn measure(
+    cases: &[CaseFiles],
+    base: Pipeline,
+    config: &EngineConfig,
+    jobs: usize,
+    progress: &(dyn Fn(&BenchmarkRuns) + Sync),
+) -> Result<SpeedupData, String> {
+    let pairs = pairs(&base);
+    let pipelines: Vec<Pipeline> = pairs
+        .iter()
+        .flat_map(|p| [p.reference.clone(), p.subject.clone()])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| format!("cannot start worker threads: {e}"))?;
+    let benchmarks = pool.install(|| {
+        cases
+            .par_iter()
+            .map(|files| {
+                let runs = measure_benchmark(files, &pipelines, config)
+                    .map_err(|e| format!("{}: {e}", files.name))?;
+                progress(&runs);
+                Ok(runs)
+            })
+            .collect::<Result<Vec<_>, String>>()
+    })?;
+    Ok(SpeedupData {
+        base,
+        pairs,
+        benchmarks,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pairs_cover_every_distinct_pass_and_prefix() {
+        let base = vec!["mem2reg", "constfold", "dce", "constfold"];
+        let pairs = pairs(&base);
+        let loo: Vec<&Pair> = pairs.iter().filter(|p| p.mode == Mode::LeaveOneOut).collect();
+        assert_eq!(loo.len(), 3);
+        assert_eq!(loo[1].pass, "constfold");
+        assert_eq!(loo[1].reference, vec!["mem2reg", "dce"], "every occurrence removed");
+        assert_eq!(loo[1].subject, base);
+        let add: Vec<&Pair> = pairs.iter().filter(|p| p.mode == Mode::AddOne).collect();
+        assert_eq!(add[0].reference, Vec::<&str>::new());
+        assert_eq!(add[0].subject, vec!["mem2reg"]);
+        assert_eq!(add[2].reference, vec!["mem2reg"]);
+        assert_eq!(add[2].subject, vec!["mem2reg", "dce"]);
+        let prefix: Vec<&Pair> = pairs.iter().filter(|p| p.mode == Mode::Prefix).collect();
+        assert_eq!(prefix.len(), 4);
+        assert_eq!(prefix[3].position, 4);
+        assert_eq!(prefix[3].pass, "constfold");
+        assert_eq!(prefix[3].reference, base[..3].to_vec());
+        assert_eq!(prefix[3].subject, base);
+    }
+
+    fn run(verdict: Verdict, insns: Option<u64>) -> ConfigRun {
+        ConfigRun {
+            verdict,
+            reason: if verdict == Verdict::Pass { String::new() } else { "line 1: expected `1`, got `2`".into() },
+            insns,
+            cycles: insns.map(|i| i * 2),
+            asm_hash: String::new(),
+            pass_times: vec![("dce", Duration::from_micros(5))],
+        }
+    }
+
+    #[test]
+    fn speedups_performance_bugs_and_exclusions() {
+        let pair = pairs(&["mem2reg", "dce"]).remove(1);
+        let (slow, fast) = (run(Verdict::Pass, Some(200)), run(Verdict::Pass, Some(100)));
+        let r = PairResult { benchmark: "b", pair: &pair, reference: &slow, subject: &fast };
+        assert_eq!(r.speedup_insns(), Some(2.0));
+        assert!(!r.performance_bug());
+        assert_eq!(r.pass_time(), Duration::from_micros(5));
+        let r = PairResult { benchmark: "b", pair: &pair, reference: &fast, subject: &slow };
+        assert_eq!(r.speedup_cycles(), Some(0.5));
+        assert!(r.performance_bug());
+        let wrong = run(Verdict::Fail, None);
+        let r = PairResult { benchmark: "b", pair: &pair, reference: &slow, subject: &wrong };
+        assert_eq!(r.speedup_insns(), None, "a wrong result is never a speedup");
+        assert!(!r.performance_bug());
+        assert!(r.exclusion().is_some_and(|e| e.starts_with("subject FAIL")), "{:?}", r.exclusion());
+    }
+
+    #[test]
+    fn summaries_exclude_invalid_benchmarks() {
+        let base = vec!["mem2reg", "dce"];
+        let pairs = pairs(&base);
+        let mk = |runs: &[(Pipeline, ConfigRun)], name: &str| BenchmarkRuns {
+            name: name.into(),
+            runs: runs.iter().cloned().collect(),
+            distinct_asm: runs.len(),
+        };
+        let a = mk(
+            &[
+                (vec![], run(Verdict::Pass, Some(400))),
+                (vec!["mem2reg"], run(Verdict::Pass, Some(200))),
+                (vec!["dce"], run(Verdict::Pass, Some(300))),
+                (vec!["mem2reg", "dce"], run(Verdict::Pass, Some(100))),
+            ],
+            "a",
+        );
+        let b = mk(
+            &[
+                (vec![], run(Verdict::Pass, Some(100))),
+                (vec!["mem2reg"], run(Verdict::Pass, Some(50))),
+                (vec!["dce"], run(Verdict::Pass, Some(100))),
+                (vec!["mem2reg", "dce"], run(Verdict::Fail, None)),
+            ],
+            "b",
+        );
+        let data = SpeedupData { base, pairs, benchmarks: vec![a, b] };
+        let summaries = data.summaries();
+        let loo_dce = summaries
+            .iter()
+            .find(|s| s.pair.mode == Mode::LeaveOneOut && s.pair.pass == "dce")
+            .expect("pair");
+        assert_eq!((loo_dce.valid, loo_dce.excluded), (1, 1));
+        assert_eq!(loo_dce.geomean_insns, Some(2.0));
+        let add_mem2reg = summaries
+            .iter()
+            .find(|s| s.pair.mode == Mode::AddOne && s.pair.pass == "mem2reg")
+            .expect("pair");
+        assert_eq!(add_mem2reg.valid, 2);
+        assert!((add_mem2reg.geomean_insns.expect("mean") - 2.0).abs() < 1e-12);
+        let curve = data.prefix_curve(&data.benchmarks[1]);
+        assert_eq!(curve.iter().map(|c| c.1).collect::<Vec<_>>(), vec![Some(100), Some(50), None]);
+    }
+}

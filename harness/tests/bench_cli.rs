@@ -1,0 +1,114 @@
+//! `harness bench` and `harness report speedup` end to end on a tiny suite (skipped without
+//! the cross gcc, qemu-arm or the cost plugin): every case measured, gcc compared, counts
+//! identical between two runs, and the speedup report's three files.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tools_available(test: &str) -> bool {
+    let missing = sysyc::toolchain::arm_gcc()
+        .err()
+        .map(|e| e.to_string())
+        .or_else(|| harness::qemu::Qemu::locate().err().map(|e| e.to_string()))
+        .or_else(|| sysy_cost_model::locate_plugin().err().map(|e| e.to_string()));
+    if let Some(why) = missing {
+        eprintln!("note: skipping {test}: {why}");
+        return false;
+    }
+    true
+}
+
+fn suite(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench_cli").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("cases")).expect("scratch directory");
+    // 1000 iterations; the constant condition gives the passes something to remove.
+    std::fs::write(
+        dir.join("cases/loop.sy"),
+        "const int K = 3;\nint main() {\n  int i = 0; int s = 0;\n  while (i < 1000) {\n    \
+         if (K > 2) { s = s + i * K; } else { s = s - 1; }\n    i = i + 1;\n  }\n  \
+         putint(s); putch(10);\n  return s % 256;\n}\n",
+    )
+    .expect("write case");
+    // 3 * (0 + ... + 999) = 1498500; 1498500 % 256 = 132.
+    std::fs::write(dir.join("cases/loop.out"), "1498500\n132\n").expect("write expected");
+    dir
+}
+
+fn harness(args: &[&str], cwd: &Path) -> std::process::Output {
+    // The plugin next to the test binary's harness is found by `locate_plugin`.
+    Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("harness runs")
+}
+
+fn column(csv: &str, name: &str) -> Vec<String> {
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let index = reader
+        .headers()
+        .expect("header")
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name}"));
+    reader
+        .records()
+        .map(|r| r.expect("record")[index].to_string())
+        .collect()
+}
+
+#[test]
+fn bench_measures_compares_with_gcc_and_repeats_exactly() {
+    if !tools_available("bench_measures_compares_with_gcc_and_repeats_exactly") {
+        return;
+    }
+    let dir = suite("bench");
+    let mut tables = Vec::new();
+    for run in ["first", "second"] {
+        let out = format!("{run}.csv");
+        let result = harness(
+            &["bench", "cases", "--opt", "O2", "--vs-gcc", "--jobs", "1", "--out", &out],
+            &dir,
+        );
+        let stdout = String::from_utf8_lossy(&result.stdout);
+        assert!(result.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&result.stderr));
+        assert!(stdout.contains("geomean ours/gcc over 1 cases"), "{stdout}");
+        tables.push(std::fs::read_to_string(dir.join(&out)).expect("csv written"));
+        let md = std::fs::read_to_string(dir.join(format!("{run}.md"))).expect("markdown written");
+        assert!(md.contains("| loop | PASS |"), "{md}");
+    }
+    assert_eq!(column(&tables[0], "status"), ["PASS"]);
+    assert_eq!(column(&tables[0], "gcc_status"), ["PASS"]);
+    let insns: u64 = column(&tables[0], "insns")[0].parse().expect("a count");
+    // The loop alone executes several instructions per iteration; startup adds thousands.
+    assert!(insns > 4000, "{insns}");
+    let program: u64 = column(&tables[0], "program_insns")[0].parse().expect("a count");
+    assert!(program >= 3000 && program < insns, "{program} of {insns}");
+    for name in ["insns", "cycles", "program_insns", "class_cond_branch", "gcc_insns", "insn_ratio"] {
+        assert_eq!(column(&tables[0], name), column(&tables[1], name), "{name} differs between runs");
+    }
+}
+
+#[test]
+fn speedup_report_writes_csv_markdown_and_html() {
+    if !tools_available("speedup_report_writes_csv_markdown_and_html") {
+        return;
+    }
+    let dir = suite("speedup");
+    let result = harness(
+        &["report", "speedup", "--suite", "cases", "--base", "mem2reg,constfold,dce", "--out", "report"],
+        &dir,
+    );
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    assert!(result.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&result.stderr));
+    assert!(stdout.contains("1. mem2reg") || stdout.contains("1. constfold") || stdout.contains("1. dce"), "{stdout}");
+    let csv = std::fs::read_to_string(dir.join("report/speedup.csv")).expect("csv");
+    // 3 leave-one-out + 3 add-one + 3 prefix pairs.
+    assert_eq!(column(&csv, "mode").len(), 9);
+    assert!(column(&csv, "subject_status").iter().all(|s| s == "PASS"));
+    let md = std::fs::read_to_string(dir.join("report/report.md")).expect("markdown");
+    assert!(md.contains("## leave-one-out") && md.contains("## Prefix curves"), "{md}");
+    let html = std::fs::read_to_string(dir.join("report/index.html")).expect("html");
+    assert_eq!(html.matches("<svg").count(), 2);
+}
