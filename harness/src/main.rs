@@ -50,6 +50,8 @@ enum Command {
     /// configurations against the reference interpreter, record, report (see
     /// `harness::campaign`).
     Campaign(harness::campaign::cli::CampaignArgs),
+    /// Merge the shard directories of a sharded campaign into one campaign directory.
+    Merge(harness::campaign::merge::MergeArgs),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Reduce(args) => report(harness::triage::cli::run_reduce(&args)),
         Command::Triage(args) => report(harness::triage::cli::run_triage(&args)),
         Command::Campaign(args) => report(harness::campaign::cli::run(&args)),
+        Command::Merge(args) => report(harness::campaign::merge::run(&args)),
     }
 }
 
