@@ -247,3 +247,18 @@ pub fn run(args: &CampaignArgs) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::seconds_until;
+
+    #[test]
+    fn campaign_until_is_the_next_such_time() {
+        let ten_pm = 19_000 * 86_400 + 22 * 3600;
+        assert_eq!(seconds_until("06:00", ten_pm), Ok(8 * 3600));
+        assert_eq!(seconds_until("22:30", ten_pm), Ok(1800));
+        assert_eq!(seconds_until("22:00", ten_pm), Ok(86_400));
+        assert!(seconds_until("24:00", ten_pm).is_err());
+        assert!(seconds_until("6", ten_pm).is_err());
+    }
+}

@@ -353,6 +353,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn shard_parse_and_program_numbers() {
+        let s = Shard::parse("1/4").expect("valid");
+        assert_eq!((0..4).filter_map(|k| s.nth(k)).collect::<Vec<_>>(), vec![1, 5, 9, 13]);
+        assert!(s.contains(9) && !s.contains(8));
+        for bad in ["4/4", "0/0", "1", "a/2", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn civil_dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
