@@ -152,7 +152,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
         let num = |k: &str| figures.get(k).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
         session.seconds = session.seconds.max(num("session_seconds"));
         session.checks += num("session_checks") as u64;
-        session.programs += programs.iter().filter(|p| done.get(&p.program).is_some_and(|&s| dirs[s] == *dir)).count() as u64;
+        session.programs += num("session_programs") as u64;
         session.jobs += num("jobs") as usize;
         // A relative failure directory is relative to where the shard ran; fall back to the
         // shard's own `failures/` when the merge runs elsewhere.
