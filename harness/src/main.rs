@@ -50,6 +50,8 @@ enum Command {
     /// configurations against the reference interpreter, record, report (see
     /// `harness::campaign`).
     Campaign(harness::campaign::cli::CampaignArgs),
+    /// Merge the shard directories of a sharded campaign into one campaign directory.
+    Merge(harness::campaign::merge::MergeArgs),
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
     Bench(harness::bench::cli::BenchArgs),
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
         Command::Campaign(args) => report(harness::campaign::cli::run(&args)),
         Command::Bench(args) => harness::bench::cli::run(&args),
         Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
+        Command::Merge(args) => report(harness::campaign::merge::run(&args)),
     }
 }
 

@@ -84,7 +84,7 @@ fn failures_with_fault(fault: &str, programs: &str, strategy: &str) -> Vec<(Stri
     let scratch = common::scratch();
     let dir = scratch.path().join("c");
     let out = harness(&[
-        "campaign", "--programs", programs, "--jobs", "2", "--seed", "1", "--strategy", strategy, "--fault", fault,
+        "campaign", "--programs", programs, "--jobs", "2", "--seed", "1", "--strategy", strategy, "--fault", fault, "--no-triage",
         "--out", dir.to_str().expect("utf-8 path"),
     ]);
     let mut reader = csv::Reader::from_path(dir.join("runs.csv")).expect("runs.csv");

@@ -1,7 +1,12 @@
 //! `harness campaign`: the command line of [`super`].
 //!
-//! `harness campaign [--minutes M | --hours H | --programs N] [--jobs N] [--strategy a,b]
-//! [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc] [--fault NAME,...]`
+//! `harness campaign [--minutes M | --hours H | --until HH:MM | --programs N] [--jobs N]
+//! [--strategy a,b] [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc]
+//! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR]`
+//!
+//! Each new failure is triaged at once (bisect + reduce, see [`super::autotriage`]) unless
+//! `--no-triage`; regression cases go next to the failure corpus (`corpus/regressions/`,
+//! or `<out>/regressions/`), never for failures of injected faults.
 //!
 //! Defaults: 3 minutes, all cores, swarm generation, the `o-levels,singles,leave-one-out,
 //! random` strategies, output in `results/<campaign-id>/`, failures in `corpus/failures/`
@@ -9,8 +14,15 @@
 //! Ctrl-C finishes the programs in progress, writes the summary and exits; a second Ctrl-C
 //! exits at once (`--resume` continues either way).
 
+use super::autotriage::AutoTriage;
 use super::config::DEFAULT_STRATEGIES;
-use super::{CampaignOptions, campaign_id, load_options, resume, start};
+use super::failures::SavedFailure;
+use super::{CampaignOptions, Shard, campaign_id, load_options, resume, start};
+use crate::qemu::Qemu;
+use crate::triage::oracle::OracleSettings;
+use crate::triage::reduce::ReduceOptions;
+use crate::triage::regression::TriageOptions;
+use std::time::Duration;
 use anyhow::{Context, Result};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -19,11 +31,28 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[derive(clap::Args, Debug)]
 pub struct CampaignArgs {
     /// Run for this many minutes (default 3 when no limit is given).
-    #[arg(long, conflicts_with_all = ["hours", "programs"])]
+    #[arg(long, conflicts_with_all = ["hours", "programs", "until"])]
     pub minutes: Option<f64>,
     /// Run for this many hours.
-    #[arg(long, conflicts_with = "programs")]
+    #[arg(long, conflicts_with_all = ["programs", "until"])]
     pub hours: Option<f64>,
+    /// Run until this time of day (HH:MM, UTC; the next such time, so `06:00` started at
+    /// 22:00 runs 8 hours).
+    #[arg(long, conflicts_with = "programs", value_name = "HH:MM")]
+    pub until: Option<String>,
+    /// Check only shard i of n (0 <= i < n): the program numbers p with p mod n = i.
+    #[arg(long, value_name = "i/n", conflicts_with = "resume")]
+    pub shard: Option<String>,
+    /// Do not triage new failures.
+    #[arg(long)]
+    pub no_triage: bool,
+    /// Stop each reduction after testing this many candidates.
+    #[arg(long, default_value_t = 5000)]
+    pub triage_candidates: usize,
+    /// A previous night's campaign (or merged) directory: the summary says what is new and
+    /// what disappeared.
+    #[arg(long)]
+    pub previous: Option<PathBuf>,
     /// Check this many programs (program numbers 0..N), then stop.
     #[arg(long)]
     pub programs: Option<u64>,
@@ -66,8 +95,65 @@ pub struct CampaignArgs {
 /// Default length of a campaign without limits.
 const DEFAULT_MINUTES: f64 = 3.0;
 
-fn session_seconds(args: &CampaignArgs) -> Option<f64> {
-    args.minutes.map(|m| m * 60.0).or(args.hours.map(|h| h * 3600.0))
+fn session_seconds(args: &CampaignArgs) -> Result<Option<f64>> {
+    if let Some(until) = &args.until {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        return Ok(Some(seconds_until(until, now).map_err(anyhow::Error::msg)? as f64));
+    }
+    Ok(args.minutes.map(|m| m * 60.0).or(args.hours.map(|h| h * 3600.0)))
+}
+
+/// Seconds from `now` (Unix time) to the next `HH:MM` UTC (a full day when it is now).
+pub fn seconds_until(hh_mm: &str, now: u64) -> Result<u64, String> {
+    let bad = || format!("invalid --until `{hh_mm}`: expected HH:MM (UTC), e.g. 06:30");
+    let (h, m) = hh_mm.trim().split_once(':').ok_or_else(bad)?;
+    let (h, m): (u64, u64) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+    if h > 23 || m > 59 {
+        return Err(bad());
+    }
+    let target = h * 3600 + m * 60;
+    let today = now % 86_400;
+    Ok(if target > today { target - today } else { target + 86_400 - today })
+}
+
+/// The triage hook's settings for a campaign whose failures go to `failures_dir`.
+fn auto_triage(args: &CampaignArgs, options: &CampaignOptions) -> Result<Option<AutoTriage>> {
+    if args.no_triage {
+        return Ok(None);
+    }
+    let timeout = Duration::try_from_secs_f64(options.timeout_secs).context("invalid timeout")?;
+    let settings = OracleSettings { timeout, ..OracleSettings::default() };
+    let regressions = match options.failures_dir.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.join("regressions"),
+        _ => PathBuf::from("regressions"),
+    };
+    Ok(Some(AutoTriage {
+        options: TriageOptions {
+            settings: settings.clone(),
+            reduce: ReduceOptions { settings, max_candidates: args.triage_candidates, ..ReduceOptions::default() },
+            regressions_dir: Some(regressions),
+        },
+        // Without qemu-arm triage judges the IR only (the campaign itself needs qemu, so
+        // this is the exception).
+        qemu: Qemu::locate().ok(),
+    }))
+}
+
+/// The failure hook: triage (when on) and a one-line note.
+fn triage_hook(triage: Option<&AutoTriage>) -> impl Fn(&SavedFailure) + Sync + '_ {
+    move |saved: &SavedFailure| {
+        let Some(t) = triage else { return };
+        let r = t.run(saved);
+        eprintln!(
+            "triage: {}: culprit {}, {} → {} lines ({:.1} s){}",
+            saved.id,
+            r.culprit,
+            r.lines_before,
+            r.lines_after.map_or("-".to_string(), |n| n.to_string()),
+            r.seconds,
+            r.error.as_deref().map(|e| format!(": {e}")).unwrap_or_default()
+        );
+    }
 }
 
 pub fn run(args: &CampaignArgs) -> Result<()> {
@@ -86,7 +172,10 @@ pub fn run(args: &CampaignArgs) -> Result<()> {
     let report = match &args.resume {
         Some(dir) => {
             let mut options = load_options(dir)?;
-            if let Some(s) = session_seconds(args) {
+            if args.previous.is_some() {
+                options.previous = args.previous.clone();
+            }
+            if let Some(s) = session_seconds(args)? {
                 options.seconds = Some(s);
                 options.programs = None;
             }
@@ -95,18 +184,23 @@ pub fn run(args: &CampaignArgs) -> Result<()> {
                 options.seconds = None;
             }
             eprintln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
-            resume(dir, &options, jobs, &stop, None)?
+            let triage = auto_triage(args, &options)?;
+            resume(dir, &options, jobs, &stop, Some(&triage_hook(triage.as_ref())))?
         }
         None => {
             let seed = args.seed.unwrap_or_else(|| {
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
             });
-            let id = campaign_id(seed);
+            let shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(anyhow::Error::msg)?;
+            let id = match shard {
+                Some(s) => format!("{}-shard{}of{}", campaign_id(seed), s.index, s.count),
+                None => campaign_id(seed),
+            };
             let (dir, failures_dir) = match &args.out {
                 Some(out) => (out.clone(), out.join("failures")),
                 None => (PathBuf::from("results").join(&id), PathBuf::from("corpus/failures")),
             };
-            let seconds = match (session_seconds(args), args.programs) {
+            let seconds = match (session_seconds(args)?, args.programs) {
                 (Some(s), _) => Some(s),
                 (None, Some(_)) => None,
                 (None, None) => Some(DEFAULT_MINUTES * 60.0),
@@ -124,9 +218,12 @@ pub fn run(args: &CampaignArgs) -> Result<()> {
                 swarm: !args.no_swarm,
                 faults: args.fault.clone(),
                 failures_dir,
+                shard,
+                previous: args.previous.clone(),
             };
             eprintln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
-            start(&dir, &options, jobs, &stop, None)?
+            let triage = auto_triage(args, &options)?;
+            start(&dir, &options, jobs, &stop, Some(&triage_hook(triage.as_ref())))?
         }
     };
     let s = &report.stats;
@@ -149,4 +246,19 @@ pub fn run(args: &CampaignArgs) -> Result<()> {
         anyhow::bail!("{} failing checks; see {}", s.failures, report.dir.join("summary.md").display());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::seconds_until;
+
+    #[test]
+    fn campaign_until_is_the_next_such_time() {
+        let ten_pm = 19_000 * 86_400 + 22 * 3600;
+        assert_eq!(seconds_until("06:00", ten_pm), Ok(8 * 3600));
+        assert_eq!(seconds_until("22:30", ten_pm), Ok(1800));
+        assert_eq!(seconds_until("22:00", ten_pm), Ok(86_400));
+        assert!(seconds_until("24:00", ten_pm).is_err());
+        assert!(seconds_until("6", ten_pm).is_err());
+    }
 }

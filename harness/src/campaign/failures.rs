@@ -3,6 +3,10 @@
 //! `prog.sy`, `prog.in` (stdin), `expected.txt` (the reference interpreter's outcome),
 //! `actual.txt`, `config.txt` (the first failing configuration, the generator configuration
 //! id and every other configuration that failed the same way) and `repro.sh` (one command).
+//! The configuration is also written in the one-line files `harness triage` reads
+//! (`pipeline`, `backend-stages`, `faults`; see [`crate::triage::case`]), so a failure
+//! directory is a triage input as it stands. Automatic triage adds `triage.txt`,
+//! `triage.json` and `reduced.sy` (see [`super::autotriage`]).
 //!
 //! A program usually fails under many configurations at once; grouping by kind and oracle
 //! keeps the corpus to one directory per distinct symptom, with the failing configurations
@@ -86,13 +90,19 @@ pub fn save(
     }
     let expected = describe(truth);
     let script = format!("#!/bin/sh\n# run inside this directory\n{repro}\n");
-    let files: [(&str, &[u8]); 6] = [
+    let pipeline = format!("{}\n", config.passes_arg());
+    let stages = format!("{}\n", config.stages_arg());
+    let fault_names = format!("{}\n", faults.names().join(","));
+    let files: [(&str, &[u8]); 9] = [
         ("prog.sy", p.source.as_bytes()),
         ("prog.in", &p.stdin),
         ("expected.txt", expected.as_bytes()),
         ("actual.txt", actual.as_bytes()),
         ("config.txt", config_text.as_bytes()),
         ("repro.sh", script.as_bytes()),
+        ("pipeline", pipeline.as_bytes()),
+        ("backend-stages", stages.as_bytes()),
+        ("faults", fault_names.as_bytes()),
     ];
     for (name, bytes) in files {
         std::fs::write(dir.join(name), bytes).with_context(|| format!("writing {}/{name}", dir.display()))?;

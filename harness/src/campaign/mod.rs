@@ -8,7 +8,18 @@
 //! configurations: the oracles, in-process compilation with caught panics, dedup by IR and
 //! assembly hash), [`oracle`] (judging and failure kinds), [`records`] (`runs.csv` and
 //! `programs.csv`, append-only, with resume), [`failures`] (the failure corpus),
-//! [`summary`] (`summary.md`, `stats.csv`), [`progress`] (the progress line), [`cli`].
+//! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
+//! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
+//! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
+//! [`progress`] (the progress line), [`cli`].
+//!
+//! # Shards
+//! `--shard i/n` (0 ≤ i < n) checks the program numbers `p` with `p mod n = i` only: n
+//! shards started with the same seed and options cover disjoint programs whose union is
+//! exactly what one unsharded campaign checks, and program `p` is generated from seed
+//! `seed + p` whichever shard checks it. Rows keep the global program number, so
+//! `harness merge` only concatenates and sorts. Each shard is an ordinary campaign
+//! directory (resumable on its own).
 //!
 //! # Running
 //! Programs are checked in parallel on a rayon pool of `jobs` threads; one program's
@@ -20,10 +31,13 @@
 //! report, and the failure corpus when `--out` was given (else failures go to
 //! `corpus/failures/`).
 
+pub mod autotriage;
 pub mod check;
 pub mod cli;
 pub mod config;
 pub mod failures;
+pub mod merge;
+pub mod nightly;
 pub mod oracle;
 pub mod progress;
 pub mod records;
@@ -70,6 +84,48 @@ pub struct CampaignOptions {
     pub faults: Vec<String>,
     /// Where failures go (absolute or relative to the working directory).
     pub failures_dir: PathBuf,
+    /// This campaign checks one shard of the program numbers.
+    #[serde(default)]
+    pub shard: Option<Shard>,
+    /// A previous night's campaign (or merged) directory to compare with.
+    #[serde(default)]
+    pub previous: Option<PathBuf>,
+}
+
+/// Shard `index` of `count` (see the module documentation).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    /// Parses `i/n` with `0 <= i < n`.
+    pub fn parse(spec: &str) -> Result<Shard, String> {
+        let bad = || format!("invalid shard `{spec}`: expected i/n with 0 <= i < n (e.g. 0/4)");
+        let (i, n) = spec.split_once('/').ok_or_else(bad)?;
+        let index: u64 = i.trim().parse().map_err(|_| bad())?;
+        let count: u64 = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    pub fn contains(self, program: u64) -> bool {
+        program % self.count == self.index
+    }
+
+    /// The `k`-th program number of the shard (`None` on overflow).
+    pub fn nth(self, k: u64) -> Option<u64> {
+        k.checked_mul(self.count)?.checked_add(self.index)
+    }
+}
+
+impl CampaignOptions {
+    fn shard_or_whole(&self) -> Shard {
+        self.shard.unwrap_or(Shard { index: 0, count: 1 })
+    }
 }
 
 /// Called once per new failure directory (the hook for automatic triage).
@@ -127,7 +183,9 @@ fn run(
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
     check::quiet_panics();
 
-    let remaining = options.programs.map(|n| (0..n).filter(|i| !done.contains(i)).count() as u64);
+    let shard = options.shard_or_whole();
+    let remaining =
+        options.programs.map(|n| (0..n).filter(|&i| shard.contains(i) && !done.contains(&i)).count() as u64);
     let progress = Progress::new(remaining);
     let deadline = options.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let records = Mutex::new(records);
@@ -135,13 +193,13 @@ fn run(
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let next = AtomicU64::new(0);
     let limit = options.programs.unwrap_or(u64::MAX);
-    // Program numbers in order, skipping finished ones, until a limit or a stop.
+    // The shard's program numbers in order, skipping finished ones, until a limit or a stop.
     let indices = std::iter::from_fn(|| {
         loop {
             if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
                 return None;
             }
-            let i = next.fetch_add(1, Ordering::SeqCst);
+            let i = shard.nth(next.fetch_add(1, Ordering::SeqCst))?;
             if i >= limit {
                 return None;
             }
@@ -196,9 +254,28 @@ fn run(
         interrupted: stop.load(Ordering::SeqCst),
         failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
     };
-    std::fs::write(dir.join("summary.md"), summary::summary_md(&stats, &session))?;
-    std::fs::write(dir.join("stats.csv"), summary::stats_csv(&stats, &session))?;
+    let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
+    write_report(dir, &stats, &session, &failure_dirs, options.previous.as_deref())?;
     Ok(Report { dir: dir.to_path_buf(), stats, session })
+}
+
+/// Writes `stats.csv`, `failures.csv` and `summary.md` (with the nightly section) into `dir`.
+pub fn write_report(
+    dir: &Path,
+    stats: &summary::Stats,
+    session: &summary::Session,
+    failure_dirs: &[PathBuf],
+    previous: Option<&Path>,
+) -> Result<()> {
+    let stats_csv = summary::stats_csv(stats, session);
+    std::fs::write(dir.join("stats.csv"), &stats_csv)?;
+    let distinct = nightly::distinct(failure_dirs);
+    std::fs::write(dir.join("failures.csv"), nightly::failures_csv(&distinct)?)?;
+    let current = nightly::read_stats(dir);
+    let mut md = summary::summary_md(stats, session);
+    md.push_str(&nightly::section(&distinct, &current, previous)?);
+    std::fs::write(dir.join("summary.md"), md)?;
+    Ok(())
 }
 
 /// Checks program `index`, records it and saves its failures; returns (checks, failures,
@@ -274,6 +351,16 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shard_parse_and_program_numbers() {
+        let s = Shard::parse("1/4").expect("valid");
+        assert_eq!((0..4).filter_map(|k| s.nth(k)).collect::<Vec<_>>(), vec![1, 5, 9, 13]);
+        assert!(s.contains(9) && !s.contains(8));
+        for bad in ["4/4", "0/0", "1", "a/2", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn civil_dates() {

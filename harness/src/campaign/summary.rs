@@ -142,6 +142,7 @@ pub fn stats_csv(stats: &Stats, session: &Session) -> String {
     put("qemu_runs", stats.qemu_runs.to_string());
     put("session_seconds", format!("{:.1}", session.seconds));
     put("session_checks", session.checks.to_string());
+    put("session_programs", session.programs.to_string());
     put("session_checks_per_s", format!("{:.2}", per_second(session.checks, session.seconds)));
     put("session_programs_per_s", format!("{:.3}", per_second(session.programs, session.seconds)));
     put("jobs", session.jobs.to_string());

@@ -6,7 +6,8 @@
 //! the list of optional stages that run; faults are a comma-separated list of injected
 //! faults (builds with the `fault-injection` feature only).
 //!
-//! A failure directory (as the campaign saves them) holds `prog.sy`, optionally `stdin`, and
+//! A failure directory (as the campaign saves them) holds `prog.sy`, optionally its stdin
+//! (`stdin`, or `prog.in` as the campaign names it), and
 //! optionally one-line files `pipeline`, `backend-stages` and `faults` in the syntax above.
 //! Command-line options override the files.
 
@@ -190,8 +191,8 @@ impl FailureCase {
         let stages = overrides.backend_stages.clone().or(file("backend-stages")?);
         let faults = overrides.faults.clone().or(file("faults")?);
         let config = BuildConfig::parse(pipeline.as_deref(), stages.as_deref(), faults.as_deref())?;
-        let stdin_path = dir.join("stdin");
-        let stdin = stdin_path.exists().then_some(stdin_path.as_path());
+        let stdin_path = ["stdin", "prog.in"].iter().map(|n| dir.join(n)).find(|p| p.exists());
+        let stdin = stdin_path.as_deref();
         let mut case = FailureCase::from_files(&dir.join("prog.sy"), stdin, config)?;
         case.name = stem(dir);
         Ok(case)

@@ -1,0 +1,155 @@
+//! Automatic triage of the campaign's new failures: the campaign's [`super::FailureHook`]
+//! runs `harness triage` ([`crate::triage::regression::triage`]) on each new failure
+//! directory and writes the result next to the failure:
+//!
+//! * `triage.txt` — the bisection report of the original and of the reduced program;
+//! * `reduced.sy` — the reduced program (when the failure reproduced);
+//! * `triage.json` — a [`TriageRecord`]: culprit, minimal pipeline, sizes before and after,
+//!   the reduced program's hash (what the nightly summary deduplicates on).
+//!
+//! Triage never fails the campaign: an error (the failure does not reproduce under triage's
+//! oracle, a reduction that could not run) is recorded in `triage.json` as `error`.
+//! A failure that only exists because of injected faults gets no regression case: the
+//! regression corpus is for real bugs.
+
+use super::failures::SavedFailure;
+use crate::qemu::Qemu;
+use crate::triage::bisect::Culprit;
+use crate::triage::case::{ConfigOverrides, FailureCase};
+use crate::triage::reduce::count_lines;
+use crate::triage::regression::{TriageOptions, triage};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// What triage found for one failure directory (`triage.json`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TriageRecord {
+    /// The failure directory's name.
+    pub failure: String,
+    /// The campaign's failure kind and oracle (from the directory).
+    pub kind: String,
+    pub oracle: String,
+    /// Short culprit name: a pass name, `stage:a+b`, `backend`, `lowering`,
+    /// `not-reproduced`, or `error`.
+    pub culprit: String,
+    /// The culprit and failure as triage words them.
+    pub culprit_detail: String,
+    pub minimal_pipeline: Option<String>,
+    pub lines_before: usize,
+    pub lines_after: Option<usize>,
+    pub bytes_before: usize,
+    pub bytes_after: Option<usize>,
+    /// First 16 hex digits of the BLAKE3 hash of the reduced program (of the original when
+    /// there is no reduction).
+    pub program_hash: String,
+    pub regression: Option<String>,
+    pub seconds: f64,
+    pub error: Option<String>,
+}
+
+impl TriageRecord {
+    /// The nightly summary's dedup key: culprit pass + mismatch kind + reduced program hash.
+    pub fn dedup_key(&self) -> String {
+        format!("{}|{}|{}", self.culprit, self.kind, self.program_hash)
+    }
+}
+
+/// The short name of a culprit.
+pub fn culprit_name(c: &Culprit) -> String {
+    match c {
+        Culprit::Lowering => "lowering".into(),
+        Culprit::Pass { name, .. } => (*name).to_string(),
+        Culprit::BackendStages(stages) => format!("stage:{}", stages.join("+")),
+        Culprit::Backend => "backend".into(),
+        Culprit::NotReproduced => "not-reproduced".into(),
+    }
+}
+
+pub fn program_hash(source: &str) -> String {
+    blake3::hash(source.as_bytes()).to_hex()[..16].to_string()
+}
+
+/// Triage settings of a campaign.
+#[derive(Clone, Debug)]
+pub struct AutoTriage {
+    pub options: TriageOptions,
+    pub qemu: Option<Qemu>,
+}
+
+impl AutoTriage {
+    /// Triages `saved`, writes the files (see the module docs) and returns the record.
+    pub fn run(&self, saved: &SavedFailure) -> TriageRecord {
+        let start = Instant::now();
+        let mut record = TriageRecord {
+            failure: saved.id.clone(),
+            kind: saved.kind.to_string(),
+            oracle: saved.oracle.to_string(),
+            ..TriageRecord::default()
+        };
+        let outcome = self.triage_into(saved, &mut record);
+        if let Err(e) = outcome {
+            record.culprit = "error".into();
+            record.error = Some(e);
+        }
+        record.seconds = start.elapsed().as_secs_f64();
+        if let Ok(json) = serde_json::to_string_pretty(&record) {
+            // Best effort: a failure directory that cannot be written to has already been
+            // reported by the campaign's own writes.
+            let _ = std::fs::write(saved.dir.join("triage.json"), json);
+        }
+        record
+    }
+
+    fn triage_into(&self, saved: &SavedFailure, record: &mut TriageRecord) -> Result<(), String> {
+        let case = FailureCase::from_dir(&saved.dir, &ConfigOverrides::default())?;
+        record.lines_before = count_lines(&case.source);
+        record.bytes_before = case.source.len();
+        record.program_hash = program_hash(&case.source);
+        let mut options = self.options.clone();
+        if !case.config.faults.is_empty() {
+            options.regressions_dir = None;
+        }
+        let report = triage(&case, self.qemu.as_ref(), &options)?;
+        let mut text = String::from("== original program\n");
+        text.push_str(&report.bisect.render(&case.config));
+        let best = report.reduced_bisect.as_ref().filter(|b| b.located.is_some()).unwrap_or(&report.bisect);
+        record.culprit = culprit_name(&report.bisect.culprit());
+        record.culprit_detail = match &report.bisect.located {
+            Some(l) => format!("{} ({} in the {})", l.culprit, l.kind, l.level),
+            None => report.bisect.culprit().to_string(),
+        };
+        record.minimal_pipeline = best.minimal_pipeline.as_ref().map(|p| p.join(","));
+        if let (Some(reduced), Some(rb)) = (&report.reduced, &report.reduced_bisect) {
+            record.lines_after = Some(reduced.stats.lines_after);
+            record.bytes_after = Some(reduced.source.len());
+            record.program_hash = program_hash(&reduced.source);
+            text.push_str("\n== reduced program, bisected\n");
+            text.push_str(&rb.render(&case.config));
+            std::fs::write(saved.dir.join("reduced.sy"), &reduced.source)
+                .map_err(|e| format!("cannot write reduced.sy: {e}"))?;
+        }
+        record.regression = report.regression.as_ref().map(|p| p.display().to_string());
+        std::fs::write(saved.dir.join("triage.txt"), text).map_err(|e| format!("cannot write triage.txt: {e}"))?;
+        Ok(())
+    }
+}
+
+/// The triage record of a failure directory, if it was triaged.
+pub fn read_record(dir: &Path) -> Option<TriageRecord> {
+    let text = std::fs::read_to_string(dir.join("triage.json")).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// The failure directories of campaign `campaign_id` under `failures_dir`, sorted.
+pub fn failure_dirs(failures_dir: &Path, campaign_id: &str) -> Vec<PathBuf> {
+    let prefix = format!("{campaign_id}-s");
+    let Ok(entries) = std::fs::read_dir(failures_dir) else { return Vec::new() };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix) && e.path().is_dir())
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}

@@ -1,0 +1,166 @@
+//! The nightly campaign end to end: sharded campaigns merge to exactly the rows of one
+//! unsharded campaign, and (with the `fault-injection` feature) a campaign's new failure is
+//! triaged automatically, with the result in the failure directory and the summary.
+//! The tests skip when the cross toolchain or qemu-arm is missing.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn harness(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_harness")).args(args).output().expect("harness runs")
+}
+
+fn path(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// The rows of a CSV file without the columns that measure time (which no two runs share).
+fn rows_without_timings(file: &Path, timing_columns: &[&str]) -> BTreeSet<Vec<String>> {
+    let mut reader = csv::Reader::from_path(file).expect("csv file");
+    let header = reader.headers().expect("header").clone();
+    let keep: Vec<usize> = (0..header.len()).filter(|&i| !timing_columns.contains(&&header[i])).collect();
+    let rows: Vec<Vec<String>> = reader
+        .records()
+        .map(|r| {
+            let r = r.expect("well-formed row");
+            keep.iter().map(|&i| r[i].to_string()).collect()
+        })
+        .collect();
+    let set: BTreeSet<Vec<String>> = rows.iter().cloned().collect();
+    assert_eq!(set.len(), rows.len(), "no duplicate rows in {}", file.display());
+    set
+}
+
+fn programs_of(dir: &Path) -> BTreeSet<u64> {
+    let mut reader = csv::Reader::from_path(dir.join("programs.csv")).expect("programs.csv");
+    reader.records().map(|r| r.expect("row")[0].parse().expect("program number")).collect()
+}
+
+#[test]
+fn four_merged_shards_equal_one_unsharded_campaign() {
+    if common::tools("shard merge").is_none() {
+        return;
+    }
+    let scratch = common::scratch();
+    let common_args = ["campaign", "--programs", "8", "--jobs", "1", "--seed", "777", "--strategy", "o-levels", "--no-triage"];
+    let whole = scratch.path().join("whole");
+    let out = harness(&[&common_args[..], &["--out", path(&whole)]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let shard_dirs: Vec<_> = (0..4).map(|i| scratch.path().join(format!("shard-{i}"))).collect();
+    let children: Vec<_> = shard_dirs
+        .iter()
+        .enumerate()
+        .map(|(i, dir)| {
+            Command::new(env!("CARGO_BIN_EXE_harness"))
+                .args(common_args)
+                .args(["--shard", &format!("{i}/4"), "--out", path(dir)])
+                .output()
+        })
+        .collect();
+    for child in children {
+        let out = child.expect("shard runs");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // Disjoint shards covering every program, each p with p mod 4 = i.
+    let mut union = BTreeSet::new();
+    for (i, dir) in shard_dirs.iter().enumerate() {
+        let programs = programs_of(dir);
+        assert_eq!(programs, (0..8).filter(|p| p % 4 == i as u64).collect::<BTreeSet<_>>());
+        union.extend(programs);
+    }
+    assert_eq!(union, (0..8).collect());
+
+    let merged = scratch.path().join("merged");
+    let mut args = vec!["merge"];
+    args.extend(shard_dirs.iter().map(|d| path(d)));
+    args.extend(["--out", path(&merged)]);
+    let out = harness(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let timing = ["compile_us", "run_us"];
+    let expected = rows_without_timings(&whole.join("runs.csv"), &timing);
+    assert!(expected.len() >= 8 * 4, "every program under every O-level configuration");
+    assert_eq!(rows_without_timings(&merged.join("runs.csv"), &timing), expected, "merged row set = unsharded row set");
+    assert_eq!(
+        rows_without_timings(&merged.join("programs.csv"), &["millis"]),
+        rows_without_timings(&whole.join("programs.csv"), &["millis"])
+    );
+    let summary = std::fs::read_to_string(merged.join("summary.md")).expect("summary");
+    assert!(summary.contains("| programs checked | 8 |"), "{summary}");
+    assert!(summary.contains("merge of 4 shards"), "{summary}");
+
+    // The same shard twice is no merge.
+    let again = scratch.path().join("again");
+    let out = harness(&["merge", path(&shard_dirs[0]), path(&shard_dirs[0]), "--out", path(&again)]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("same shard"));
+    // Neither is a merge of shards of different campaigns.
+    let out = harness(&["merge", path(&shard_dirs[0]), path(&whole), "--out", path(&again)]);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn campaign_shard_and_until_options_are_checked() {
+    let out = harness(&["campaign", "--programs", "1", "--shard", "4/4", "--out", "/nonexistent/x"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid shard"));
+    let out = harness(&["campaign", "--until", "25:00", "--out", "/nonexistent/x"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid --until"));
+}
+
+/// With seed 1, program 1 (seed 2) is the first that `constfold-sub-swap` miscompiles under
+/// the `singles` strategy (only under `single:constfold`).
+#[cfg(feature = "fault-injection")]
+#[test]
+fn campaign_failures_are_triaged_to_the_culprit_pass() {
+    if common::tools("campaign triage").is_none() {
+        return;
+    }
+    let scratch = common::scratch();
+    let first = scratch.path().join("night1");
+    let args = ["campaign", "--programs", "2", "--jobs", "2", "--seed", "1", "--strategy", "singles", "--fault", "constfold-sub-swap"];
+    let out = harness(&[&args[..], &["--out", path(&first)]].concat());
+    assert!(!out.status.success(), "the fault is found");
+    let failures: Vec<_> = std::fs::read_dir(first.join("failures"))
+        .expect("failure corpus")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert!(!failures.is_empty());
+    for dir in &failures {
+        let json = std::fs::read_to_string(dir.join("triage.json")).expect("triaged");
+        let record: harness::campaign::autotriage::TriageRecord = serde_json::from_str(&json).expect("triage.json");
+        assert_eq!(record.culprit, "constfold", "{json}");
+        assert_eq!(record.minimal_pipeline.as_deref(), Some("constfold"), "{json}");
+        let reduced = std::fs::read_to_string(dir.join("reduced.sy")).expect("reduced program");
+        assert!(record.lines_after.is_some_and(|n| n < record.lines_before), "{json}");
+        assert_eq!(record.bytes_after, Some(reduced.len()), "{json}");
+        assert!(std::fs::read_to_string(dir.join("triage.txt")).expect("report").contains("culprit: pass `constfold`"));
+    }
+    // No regression case for an injected fault.
+    assert!(!first.join("regressions").exists());
+    let summary = std::fs::read_to_string(first.join("summary.md")).expect("summary");
+    assert!(summary.contains("| constfold | wrong-output | ir-interp | constfold |"), "{summary}");
+
+    // The next night finds the same failure: nothing new, nothing gone.
+    let second = scratch.path().join("night2");
+    let out = harness(&[&args[..], &["--out", path(&second), "--previous", path(&first)]].concat());
+    assert!(!out.status.success());
+    let summary = std::fs::read_to_string(second.join("summary.md")).expect("summary");
+    assert!(summary.contains("New failures: 0.") && summary.contains("Disappeared failures: 0."), "{summary}");
+
+    // `--no-triage` leaves the failure untriaged.
+    let third = scratch.path().join("untriaged");
+    let out = harness(&[&args[..], &["--out", path(&third), "--no-triage"]].concat());
+    assert!(!out.status.success());
+    let failures = std::fs::read_dir(third.join("failures")).expect("failure corpus");
+    for dir in failures {
+        assert!(!dir.expect("entry").path().join("triage.json").exists());
+    }
+    let summary = std::fs::read_to_string(third.join("summary.md")).expect("summary");
+    assert!(summary.contains("| untriaged | wrong-output |"), "{summary}");
+}
