@@ -281,7 +281,13 @@ int main() {
             file_name: "srem.sy".to_string(),
             source: SREM.to_string(),
             stdin: Vec::new(),
-            config: BuildConfig::parse(Some("-O2"), None, Some("constfold-srem-sign"))
+            // A fixed pipeline, so that later -O2 changes (e.g. sccp folding first) do not
+            // hide the constfold fault.
+            config: BuildConfig::parse(
+                Some("mem2reg,constfold,unreachable-blocks,simplify-cfg,trivial-phi,dce"),
+                None,
+                Some("constfold-srem-sign"),
+            )
                 .expect("the fault exists"),
         }
     }
