@@ -88,7 +88,8 @@ pub fn start(dir: &Path, options: &CampaignOptions, jobs: usize, stop: &AtomicBo
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let records = Records::create(dir)?;
     let json = serde_json::to_string_pretty(options)?;
-    std::fs::write(dir.join("campaign.json"), json)?;
+    let path = dir.join("campaign.json");
+    std::fs::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
     run(dir, options, jobs, records, BTreeSet::new(), stop, hook)
 }
 
@@ -196,8 +197,10 @@ fn run(
         interrupted: stop.load(Ordering::SeqCst),
         failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
     };
-    std::fs::write(dir.join("summary.md"), summary::summary_md(&stats, &session))?;
-    std::fs::write(dir.join("stats.csv"), summary::stats_csv(&stats, &session))?;
+    for (name, text) in [("summary.md", summary::summary_md(&stats, &session)), ("stats.csv", summary::stats_csv(&stats, &session))] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
     Ok(Report { dir: dir.to_path_buf(), stats, session })
 }
 
