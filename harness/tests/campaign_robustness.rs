@@ -3,8 +3,9 @@
 //! full disk. Each gives a clear error or a clean recovery — never a panic, never a finished
 //! program's rows lost or duplicated.
 //!
-//! The read-only test skips when the process can write anyway (root); the full-disk test
-//! needs a 64 KiB tmpfs (`mount`, i.e. root) and skips without one.
+//! The read-only test uses permissions, or as root (who writes through them) a tmpfs
+//! remounted read-only; the full-disk test needs a 64 KiB tmpfs. Tests that need `mount`
+//! skip, saying so, where it is not allowed.
 
 use harness::campaign::records::{self, ProgramLine, Records, Row};
 use std::path::Path;
@@ -137,54 +138,82 @@ fn a_missing_campaign_directory_is_a_clear_error() {
     assert!(stderr.contains("campaign.json") && !stderr.contains("panicked"), "{stderr}");
 }
 
+/// Fills `dir` with records of two finished programs plus rows of an unfinished one (so that
+/// resuming must rewrite `runs.csv`) and an empty `fresh/`; returns the `runs.csv` text.
+fn records_needing_a_rewrite(dir: &Path) -> String {
+    let mut records = Records::create(dir).expect("create");
+    append(&mut records, 0..2);
+    drop(records);
+    let runs = records::runs_path(dir);
+    let mut text = std::fs::read_to_string(&runs).expect("read");
+    text.push_str("2,9,,a,label-a,,,pass,,,,,,,0,0,,,0,0,,,\n");
+    std::fs::write(&runs, &text).expect("write");
+    std::fs::create_dir(dir.join("fresh")).expect("mkdir");
+    text
+}
+
+/// In a read-only `dir` prepared by [`records_needing_a_rewrite`]: clear errors, no change.
+fn assert_read_only_refused(dir: &Path, text: &str) {
+    let error = Records::create(&dir.join("fresh")).err().expect("no records in a read-only directory");
+    assert!(format!("{error:#}").contains("runs.csv"), "{error:#}");
+    let error = Records::resume(dir).err().expect("runs.csv cannot be rewritten");
+    assert!(format!("{error:#}").contains(&dir.display().to_string()), "{error:#}");
+    assert_eq!(std::fs::read_to_string(records::runs_path(dir)).expect("read"), text, "the records are kept");
+}
+
 #[cfg(unix)]
 #[test]
 fn a_read_only_directory_is_a_clear_error_and_keeps_the_records() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut records = Records::create(dir.path()).expect("create");
-    append(&mut records, 0..2);
-    drop(records);
-    // Rows of an unfinished program, so that resuming must rewrite runs.csv.
-    let runs = records::runs_path(dir.path());
-    let mut text = std::fs::read_to_string(&runs).expect("read");
-    text.push_str("2,9,,a,label-a,,,pass,,,,,,,0,0,,,0,0,,,\n");
-    std::fs::write(&runs, &text).expect("write");
-
+    let text = records_needing_a_rewrite(dir.path());
     let fresh = dir.path().join("fresh");
-    std::fs::create_dir(&fresh).expect("mkdir");
-    for d in [dir.path(), fresh.as_path()] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o555)).expect("chmod");
-    }
+    let mode = |m: u32| {
+        for d in [dir.path(), fresh.as_path()] {
+            std::fs::set_permissions(d, std::fs::Permissions::from_mode(m)).expect("chmod");
+        }
+    };
+    mode(0o555);
     let writable = std::fs::write(fresh.join("probe"), b"").is_ok();
-    if writable {
-        eprintln!("skipping read-only directory test: this process writes through permissions (root)");
-    } else {
-        let error = Records::create(&fresh).err().expect("no records in a read-only directory");
-        assert!(format!("{error:#}").contains("runs.csv"), "{error:#}");
-        assert!(Records::resume(dir.path()).is_err(), "runs.csv cannot be rewritten");
-        assert_eq!(std::fs::read_to_string(&runs).expect("read"), text, "the records are kept");
+    if !writable {
+        assert_read_only_refused(dir.path(), &text);
     }
-    for d in [dir.path(), fresh.as_path()] {
-        std::fs::set_permissions(d, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    mode(0o755);
+    if writable {
+        // Root writes through permissions: use a file system mounted read-only instead.
+        let Some(disk) = TinyDisk::mount("1m") else {
+            eprintln!("skipping read-only directory test: root, and no tmpfs to remount read-only");
+            return;
+        };
+        let text = records_needing_a_rewrite(disk.dir.path());
+        assert!(disk.remount_read_only(), "remounting the tmpfs read-only");
+        assert_read_only_refused(disk.dir.path(), &text);
     }
 }
 
-/// A 64 KiB tmpfs mounted on a fresh directory, unmounted on drop.
+/// A small tmpfs mounted on a fresh directory, unmounted on drop.
 struct TinyDisk {
     dir: tempfile::TempDir,
 }
 
 impl TinyDisk {
-    fn mount() -> Option<TinyDisk> {
+    fn mount(size: &str) -> Option<TinyDisk> {
         let dir = tempfile::tempdir().ok()?;
         let status = Command::new("mount")
-            .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
             .arg(dir.path())
             .stderr(std::process::Stdio::null())
             .status()
             .ok()?;
         status.success().then_some(TinyDisk { dir })
+    }
+
+    fn remount_read_only(&self) -> bool {
+        Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(self.dir.path())
+            .status()
+            .is_ok_and(|s| s.success())
     }
 }
 
@@ -196,7 +225,7 @@ impl Drop for TinyDisk {
 
 #[test]
 fn a_full_disk_is_an_error_and_resume_keeps_every_finished_program() {
-    let Some(disk) = TinyDisk::mount() else {
+    let Some(disk) = TinyDisk::mount("64k") else {
         eprintln!("skipping full-disk test: cannot mount a tmpfs (needs root)");
         return;
     };
