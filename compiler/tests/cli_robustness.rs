@@ -78,7 +78,7 @@ fn nesting_just_within_the_limits_compiles_and_runs_at_o2() {
     // deep expression tree or a long def-use chain.
     let chain = format!("int main() {{ int a = getint(); return {}; }}", vec!["a"; 8000].join("+"));
     let out = sysyc(chain.as_bytes(), &["-O2", "--interpret"], "3");
-    assert_eq!(out.status.code(), Some((3 * 8000 % 256) as i32), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(3 * 8000 % 256), "{}", stderr(&out));
     let out = sysyc(chain.as_bytes(), &["-O2", "-S"], "");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 

@@ -124,7 +124,7 @@ fn a_missing_campaign_directory_is_a_clear_error() {
     let missing = dir.path().join("no-such-campaign");
     let error = Records::resume(&missing).err().expect("nothing to resume");
     assert!(format!("{error:#}").contains("no-such-campaign"), "{error:#}");
-    let error = harness::campaign::load_options(&missing).err().expect("no campaign.json");
+    let error = harness::campaign::load_options(&missing).expect_err("no campaign.json");
     assert!(format!("{error:#}").contains("campaign.json"), "{error:#}");
 
     // The command line says the same and exits 1 (a panic would exit 101).
