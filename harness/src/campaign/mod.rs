@@ -144,7 +144,8 @@ pub fn start(dir: &Path, options: &CampaignOptions, jobs: usize, stop: &AtomicBo
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let records = Records::create(dir)?;
     let json = serde_json::to_string_pretty(options)?;
-    std::fs::write(dir.join("campaign.json"), json)?;
+    let path = dir.join("campaign.json");
+    std::fs::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
     run(dir, options, jobs, records, BTreeSet::new(), stop, hook)
 }
 
@@ -267,15 +268,17 @@ pub fn write_report(
     failure_dirs: &[PathBuf],
     previous: Option<&Path>,
 ) -> Result<()> {
-    let stats_csv = summary::stats_csv(stats, session);
-    std::fs::write(dir.join("stats.csv"), &stats_csv)?;
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    };
+    write("stats.csv", &summary::stats_csv(stats, session))?;
     let distinct = nightly::distinct(failure_dirs);
-    std::fs::write(dir.join("failures.csv"), nightly::failures_csv(&distinct)?)?;
+    write("failures.csv", &nightly::failures_csv(&distinct)?)?;
     let current = nightly::read_stats(dir);
     let mut md = summary::summary_md(stats, session);
     md.push_str(&nightly::section(&distinct, &current, previous)?);
-    std::fs::write(dir.join("summary.md"), md)?;
-    Ok(())
+    write("summary.md", &md)
 }
 
 /// Checks program `index`, records it and saves its failures; returns (checks, failures,

@@ -9,10 +9,18 @@
 //! [`Records::resume`] drops both (rewriting `runs.csv` through a temporary file and a rename
 //! when rows must go) and returns the set of complete programs, which the campaign skips: no
 //! row is lost, none is duplicated.
+//!
+//! Damage beyond a kill is handled the same way where it can be and refused where it cannot:
+//! a program counts as complete only if `runs.csv` holds as many of its rows as its
+//! `programs.csv` line says it checked (so a `runs.csv` truncated by hand or by a full disk
+//! makes the affected programs run again, and their line is removed); a file cut inside its
+//! header gets the header back; a foreign header or a malformed record in the middle of
+//! `runs.csv` is an error that names the file and changes nothing. Every rewrite goes through
+//! a synced temporary file and a rename, so a failure (a full disk) leaves the original.
 
 use super::oracle::one_line;
 use anyhow::{Context, Result};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -252,51 +260,105 @@ impl Records {
             }
         }
         let mut runs = append_file(&runs_path(dir))?;
-        runs.write_all(&csv_bytes([runs_header().iter().map(|s| s.to_string()).collect()])?)?;
+        runs.write_all(&csv_bytes([runs_header().iter().map(|s| s.to_string()).collect()])?).context("writing runs.csv")?;
         let mut programs = append_file(&programs_path(dir))?;
-        programs.write_all(&csv_bytes([PROGRAM_COLUMNS.iter().map(|s| s.to_string()).collect()])?)?;
+        programs
+            .write_all(&csv_bytes([PROGRAM_COLUMNS.iter().map(|s| s.to_string()).collect()])?)
+            .context("writing programs.csv")?;
         Ok(Records { runs, programs })
     }
 
     /// Reopens the records of an interrupted campaign; returns them and the complete programs.
+    ///
+    /// A file cut inside its header (or to nothing) gets its header back; a header that is not
+    /// ours, or a record that is malformed anywhere but at the end, is an error that leaves
+    /// the files as they are (the user decides what to keep).
     pub fn resume(dir: &Path) -> Result<(Records, BTreeSet<u64>)> {
         let programs_file = programs_path(dir);
         truncate_partial_line(&programs_file)?;
-        let done: BTreeSet<u64> = read_programs(dir)?.into_iter().map(|p| p.program).collect();
+        restore_header(&programs_file, &PROGRAM_COLUMNS)?;
         let runs_file = runs_path(dir);
         truncate_partial_line(&runs_file)?;
+        restore_header(&runs_file, &FIXED_COLUMNS)?;
+
         let mut reader = csv::Reader::from_path(&runs_file).with_context(|| format!("reading {}", runs_file.display()))?;
-        let mut kept = Vec::new();
-        let mut dropped = 0usize;
+        let mut records = Vec::new();
+        let mut rows_of: BTreeMap<u64, u64> = BTreeMap::new();
         for record in reader.records() {
-            let record = record.with_context(|| format!("parsing {}", runs_file.display()))?;
-            match Row::from_record(&record) {
-                Some(row) if done.contains(&row.program) => kept.push(record),
-                _ => dropped += 1,
+            let record = record.with_context(|| format!("parsing {} (fix or remove the bad line to resume)", runs_file.display()))?;
+            let program = Row::from_record(&record).map(|row| row.program);
+            if let Some(p) = program {
+                *rows_of.entry(p).or_insert(0) += 1;
+            }
+            records.push((program, record));
+        }
+        // Complete: a `programs.csv` line and exactly as many rows as it says it checked (a
+        // `runs.csv` cut short by hand or by a full disk loses rows of finished programs;
+        // those are checked again rather than reported with rows missing).
+        let mut lines_read = 0usize;
+        let mut complete = Vec::new();
+        let mut done = BTreeSet::new();
+        for line in read_program_records(&programs_file)? {
+            lines_read += 1;
+            if let Some(line) = line.filter(|l| rows_of.get(&l.program) == Some(&l.checks) && !done.contains(&l.program)) {
+                done.insert(line.program);
+                complete.push(line.record());
             }
         }
-        if dropped > 0 {
-            let tmp = dir.join("runs.csv.tmp");
-            let mut w = csv::Writer::from_path(&tmp)?;
-            w.write_record(runs_header())?;
-            for r in &kept {
-                w.write_record(r)?;
-            }
-            w.flush()?;
-            drop(w);
-            std::fs::rename(&tmp, &runs_file).with_context(|| format!("replacing {}", runs_file.display()))?;
+        if complete.len() < lines_read {
+            rewrite(dir, &programs_file, &PROGRAM_COLUMNS, complete)?;
+        }
+        let kept: Vec<Vec<String>> = records
+            .iter()
+            .filter(|(program, _)| program.is_some_and(|p| done.contains(&p)))
+            .map(|(_, r)| r.iter().map(str::to_string).collect())
+            .collect();
+        if kept.len() < records.len() {
+            rewrite(dir, &runs_file, &FIXED_COLUMNS, kept)?;
         }
         Ok((Records { runs: append_file(&runs_file)?, programs: append_file(&programs_file)? }, done))
     }
 
     /// Appends one program's rows, then its `programs.csv` line (see the module docs).
     pub fn append_program(&mut self, rows: &[Row], line: &ProgramLine) -> Result<()> {
-        self.runs.write_all(&csv_bytes(rows.iter().map(Row::record))?)?;
-        self.runs.flush()?;
-        self.programs.write_all(&csv_bytes([line.record()])?)?;
-        self.programs.flush()?;
+        self.runs.write_all(&csv_bytes(rows.iter().map(Row::record))?).context("appending to runs.csv")?;
+        self.runs.flush().context("appending to runs.csv")?;
+        self.programs.write_all(&csv_bytes([line.record()])?).context("appending to programs.csv")?;
+        self.programs.flush().context("appending to programs.csv")?;
         Ok(())
     }
+}
+
+/// Replaces the record file `path` by `columns` and `records`, through a synced temporary
+/// file in `dir` and a rename: a failure (a full disk) leaves the original as it was.
+fn rewrite(dir: &Path, path: &Path, columns: &[&str], records: Vec<Vec<String>>) -> Result<()> {
+    let tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    let header: Vec<String> = columns.iter().map(|s| s.to_string()).collect();
+    let bytes = csv_bytes(std::iter::once(header).chain(records))?;
+    let context = || format!("writing the new {}", path.display());
+    tmp.as_file().write_all(&bytes).with_context(context)?;
+    tmp.as_file().sync_all().with_context(context)?;
+    // On failure the temporary file is removed when `tmp` drops.
+    tmp.persist(path).map_err(|e| e.error).with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}
+
+/// Checks the header line of a record file: an empty file (cut inside its header) gets
+/// `columns` written back; a different header is an error naming the file.
+fn restore_header(path: &Path, columns: &[&str]) -> Result<()> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let expected = csv_bytes([columns.iter().map(|s| s.to_string()).collect()])?;
+    if bytes.is_empty() {
+        return append_file(path)?.write_all(&expected).with_context(|| format!("writing {}", path.display()));
+    }
+    if !bytes.starts_with(&expected) {
+        anyhow::bail!(
+            "{} does not start with the expected header `{}`: not a campaign record file, or corrupted",
+            path.display(),
+            String::from_utf8_lossy(&expected).trim_end()
+        );
+    }
+    Ok(())
 }
 
 /// Cuts a file after its last newline (a line half-written when the campaign was killed).
@@ -304,8 +366,8 @@ fn truncate_partial_line(path: &Path) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     if keep < bytes.len() {
-        let f = OpenOptions::new().write(true).open(path)?;
-        f.set_len(keep as u64)?;
+        let f = OpenOptions::new().write(true).open(path).with_context(|| format!("opening {}", path.display()))?;
+        f.set_len(keep as u64).with_context(|| format!("truncating {}", path.display()))?;
     }
     Ok(())
 }
@@ -326,9 +388,13 @@ pub fn read_runs(dir: &Path) -> Result<Vec<Row>> {
 
 /// Every line of `programs.csv` in `dir`.
 pub fn read_programs(dir: &Path) -> Result<Vec<ProgramLine>> {
-    let path = programs_path(dir);
-    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(reader.records().filter_map(|r| r.ok().as_ref().and_then(ProgramLine::from_record)).collect())
+    Ok(read_program_records(&programs_path(dir))?.into_iter().flatten().collect())
+}
+
+/// Every record of a `programs.csv`, `None` where malformed.
+fn read_program_records(path: &Path) -> Result<Vec<Option<ProgramLine>>> {
+    let mut reader = csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(reader.records().map(|r| r.ok().as_ref().and_then(ProgramLine::from_record)).collect())
 }
 
 #[cfg(test)]

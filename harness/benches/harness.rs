@@ -1,0 +1,140 @@
+//! Throughput of the harness's in-process engines:
+//!
+//! * `generator` — `generators::generate` with the default configuration, in programs per
+//!   second (fixed seeds, so every run generates the same programs);
+//! * `refinterp` — the reference interpreter (front end excluded: the HIR is built once), in
+//!   interpreter steps per second, on `corpus/lang` and on generated programs;
+//! * `ir-interp` — the IR interpreter on the same generated programs' `-O0` modules, in
+//!   executed IR instructions per second (`sysyc`'s own bench covers it on `corpus/lang`).
+//!
+//! Steps are counted by one run outside the measurement. Measurement times are short; the
+//! figures are for comparing revisions on one machine.
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use harness::generators::{self, GenConfig};
+use harness::refinterp::{self, RefConfig};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use sysyc::driver;
+use sysyc::frontend::{self, LineIndex, hir};
+use sysyc::ir::Module;
+use sysyc::ir::interp::InterpConfig;
+
+/// Seeds of the generated programs (fixed: the set must not change between runs).
+const SEEDS: std::ops::Range<u64> = 1..33;
+/// Generated programs whose reference run exceeds this many steps are left out, so one
+/// outlier does not dominate the set.
+const MAX_STEPS: u64 = 5_000_000;
+
+/// A program ready for the reference interpreter.
+struct Analysed {
+    lines: LineIndex,
+    program: hir::Program,
+    source: String,
+    stdin: Vec<u8>,
+    steps: u64,
+}
+
+fn analyse(name: &str, source: String, stdin: Vec<u8>) -> Option<Analysed> {
+    let program = frontend::compile_source(name, &source).ok()?;
+    let lines = LineIndex::new(&source);
+    let config = RefConfig { max_steps: MAX_STEPS, ..RefConfig::default() };
+    let outcome = refinterp::run(&program, &lines, &stdin, &config).ok()?;
+    Some(Analysed { lines, program, source, stdin, steps: outcome.steps })
+}
+
+fn corpus() -> Vec<Analysed> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/lang");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.extension().is_some_and(|x| x == "sy"));
+    paths.sort();
+    let programs: Vec<Analysed> = paths
+        .iter()
+        .filter_map(|path| {
+            let source = frontend::source_from_bytes(&std::fs::read(path).ok()?);
+            let stdin = std::fs::read(path.with_extension("in")).unwrap_or_default();
+            analyse(&path.to_string_lossy(), source, stdin)
+        })
+        .collect();
+    assert!(!programs.is_empty(), "corpus/lang holds no programs");
+    programs
+}
+
+fn generated() -> Vec<Analysed> {
+    let config = GenConfig::default();
+    SEEDS
+        .filter_map(|seed| {
+            let generated = generators::generate(seed, &config);
+            analyse("generated.sy", generated.source, generated.stdin)
+        })
+        .collect()
+}
+
+fn refinterp_bench(c: &mut Criterion, label: &str, programs: &[Analysed]) {
+    let config = RefConfig::default();
+    let steps: u64 = programs.iter().map(|p| p.steps).sum();
+    let mut group = c.benchmark_group("refinterp");
+    group.throughput(Throughput::Elements(steps));
+    group.bench_function(label, |b| {
+        b.iter(|| {
+            for p in programs {
+                let _ = black_box(refinterp::run(&p.program, &p.lines, &p.stdin, &config));
+            }
+        })
+    });
+    group.finish();
+}
+
+fn benches(c: &mut Criterion) {
+    let config = GenConfig::default();
+    let seeds = SEEDS.end - SEEDS.start;
+    let mut group = c.benchmark_group("generator");
+    group.throughput(Throughput::Elements(seeds));
+    group.bench_function("default-config", |b| {
+        b.iter(|| {
+            for seed in SEEDS {
+                black_box(generators::generate(seed, &config));
+            }
+        })
+    });
+    group.finish();
+
+    let corpus = corpus();
+    let generated = generated();
+    refinterp_bench(c, "corpus-lang", &corpus);
+    refinterp_bench(c, "generated", &generated);
+
+    let interp_config = InterpConfig::default();
+    let modules: Vec<(&Analysed, Module, u64)> = generated
+        .iter()
+        .filter_map(|p| {
+            let module = driver::lower_source("generated.sy", &p.source).ok()?;
+            let steps = driver::interpret(&module, &p.stdin, &interp_config).ok()?.cost.total();
+            Some((p, module, steps))
+        })
+        .collect();
+    let steps: u64 = modules.iter().map(|(_, _, s)| s).sum();
+    let mut group = c.benchmark_group("ir-interp");
+    group.throughput(Throughput::Elements(steps));
+    group.bench_function("generated-O0", |b| {
+        b.iter(|| {
+            for (p, module, _) in &modules {
+                let _ = black_box(driver::interpret(module, &p.stdin, &interp_config));
+            }
+        })
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = group;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = benches
+}
+criterion_main!(group);
