@@ -136,7 +136,15 @@ pub fn compile_asm(
     options: &CompileOptions,
 ) -> Result<(String, Module, PipelineReport), CompileError> {
     let (module, report) = compile_ir(source_name, source, options)?;
-    let asm = arm::compile_module(&module, &options.backend).map_err(CompileError::Backend)?;
+    // Injected faults reach the back end too, whichever of the two option sets names them.
+    let asm = if options.backend.faults.is_empty() && !options.faults.is_empty() {
+        let mut backend = options.backend.clone();
+        backend.faults = options.faults.clone();
+        arm::compile_module(&module, &backend)
+    } else {
+        arm::compile_module(&module, &options.backend)
+    }
+    .map_err(CompileError::Backend)?;
     Ok((asm, module, report))
 }
 

@@ -332,4 +332,36 @@ int main() {
         assert!(written.contains("// culprit: pass `constfold`"), "{written}");
         assert!(dir.path().join("srem.out").exists());
     }
+
+    /// The back-end fault `arm-pow2-div-no-bias` (division by a power of two forgets the
+    /// rounding bias of negative dividends) shows only in the ARM binary: bisect finds the IR
+    /// right after every pass and names the back-end stage. Skipped without qemu.
+    #[test]
+    fn bisect_names_the_faulty_back_end_stage() {
+        let Ok(qemu) = crate::qemu::Qemu::locate() else {
+            eprintln!("skipped: qemu-arm not found");
+            return;
+        };
+        if sysyc::toolchain::arm_gcc().is_err() {
+            eprintln!("skipped: the ARM cross toolchain is not installed");
+            return;
+        }
+        let source = "int f(int x) { return x / 8; }\n\
+                      int main() { int i = 0; int s = 0;\n\
+                      while (i < 20) { s = s + f(getint() - 100); i = i + 1; }\n\
+                      putint(s); return 0; }\n";
+        let stdin: Vec<u8> = (1..=20).map(|n| format!("{n} ")).collect::<String>().into_bytes();
+        let case = FailureCase {
+            name: "div".to_string(),
+            file_name: "div.sy".to_string(),
+            source: source.to_string(),
+            stdin,
+            config: BuildConfig::parse(Some("-O2"), None, Some("arm-pow2-div-no-bias"))
+                .expect("the fault exists"),
+        };
+        let report = bisect(&case, Some(&qemu), &OracleSettings::default()).expect("bisects");
+        let located = report.located.clone().expect("the fault shows");
+        assert_eq!(located.level, Level::Binary);
+        assert_eq!(located.culprit, Culprit::BackendStages(vec!["arm-const-div"]));
+    }
 }
