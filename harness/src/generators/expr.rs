@@ -273,34 +273,18 @@ impl Gen<'_> {
     }
 
     pub(super) fn int_leaf(&mut self, ctx: ECtx) -> GExpr {
-        let scalars = self.readable_scalars(Ty::Int, ctx);
-        let arrays = if self.knob_arrays_enabled() {
-            self.readable_arrays(Ty::Int, ctx)
-        } else {
-            Vec::new()
-        };
-        let w = [
-            3,
-            if scalars.is_empty() { 0 } else { 7 },
-            if arrays.is_empty() { 0 } else { 3 },
-        ];
-        match self.c.weighted(&w) {
-            1 => {
-                let id = self.pick_var(&scalars);
-                self.read_scalar(id)
-            }
-            2 => {
-                let id = self.pick_var(&arrays);
-                self.elem_read(id, ctx)
-            }
-            _ => self.int_literal(),
-        }
+        self.leaf(Ty::Int, ctx, Self::int_literal)
     }
 
     fn float_leaf(&mut self, ctx: ECtx) -> GExpr {
-        let scalars = self.readable_scalars(Ty::Float, ctx);
+        self.leaf(Ty::Float, ctx, Self::float_literal)
+    }
+
+    /// A literal, a readable scalar or an element of a readable array of type `ty`.
+    fn leaf(&mut self, ty: Ty, ctx: ECtx, literal: fn(&mut Self) -> GExpr) -> GExpr {
+        let scalars = self.readable_scalars(ty, ctx);
         let arrays = if self.knob_arrays_enabled() {
-            self.readable_arrays(Ty::Float, ctx)
+            self.readable_arrays(ty, ctx)
         } else {
             Vec::new()
         };
@@ -318,7 +302,7 @@ impl Gen<'_> {
                 let id = self.pick_var(&arrays);
                 self.elem_read(id, ctx)
             }
-            _ => self.float_literal(),
+            _ => literal(self),
         }
     }
 
