@@ -6,6 +6,7 @@
 //! stable name, so a pipeline is just a list of names (`--passes=mem2reg,gvn,licm`). The
 //! [`manager`] runs pipelines with verification, statistics, printing and opt-bisect support.
 
+pub mod array_hoist;
 pub mod block_reorder;
 pub mod const_arrays;
 pub mod constfold;
@@ -222,6 +223,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&full_unroll::FullUnroll),
     },
     PassInfo {
+        name: "array-hoist",
+        description: "move the initialisation of a local array that is the same on every iteration out of its loop",
+        catalogue: Some("LocalArrayHoist"),
+        body: PassBody::Function(&array_hoist::ArrayHoist),
+    },
+    PassInfo {
         name: "licm",
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
@@ -395,6 +402,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "dce",
     "loop-simplify",
     "loop-rotate",
+    "array-hoist",
     "licm",
     "hoist-global-loads",
     "load-elim",
