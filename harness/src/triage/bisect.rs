@@ -14,6 +14,9 @@
 //!    them off and the binary still wrong, the culprit is the mandatory back end (instruction
 //!    selection, register allocation or emission); otherwise `ddmin` finds the minimal set
 //!    of stages that must be on for the failure — usually one stage.
+//!    For a stage culprit, the function: the stages are switched on in one function at a
+//!    time (the others get the mandatory back end alone), smallest function first; the
+//!    first whose binary fails the same way is the function the stage miscompiles.
 //! 3. **Minimal pipeline** ([`minimal_pipeline`]): `ddmin` over pipeline positions with
 //!    "fails with the same kind at the same level" as the test — an interaction shows up
 //!    as two passes ("A then B").
@@ -107,6 +110,9 @@ pub struct BisectReport {
     /// The 1-minimal failing sub-pipeline.
     pub minimal_pipeline: Option<Vec<&'static str>>,
     pub step: Option<OptStep>,
+    /// For a back-end stage culprit: the smallest function in which the stages alone
+    /// reproduce the failure (`None` when only several functions together do).
+    pub backend_function: Option<String>,
     /// Compilations made: one for the per-pass oracle, plus those of pipeline minimisation
     /// and opt-bisect (back-end stage bisection's are not counted).
     pub compilations: usize,
@@ -128,6 +134,16 @@ impl BisectReport {
         };
         let _ = writeln!(s, "failure: {} in the {}", located.kind, located.level);
         let _ = writeln!(s, "culprit: {}", located.culprit);
+        if let Culprit::BackendStages(_) = located.culprit {
+            match &self.backend_function {
+                Some(f) => {
+                    let _ = writeln!(s, "function: {f} (the stage in this function alone reproduces the failure)");
+                }
+                None => {
+                    let _ = writeln!(s, "function: none alone (the stage must run in several functions)");
+                }
+            }
+        }
         if let Some(p) = &self.minimal_pipeline {
             let _ = writeln!(s, "minimal pipeline: {}", none_if_empty(&p.join(",")));
         }
@@ -348,6 +364,7 @@ pub fn bisect_with(
             ir_diff: None,
             minimal_pipeline: None,
             step: None,
+            backend_function: None,
             compilations,
         });
     };
@@ -363,14 +380,49 @@ pub fn bisect_with(
     compilations += calls;
     let (step, calls) = opt_bisect_step(oracle, &config.options(), &fails)?;
     compilations += calls;
+    let backend_function = match (&located.culprit, qemu) {
+        (Culprit::BackendStages(stages), Some(qemu)) => {
+            let (function, calls) = stage_function(oracle, qemu, &config.options(), stages, kind)?;
+            compilations += calls;
+            function
+        }
+        _ => None,
+    };
     Ok(BisectReport {
         expected: oracle.expected.clone(),
         located: Some(located),
         ir_diff,
         minimal_pipeline: Some(min.iter().map(|p| p.name).collect()),
         step,
+        backend_function,
         compilations,
     })
+}
+
+/// The smallest function (by IR instructions after the pipeline) in which running `stages`
+/// alone makes the binary fail with `kind`, and the number of compilations.
+pub fn stage_function(
+    oracle: &Oracle,
+    qemu: &Qemu,
+    options: &CompileOptions,
+    stages: &[&'static str],
+    kind: FailureKind,
+) -> Result<(Option<String>, usize), String> {
+    let (module, _) = driver::compile_ir(&oracle.file_name, &oracle.source, options)
+        .map_err(|e| format!("cannot compile to list the functions: {e}"))?;
+    let mut functions: Vec<(usize, String)> =
+        module.funcs().map(|(_, f)| (f.inst_count(), f.name.clone())).collect();
+    functions.sort();
+    let mut calls = 1;
+    for (_, name) in functions {
+        let mut backend = only_stages(stages);
+        backend.stage_functions = Some([name.clone()].into_iter().collect());
+        calls += 1;
+        if oracle.check_binary(qemu, &CompileOptions { backend, ..options.clone() })? == Some(kind) {
+            return Ok((Some(name), calls));
+        }
+    }
+    Ok((None, calls))
 }
 
 /// Binary search over `--opt-bisect-limit` (see the module documentation): the smallest

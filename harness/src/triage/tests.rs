@@ -364,4 +364,84 @@ int main() {
         assert_eq!(located.level, Level::Binary);
         assert_eq!(located.culprit, Culprit::BackendStages(vec!["arm-const-div"]));
     }
+
+    /// A program of several functions and some 40 lines whose only faulty operation (a
+    /// negative dividend divided by 8) sits in `scale`: bisect names the stage and the
+    /// function, and triage reduces it to a few trap-free lines with the same culprit.
+    const SPREAD: &str = r#"
+int total;
+int weights[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+
+int bump(int x) {
+    return x + 1;
+}
+
+int mix(int a, int b) {
+    int t = a * 31 + b;
+    if (t > 1000) {
+        t = t - 1000;
+    }
+    return t;
+}
+
+int scale(int v) {
+    int d = v - 50;
+    int q = d / 8;
+    return q + bump(d);
+}
+
+int main() {
+    int i = 0;
+    int acc = 0;
+    while (i < 8) {
+        int w = weights[i];
+        acc = mix(acc, w);
+        acc = acc + scale(w * 3);
+        total = total + bump(i);
+        i = i + 1;
+    }
+    putint(acc);
+    putch(10);
+    putint(total);
+    putch(10);
+    return 0;
+}
+"#;
+
+    #[test]
+    fn back_end_fault_is_bisected_to_its_function_and_reduced() {
+        let Ok(qemu) = crate::qemu::Qemu::locate() else {
+            eprintln!("skipped: qemu-arm not found");
+            return;
+        };
+        if sysyc::toolchain::arm_gcc().is_err() {
+            eprintln!("skipped: the ARM cross toolchain is not installed");
+            return;
+        }
+        // No inlining, so the functions stay apart.
+        let case = FailureCase {
+            name: "spread".to_string(),
+            file_name: "spread.sy".to_string(),
+            source: SPREAD.to_string(),
+            stdin: Vec::new(),
+            config: BuildConfig::parse(Some("mem2reg,constfold,dce"), None, Some("arm-pow2-div-no-bias"))
+                .expect("the fault exists"),
+        };
+        let report = bisect(&case, Some(&qemu), &OracleSettings::default()).expect("bisects");
+        assert_eq!(report.culprit(), Culprit::BackendStages(vec!["arm-const-div"]));
+        assert_eq!(report.backend_function.as_deref(), Some("scale"));
+        assert!(report.render(&case.config).contains("function: scale"));
+
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let options = TriageOptions { regressions_dir: Some(dir.path().to_path_buf()), ..TriageOptions::default() };
+        let report = triage(&case, Some(&qemu), &options).expect("triages");
+        let reduced = report.reduced.expect("reduced");
+        assert!(reduced.stats.lines_before >= 30, "{}", reduced.stats.lines_before);
+        assert!(count_lines(&reduced.source) <= 25, "{}", reduced.source);
+        let oracle = Oracle::new("r.sy", &reduced.source, &reduced.stdin, &OracleSettings::default())
+            .expect("the reduced case is valid and trap-free");
+        assert!(oracle.expected.trap.is_none());
+        let rb = report.reduced_bisect.expect("bisected again");
+        assert_eq!(rb.culprit(), Culprit::BackendStages(vec!["arm-const-div"]));
+    }
 }

@@ -141,6 +141,9 @@ pub struct BackendOptions {
     enabled: [bool; 8],
     /// Fault injection (only non-empty in builds with the `fault-injection` feature).
     pub faults: crate::faults::FaultSet,
+    /// When set, the optional stages run only in the functions named here (others get the
+    /// mandatory stages alone): how triage finds the function a stage miscompiles.
+    pub stage_functions: Option<std::collections::BTreeSet<String>>,
 }
 
 impl Default for BackendOptions {
@@ -152,12 +155,12 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 8], faults: crate::faults::FaultSet::none() }
+        BackendOptions { enabled: [true; 8], faults: crate::faults::FaultSet::none(), stage_functions: None }
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 8], faults: crate::faults::FaultSet::none() }
+        BackendOptions { enabled: [false; 8], faults: crate::faults::FaultSet::none(), stage_functions: None }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {
@@ -178,6 +181,19 @@ impl BackendOptions {
             o.set(n, false)?;
         }
         Ok(o)
+    }
+
+    /// The options for the function `name`: these, or the mandatory stages alone when
+    /// [`BackendOptions::stage_functions`] leaves it out.
+    pub fn for_function(&self, name: &str) -> std::borrow::Cow<'_, BackendOptions> {
+        match &self.stage_functions {
+            Some(only) if !only.contains(name) => std::borrow::Cow::Owned(BackendOptions {
+                enabled: [false; 8],
+                faults: self.faults.clone(),
+                stage_functions: None,
+            }),
+            _ => std::borrow::Cow::Borrowed(self),
+        }
     }
 
     pub fn is_enabled(&self, name: &str) -> Result<bool, BackendError> {
@@ -261,6 +277,7 @@ pub fn compile_module(module: &Module, opts: &BackendOptions) -> Result<String, 
     let mut out = String::new();
     emit::header(&mut out);
     for (i, (fref, func)) in module.funcs().enumerate() {
+        let opts = &*opts.for_function(&func.name);
         let mf = isel::select(module, func, syms.funcs[fref].clone(), &syms, opts)?;
         // First with `ip` allocatable; again without it if the frame needs the scratch.
         let (pf, layout) = match allocate_and_lay_out(mf.clone(), true, opts)? {
