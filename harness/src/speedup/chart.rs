@@ -202,11 +202,13 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         data.benchmarks.len()
     );
     let _ = writeln!(page, "<figure>{}</figure>", pass_bars_svg(data)?);
-    let _ = write!(page, "<figure>{}<figcaption><ol start=\"1\">", prefix_curves_svg(data)?);
-    for pass in &data.base {
-        let _ = write!(page, "<li>{}</li>", escape(pass));
+    if data.has_mode(super::Mode::Prefix) {
+        let _ = write!(page, "<figure>{}<figcaption><ol start=\"1\">", prefix_curves_svg(data)?);
+        for pass in &data.base {
+            let _ = write!(page, "<li>{}</li>", escape(pass));
+        }
+        let _ = writeln!(page, "</ol></figcaption></figure>");
     }
-    let _ = writeln!(page, "</ol></figcaption></figure>");
     let _ = write!(page, "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n", escape(markdown));
     Ok(page)
 }

@@ -34,6 +34,10 @@ pub struct SpeedupArgs {
     /// Only benchmarks whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
+    /// Which families to measure: leave-one-out, add-one, prefix (comma-separated). Fewer
+    /// families need fewer pipelines, which matters on long-running suites.
+    #[arg(long, default_value = "leave-one-out,add-one,prefix")]
+    pub modes: String,
     /// Output directory (default: results/speedup/<UTC date>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -99,7 +103,11 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
             valid
         );
     };
-    let data = measure(&cases, base, &config, args.jobs, &progress)?;
+    let modes = super::Mode::parse_list(&args.modes)?;
+    if modes.is_empty() {
+        return Err("--modes names no family".to_string());
+    }
+    let data = measure(&cases, base, &modes, &config, args.jobs, &progress)?;
 
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut command = format!("harness report speedup --suite {}", suite.display());
@@ -108,6 +116,9 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     }
     if let Some(f) = &args.filter {
         command.push_str(&format!(" --filter {f}"));
+    }
+    if modes.len() < super::Mode::ALL.len() {
+        command.push_str(&format!(" --modes {}", args.modes));
     }
     let markdown = report::markdown(&data, &suite.display().to_string(), &command);
     let write = |name: &str, text: &str| {

@@ -42,6 +42,21 @@ pub enum Mode {
 }
 
 impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::LeaveOneOut, Mode::AddOne, Mode::Prefix];
+
+    /// Parses a comma-separated list of family names.
+    pub fn parse_list(spec: &str) -> Result<Vec<Mode>, String> {
+        spec.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
+                    format!("unknown mode `{s}`; valid modes: leave-one-out, add-one, prefix")
+                })
+            })
+            .collect()
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Mode::LeaveOneOut => "leave-one-out",
@@ -242,6 +257,11 @@ pub struct PairSummary<'a> {
 }
 
 impl SpeedupData {
+    /// Whether the pairs of family `mode` were measured.
+    pub fn has_mode(&self, mode: Mode) -> bool {
+        self.pairs.iter().any(|p| p.mode == mode)
+    }
+
     /// Every pair on every benchmark, benchmarks outermost.
     pub fn results(&self) -> Vec<PairResult<'_>> {
         let mut out = Vec::new();
@@ -402,16 +422,17 @@ pub fn measure_benchmark(
     })
 }
 
-/// Measures every benchmark under every pipeline the pairs of `base` need, on `jobs` threads;
+/// Measures every benchmark under every pipeline the pairs of `base` in `modes` need, on `jobs` threads;
 /// `progress` is told about each finished benchmark.
 pub fn measure(
     cases: &[CaseFiles],
     base: Pipeline,
+    modes: &[Mode],
     config: &EngineConfig,
     jobs: usize,
     progress: &(dyn Fn(&BenchmarkRuns) + Sync),
 ) -> Result<SpeedupData, String> {
-    let pairs = pairs(&base);
+    let pairs: Vec<Pair> = pairs(&base).into_iter().filter(|p| modes.contains(&p.mode)).collect();
     let pipelines: Vec<Pipeline> = pairs
         .iter()
         .flat_map(|p| [p.reference.clone(), p.subject.clone()])

@@ -124,7 +124,7 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
     }
     let _ = writeln!(s);
 
-    for mode in [Mode::LeaveOneOut, Mode::AddOne, Mode::Prefix] {
+    for mode in Mode::ALL.into_iter().filter(|&m| data.has_mode(m)) {
         let _ = writeln!(s, "## {}\n", mode.name());
         let _ = writeln!(
             s,
@@ -185,18 +185,20 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
         let _ = writeln!(s, "{}\n", bad.join("\n"));
     }
 
-    let _ = writeln!(s, "## Prefix curves (instructions after the first k passes)\n");
-    let _ = write!(s, "| benchmark |");
-    for k in 0..=data.base.len() {
-        let _ = write!(s, " {k} |");
-    }
-    let _ = writeln!(s, "\n|---|{}", "--:|".repeat(data.base.len() + 1));
-    for b in &data.benchmarks {
-        let _ = write!(s, "| {} |", b.name);
-        for (_, insns, _) in data.prefix_curve(b) {
-            let _ = write!(s, " {} |", opt(insns));
+    if data.has_mode(Mode::Prefix) {
+        let _ = writeln!(s, "## Prefix curves (instructions after the first k passes)\n");
+        let _ = write!(s, "| benchmark |");
+        for k in 0..=data.base.len() {
+            let _ = write!(s, " {k} |");
         }
-        let _ = writeln!(s);
+        let _ = writeln!(s, "\n|---|{}", "--:|".repeat(data.base.len() + 1));
+        for b in &data.benchmarks {
+            let _ = write!(s, "| {} |", b.name);
+            for (_, insns, _) in data.prefix_curve(b) {
+                let _ = write!(s, " {} |", opt(insns));
+            }
+            let _ = writeln!(s);
+        }
     }
     s
 }
