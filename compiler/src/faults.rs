@@ -17,6 +17,10 @@ pub const FAULTS: &[(&str, &str)] = &[
         "constfold: a constant `%` with a negative result folds to its absolute value",
     ),
     (
+        CONSTFOLD_SREM_ABORT,
+        "constfold: folding a constant `%` with a negative result aborts the whole process (a crash no `catch_unwind` can catch)",
+    ),
+    (
         ARM_POW2_DIV_NO_BIAS,
         "arm-const-div: division by 4, 8, 16, ... forgets the bias that rounds negative dividends toward zero",
     ),
@@ -26,6 +30,9 @@ pub const FAULTS: &[(&str, &str)] = &[
 pub const CONSTFOLD_SUB_SWAP: &str = "constfold-sub-swap";
 /// Name of the constant-folding remainder fault (see [`FAULTS`]).
 pub const CONSTFOLD_SREM_SIGN: &str = "constfold-srem-sign";
+/// Name of the constant-folding crash fault (see [`FAULTS`]): `std::process::abort`, to test
+/// that the campaign survives a compiler that takes the process down.
+pub const CONSTFOLD_SREM_ABORT: &str = "constfold-srem-abort";
 /// Name of the back-end division fault (see [`FAULTS`]).
 pub const ARM_POW2_DIV_NO_BIAS: &str = "arm-pow2-div-no-bias";
 

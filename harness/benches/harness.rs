@@ -5,7 +5,14 @@
 //! * `refinterp` — the reference interpreter (front end excluded: the HIR is built once), in
 //!   interpreter steps per second, on `corpus/lang` and on generated programs;
 //! * `ir-interp` — the IR interpreter on the same generated programs' `-O0` modules, in
-//!   executed IR instructions per second (`sysyc`'s own bench covers it on `corpus/lang`).
+//!   executed IR instructions per second (`sysyc`'s own bench covers it on `corpus/lang`);
+//! * `compile-isolation` — how the campaign should run the compiler: compiling the
+//!   generated programs at -O2 to assembly in-process (`driver::compile_asm`) against one
+//!   `sysyc -S -O2` process per program (the `sysyc` next to the bench executable in the
+//!   target directory; skipped, saying so, when it is not built), in programs per second;
+//!   and `process-start`, one start of a trivial process (`sysyc --version`): the cost of
+//!   the campaign supervisor, which starts one child per session (see
+//!   `harness::campaign::isolate`).
 //!
 //! Steps are counted by one run outside the measurement. Measurement times are short; the
 //! figures are for comparing revisions on one machine.
@@ -16,7 +23,9 @@ use harness::refinterp::{self, RefConfig};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use sysyc::driver;
+use std::process::{Command, Stdio};
+use sysyc::driver::{self, CompileOptions};
+use sysyc::passes::OptLevel;
 use sysyc::frontend::{self, LineIndex, hir};
 use sysyc::ir::Module;
 use sysyc::ir::interp::InterpConfig;
@@ -129,12 +138,71 @@ fn benches(c: &mut Criterion) {
     group.finish();
 }
 
+/// The `sysyc` binary of the same target directory (`target/<profile>/sysyc`; benches run from
+/// `target/<profile>/deps/`).
+fn sysyc_binary() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let profile_dir = exe.parent()?.parent()?;
+    Some(profile_dir.join("sysyc")).filter(|p| p.is_file())
+}
+
+fn isolation(c: &mut Criterion) {
+    let options = CompileOptions::level(OptLevel::O2);
+    let config = GenConfig::default();
+    let sources: Vec<String> = SEEDS
+        .map(|seed| generators::generate(seed, &config).source)
+        .filter(|source| driver::compile_asm("generated.sy", source, &options).is_ok())
+        .collect();
+    let mut group = c.benchmark_group("compile-isolation");
+    group.throughput(Throughput::Elements(sources.len() as u64));
+    group.bench_function("in-process", |b| {
+        b.iter(|| {
+            for source in &sources {
+                let _ = black_box(driver::compile_asm("generated.sy", source, &options));
+            }
+        })
+    });
+    let Some(sysyc) = sysyc_binary() else {
+        eprintln!("note: compile-isolation/subprocess skipped: no sysyc binary next to the bench (cargo build --release -p sysyc)");
+        group.finish();
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let files: Vec<PathBuf> = sources
+        .iter()
+        .enumerate()
+        .map(|(i, source)| {
+            let path = dir.path().join(format!("p{i}.sy"));
+            std::fs::write(&path, source).expect("writing a program");
+            path
+        })
+        .collect();
+    let out = dir.path().join("out.s");
+    group.bench_function("subprocess", |b| {
+        b.iter(|| {
+            for file in &files {
+                let status = Command::new(&sysyc).arg("-S").arg("-O2").arg(file).arg("-o").arg(&out).status();
+                assert!(status.is_ok_and(|s| s.success()), "sysyc -S -O2 {} failed", file.display());
+            }
+        })
+    });
+    group.finish();
+    let mut group = c.benchmark_group("compile-isolation");
+    group.bench_function("process-start", |b| {
+        b.iter(|| {
+            let status = Command::new(&sysyc).arg("--version").stdout(Stdio::null()).status();
+            assert!(status.is_ok_and(|s| s.success()));
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = group;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = benches
+    targets = benches, isolation
 }
 criterion_main!(group);

@@ -76,7 +76,10 @@ fn main() -> ExitCode {
         Command::Bisect(args) => report(harness::triage::cli::run_bisect(&args)),
         Command::Reduce(args) => report(harness::triage::cli::run_reduce(&args)),
         Command::Triage(args) => report(harness::triage::cli::run_triage(&args)),
-        Command::Campaign(args) => report(harness::campaign::cli::run(&args)),
+        Command::Campaign(args) => match harness::campaign::cli::run(&args) {
+            Ok(code) => ExitCode::from(code),
+            Err(e) => cli::fail(&format!("{e:#}")),
+        },
         Command::Bench(args) => harness::bench::cli::run(&args),
         Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),

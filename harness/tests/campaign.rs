@@ -128,3 +128,82 @@ fn the_back_end_division_fault_is_detected() {
     // The IR is right; only the executable is wrong.
     assert!(failing.iter().all(|(_, oracle, _)| oracle == "qemu"), "{failing:?}");
 }
+
+/// (program, config id, kind) of every row of `runs.csv`.
+#[cfg(feature = "fault-injection")]
+fn rows_with_kind(dir: &Path) -> Vec<(u64, String, String, String)> {
+    let mut reader = csv::Reader::from_path(dir.join("runs.csv")).expect("runs.csv");
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("well-formed row");
+            (r[0].parse().expect("program number"), r[3].to_string(), r[4].to_string(), r[8].to_string())
+        })
+        .collect()
+}
+
+/// A campaign in which the crash fault fires in some programs but not all.
+#[cfg(feature = "fault-injection")]
+const CRASH_PROGRAMS: &str = "4";
+#[cfg(feature = "fault-injection")]
+const CRASH_SEED: &str = "8";
+
+/// A fault that aborts the process: in-process it ends the campaign; under the supervisor the
+/// campaign finishes, the crashing configurations become `compiler-crash` rows and failures
+/// (not triaged), and every other (program, configuration) pair is checked as without it.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_fault_that_aborts_the_process_is_recorded_as_a_compiler_crash() {
+    use std::os::unix::process::ExitStatusExt;
+    if common::tools("campaign crash fault").is_none() {
+        return;
+    }
+    let fault = sysyc::faults::CONSTFOLD_SREM_ABORT;
+    let scratch = common::scratch();
+    let path = |name: &str| scratch.path().join(name).to_str().expect("utf-8 path").to_string();
+    let args = ["campaign", "--programs", CRASH_PROGRAMS, "--jobs", "1", "--seed", CRASH_SEED, "--strategy", "o-levels"];
+
+    // In-process, the abort takes the campaign down.
+    let out = harness(&[&args[..], &["--fault", fault, "--in-process", "--out", &path("in-process")]].concat());
+    assert_eq!(out.status.signal(), Some(libc::SIGABRT), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // The same programs without the fault: the pairs a finished campaign must have.
+    let clean = scratch.path().join("clean");
+    let out = harness(&[&args[..], &["--in-process", "--no-triage", "--out", &path("clean")]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let supervised = scratch.path().join("supervised");
+    let out = harness(&[&args[..], &["--fault", fault, "--out", &path("supervised")]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "failures found, no signal: {stderr}");
+    assert!(stderr.contains("SIGABRT"), "{stderr}");
+    assert_eq!(row_keys(&supervised), row_keys(&clean), "the same (program, configuration) pairs, each once");
+
+    let rows = rows_with_kind(&supervised);
+    let crashed: Vec<_> = rows.iter().filter(|(_, _, _, kind)| kind == "compiler-crash").collect();
+    assert!(!crashed.is_empty(), "no compiler-crash row: {rows:?}");
+    // Only pipelines with constant folding can crash; nothing else fails.
+    assert!(crashed.iter().all(|(_, _, label, _)| label != "O0"), "{crashed:?}");
+    assert!(rows.iter().all(|(_, _, _, kind)| kind.is_empty() || kind == "compiler-crash"), "{rows:?}");
+    let crashed_txt = std::fs::read_to_string(supervised.join("crashed.txt")).expect("crashed.txt");
+    assert_eq!(crashed_txt.lines().count(), crashed.len(), "one restart per crashing pair: {crashed_txt}");
+    assert!(crashed_txt.lines().all(|l| l.ends_with("\tSIGABRT")), "{crashed_txt}");
+
+    // Saved like other failures, with a reproduction command, and not triaged in-process.
+    let failures: Vec<_> = std::fs::read_dir(supervised.join("failures"))
+        .expect("failure corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with("-compiler-crash-pipeline"))
+        .collect();
+    let crashed_programs: std::collections::BTreeSet<u64> = crashed.iter().map(|(p, ..)| *p).collect();
+    assert_eq!(failures.len(), crashed_programs.len(), "one failure per crashing program");
+    for dir in &failures {
+        let repro = std::fs::read_to_string(dir.join("repro.sh")).expect("repro.sh");
+        assert!(repro.contains(&format!("--fault={fault}")), "{repro}");
+        let record: harness::campaign::autotriage::TriageRecord =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("triage.json")).expect("triage.json")).expect("parses");
+        assert_eq!(record.culprit, "not-triaged", "{record:?}");
+    }
+    let summary = std::fs::read_to_string(supervised.join("summary.md")).expect("summary");
+    assert!(summary.contains("compiler-crash"), "{summary}");
+}

@@ -35,6 +35,7 @@ impl FunctionPass for ConstFold {
         let faults = FoldFaults {
             swap_negative_sub: cx.faults.is_on(crate::faults::CONSTFOLD_SUB_SWAP),
             srem_sign: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_SIGN),
+            srem_abort: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_ABORT),
         };
         loop {
             let mut changed = false;
@@ -77,6 +78,7 @@ enum Folded {
 struct FoldFaults {
     swap_negative_sub: bool,
     srem_sign: bool,
+    srem_abort: bool,
 }
 
 fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
@@ -117,6 +119,9 @@ fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
             let Some(c) = consts.and_then(|args| fold(op, &args, func.value_type(result))) else {
                 return Folded::Nothing;
             };
+            if faults.srem_abort && op == Opcode::SRem && matches!(c, Const::Int(r) if r < 0) {
+                abort_for_fault_injection();
+            }
             let c = match c {
                 Const::Int(r) if faults.srem_sign && op == Opcode::SRem && r < 0 => Const::Int(r.wrapping_neg()),
                 c => c,
@@ -126,6 +131,16 @@ fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
         }
     }
 }
+
+/// The `constfold-srem-abort` fault: the process dies (SIGABRT). Compiled only with the
+/// `fault-injection` feature; elsewhere the flag is constant false and this is unreachable.
+#[cfg(feature = "fault-injection")]
+fn abort_for_fault_injection() {
+    std::process::abort();
+}
+
+#[cfg(not(feature = "fault-injection"))]
+fn abort_for_fault_injection() {}
 
 fn replace_with(func: &mut Function, inst: Inst, v: Value) -> Folded {
     let result = func.result(inst).expect("folded instructions have results");

@@ -10,9 +10,11 @@
 //! Triage never fails the campaign: an error (the failure does not reproduce under triage's
 //! oracle, a reduction that could not run) is recorded in `triage.json` as `error`.
 //! A failure that only exists because of injected faults gets no regression case: the
-//! regression corpus is for real bugs.
+//! regression corpus is for real bugs. A `compiler-crash` failure is not triaged at all
+//! (triage runs the compiler in-process; see [`super::isolate`]): its `triage.json` says so.
 
 use super::failures::SavedFailure;
+use super::oracle::Kind;
 use crate::qemu::Qemu;
 use crate::triage::bisect::Culprit;
 use crate::triage::case::{ConfigOverrides, FailureCase};
@@ -80,6 +82,9 @@ pub struct AutoTriage {
 impl AutoTriage {
     /// Triages `saved`, writes the files (see the module docs) and returns the record.
     pub fn run(&self, saved: &SavedFailure) -> TriageRecord {
+        if saved.kind == Kind::CompilerCrash.name() {
+            return not_triaged(saved, NO_CRASH_TRIAGE);
+        }
         let start = Instant::now();
         let mut record = TriageRecord {
             failure: saved.id.clone(),
@@ -133,6 +138,26 @@ impl AutoTriage {
         std::fs::write(saved.dir.join("triage.txt"), text).map_err(|e| format!("cannot write triage.txt: {e}"))?;
         Ok(())
     }
+}
+
+/// Why `compiler-crash` failures are not triaged.
+const NO_CRASH_TRIAGE: &str = "a compiler-crash kills the process that compiles it and triage compiles in-process, so it is not triaged (reproduce with repro.sh)";
+
+/// Writes (and returns) the `triage.json` of a failure that is deliberately not triaged,
+/// saying why.
+pub fn not_triaged(saved: &SavedFailure, why: &str) -> TriageRecord {
+    let record = TriageRecord {
+        failure: saved.id.clone(),
+        kind: saved.kind.to_string(),
+        oracle: saved.oracle.to_string(),
+        culprit: "not-triaged".into(),
+        error: Some(why.to_string()),
+        ..TriageRecord::default()
+    };
+    if let Ok(json) = serde_json::to_string_pretty(&record) {
+        let _ = std::fs::write(saved.dir.join("triage.json"), json);
+    }
+    record
 }
 
 /// The triage record of a failure directory, if it was triaged.

@@ -21,6 +21,7 @@
 //! (stack overflow) would end the campaign; `--resume` continues after it.
 
 use super::config::Configuration;
+use super::isolate::{Crashed, FRONT_END, Journal};
 use super::oracle::{Kind, Mismatch, Oracle, judge};
 use super::records::{ProgramLine, Row};
 use crate::engine::{Case, Engine, EngineConfig, EngineFailure, GccEngine, panic_message};
@@ -48,6 +49,10 @@ pub struct Checker {
     pub timeout: Duration,
     /// gcc -O0 and -O2 (the `--gcc` third opinion).
     pub gcc: Option<[GccEngine; 2]>,
+    /// Where each worker notes the step in flight (for the supervisor).
+    pub journal: Option<Journal>,
+    /// The steps that killed the process in earlier sessions: not run again.
+    pub crashed: Crashed,
 }
 
 /// What checking one program produced.
@@ -134,10 +139,15 @@ impl Checker {
             ..ProgramLine::default()
         };
         let discard = |mut line: ProgramLine, reason: String| {
+            self.leave();
             line.reason = reason;
             line.millis = start.elapsed().as_millis() as u64;
             Checked { line, rows: Vec::new(), truth: None, mismatches: Vec::new() }
         };
+        self.note(index, FRONT_END);
+        if let Some(signal) = self.crashed.get(index, FRONT_END) {
+            return discard(line, format!("the front end or the reference interpreter killed the process ({signal})"));
+        }
         let truth = match self.truth(p) {
             Ok(t) => t,
             Err(reason) => return discard(line, reason),
@@ -153,10 +163,18 @@ impl Checker {
         let mut mismatches = Vec::new();
         let base = Row { program: index, seed, gen_config: line.gen_config.clone(), ..Row::default() };
         for config in configs {
-            let (row, mismatch) = self.check_config(&mut session, &lowered, &truth, p, config, &base);
+            let id = config.id();
+            let (row, mismatch) = match self.crashed.get(index, &id) {
+                Some(signal) => crashed_row(config, signal, &base),
+                None => {
+                    self.note(index, &id);
+                    self.check_config(&mut session, &lowered, &truth, p, config, &base)
+                }
+            };
             rows.push(row);
             mismatches.push(mismatch);
         }
+        self.leave();
         if let Some(gcc) = &self.gcc {
             for (engine, name) in gcc.iter().zip(["gcc-O0", "gcc-O2"]) {
                 let (row, mismatch) = gcc_check(engine, name, p, &truth, &base);
@@ -169,6 +187,20 @@ impl Checker {
         line.failures = mismatches.iter().filter(|m| m.is_some()).count() as u64;
         line.millis = start.elapsed().as_millis() as u64;
         Checked { line, rows, truth: Some(truth), mismatches }
+    }
+
+    /// Notes in the journal that this worker starts `step` of `program`.
+    pub fn note(&self, program: u64, step: &str) {
+        if let Some(journal) = &self.journal {
+            journal.enter(program, step);
+        }
+    }
+
+    /// Notes in the journal that this worker runs no compiler code.
+    pub fn leave(&self) {
+        if let Some(journal) = &self.journal {
+            journal.leave();
+        }
     }
 
     fn check_config(
@@ -338,6 +370,27 @@ impl Checker {
         };
         result
     }
+}
+
+/// The row of a configuration that killed the process in an earlier session (not run again).
+fn crashed_row(config: &Configuration, signal: &str, base: &Row) -> (Row, Option<Mismatch>) {
+    let mismatch = Mismatch::new(
+        Kind::CompilerCrash,
+        Oracle::Pipeline,
+        format!("the compiler killed the process ({signal}); not run again"),
+    );
+    let row = Row {
+        config_id: config.id(),
+        label: config.label.clone(),
+        passes: config.passes_arg(),
+        stages: config.stages_arg(),
+        verdict: "fail".into(),
+        kind: mismatch.kind.name().into(),
+        oracle: mismatch.oracle.name().into(),
+        detail: mismatch.detail.clone(),
+        ..base.clone()
+    };
+    (row, Some(mismatch))
 }
 
 /// The per-program caches of the dedup.

@@ -2,7 +2,10 @@
 //!
 //! `harness campaign [--minutes M | --hours H | --until HH:MM | --programs N] [--jobs N]
 //! [--strategy a,b] [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc]
-//! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR]`
+//! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR] [--in-process]`
+//!
+//! By default the campaign runs in a child process under a supervisor that survives and
+//! records compiler crashes (see [`super::isolate`]); `--in-process` runs it here.
 //!
 //! Each new failure is triaged at once (bisect + reduce, see [`super::autotriage`]) unless
 //! `--no-triage`; regression cases go next to the failure corpus (`corpus/regressions/`,
@@ -17,6 +20,7 @@
 use super::autotriage::AutoTriage;
 use super::config::DEFAULT_STRATEGIES;
 use super::failures::SavedFailure;
+use super::isolate;
 use super::{CampaignOptions, Shard, campaign_id, load_options, resume, start};
 use crate::qemu::Qemu;
 use crate::triage::oracle::OracleSettings;
@@ -24,6 +28,7 @@ use crate::triage::reduce::ReduceOptions;
 use crate::triage::regression::TriageOptions;
 use std::time::Duration;
 use anyhow::{Context, Result};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -90,6 +95,10 @@ pub struct CampaignArgs {
     /// Inject named compiler faults (builds with the `fault-injection` feature).
     #[arg(long, value_delimiter = ',', hide = !cfg!(feature = "fault-injection"))]
     pub fault: Vec<String>,
+    /// Run the campaign in this process, without the supervisor that survives compiler
+    /// crashes (a crash then ends the campaign; `--resume` continues after it).
+    #[arg(long)]
+    pub in_process: bool,
 }
 
 /// Default length of a campaign without limits.
@@ -156,8 +165,108 @@ fn triage_hook(triage: Option<&AutoTriage>) -> impl Fn(&SavedFailure) + Sync + '
     }
 }
 
-pub fn run(args: &CampaignArgs) -> Result<()> {
-    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+/// A campaign's directory and options, resolved from the arguments (new or resumed).
+struct Resolved {
+    dir: PathBuf,
+    options: CampaignOptions,
+    resume: bool,
+}
+
+fn resolve(args: &CampaignArgs) -> Result<Resolved> {
+    // The supervisor has said what it runs; its child would only repeat it.
+    let quiet = isolate::is_child();
+    if let Some(dir) = &args.resume {
+        let mut options = load_options(dir)?;
+        if args.previous.is_some() {
+            options.previous = args.previous.clone();
+        }
+        if let Some(s) = session_seconds(args)? {
+            options.seconds = Some(s);
+            options.programs = None;
+        }
+        if args.programs.is_some() {
+            options.programs = args.programs;
+            options.seconds = None;
+        }
+        if !quiet {
+            eprintln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
+        }
+        return Ok(Resolved { dir: dir.clone(), options, resume: true });
+    }
+    let seed = args
+        .seed
+        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    let shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(anyhow::Error::msg)?;
+    let id = match shard {
+        Some(s) => format!("{}-shard{}of{}", campaign_id(seed), s.index, s.count),
+        None => campaign_id(seed),
+    };
+    let (dir, failures_dir) = match &args.out {
+        Some(out) => (out.clone(), out.join("failures")),
+        None => (PathBuf::from("results").join(&id), PathBuf::from("corpus/failures")),
+    };
+    let seconds = match (session_seconds(args)?, args.programs) {
+        (Some(s), _) => Some(s),
+        (None, Some(_)) => None,
+        (None, None) => Some(DEFAULT_MINUTES * 60.0),
+    };
+    let options = CampaignOptions {
+        campaign_id: id,
+        seed,
+        programs: args.programs,
+        seconds,
+        strategies: args.strategy.split(',').map(|s| s.trim().to_string()).collect(),
+        over: args.over.clone(),
+        random_per_program: args.random_configs,
+        gcc: args.gcc,
+        timeout_secs: args.timeout,
+        swarm: !args.no_swarm,
+        faults: args.fault.clone(),
+        failures_dir,
+        shard,
+        previous: args.previous.clone(),
+    };
+    // Check what the child would refuse before creating anything.
+    super::config::Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;
+    sysyc::faults::FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;
+    eprintln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
+    Ok(Resolved { dir, options, resume: false })
+}
+
+fn jobs(args: &CampaignArgs) -> usize {
+    args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// `harness campaign`: the supervisor (see [`super::isolate`]), or the campaign itself with
+/// `--in-process` and in the supervisor's child. Returns the exit status.
+pub fn run(args: &CampaignArgs) -> Result<u8> {
+    if args.in_process || isolate::is_child() {
+        return run_in_process(args).map(|()| 0);
+    }
+    let resolved = resolve(args)?;
+    if !resolved.resume {
+        super::prepare(&resolved.dir, &resolved.options)?;
+    }
+    let mut fixed_args: Vec<OsString> = vec!["--triage-candidates".into(), args.triage_candidates.to_string().into()];
+    if args.no_triage {
+        fixed_args.push("--no-triage".into());
+    }
+    if let Some(previous) = &resolved.options.previous {
+        fixed_args.push("--previous".into());
+        fixed_args.push(previous.into());
+    }
+    let supervisor = isolate::Supervisor {
+        dir: resolved.dir,
+        jobs: jobs(args),
+        programs: resolved.options.programs,
+        seconds: resolved.options.seconds,
+        fixed_args,
+    };
+    supervisor.run()
+}
+
+fn run_in_process(args: &CampaignArgs) -> Result<()> {
+    let jobs = jobs(args);
     let stop = Arc::new(AtomicBool::new(false));
     let handler_stop = Arc::clone(&stop);
     ctrlc::set_handler(move || {
@@ -169,62 +278,13 @@ pub fn run(args: &CampaignArgs) -> Result<()> {
     })
     .context("installing the Ctrl-C handler")?;
 
-    let report = match &args.resume {
-        Some(dir) => {
-            let mut options = load_options(dir)?;
-            if args.previous.is_some() {
-                options.previous = args.previous.clone();
-            }
-            if let Some(s) = session_seconds(args)? {
-                options.seconds = Some(s);
-                options.programs = None;
-            }
-            if args.programs.is_some() {
-                options.programs = args.programs;
-                options.seconds = None;
-            }
-            eprintln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
-            let triage = auto_triage(args, &options)?;
-            resume(dir, &options, jobs, &stop, Some(&triage_hook(triage.as_ref())))?
-        }
-        None => {
-            let seed = args.seed.unwrap_or_else(|| {
-                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
-            });
-            let shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(anyhow::Error::msg)?;
-            let id = match shard {
-                Some(s) => format!("{}-shard{}of{}", campaign_id(seed), s.index, s.count),
-                None => campaign_id(seed),
-            };
-            let (dir, failures_dir) = match &args.out {
-                Some(out) => (out.clone(), out.join("failures")),
-                None => (PathBuf::from("results").join(&id), PathBuf::from("corpus/failures")),
-            };
-            let seconds = match (session_seconds(args)?, args.programs) {
-                (Some(s), _) => Some(s),
-                (None, Some(_)) => None,
-                (None, None) => Some(DEFAULT_MINUTES * 60.0),
-            };
-            let options = CampaignOptions {
-                campaign_id: id,
-                seed,
-                programs: args.programs,
-                seconds,
-                strategies: args.strategy.split(',').map(|s| s.trim().to_string()).collect(),
-                over: args.over.clone(),
-                random_per_program: args.random_configs,
-                gcc: args.gcc,
-                timeout_secs: args.timeout,
-                swarm: !args.no_swarm,
-                faults: args.fault.clone(),
-                failures_dir,
-                shard,
-                previous: args.previous.clone(),
-            };
-            eprintln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
-            let triage = auto_triage(args, &options)?;
-            start(&dir, &options, jobs, &stop, Some(&triage_hook(triage.as_ref())))?
-        }
+    let Resolved { dir, options, resume: resuming } = resolve(args)?;
+    let triage = auto_triage(args, &options)?;
+    let hook = triage_hook(triage.as_ref());
+    let report = if resuming {
+        resume(&dir, &options, jobs, &stop, Some(&hook))?
+    } else {
+        start(&dir, &options, jobs, &stop, Some(&hook))?
     };
     let s = &report.stats;
     let checks_per_s = if report.session.seconds > 0.0 { report.session.checks as f64 / report.session.seconds } else { 0.0 };

@@ -13,7 +13,7 @@
 //! listed, the shortest pipeline first (the best starting point for bisection).
 
 use super::config::Configuration;
-use super::oracle::{Mismatch, Oracle, describe};
+use super::oracle::{Kind, Mismatch, Oracle, describe};
 use crate::generators::GeneratedProgram;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -51,6 +51,14 @@ pub fn repro_command(config: &Configuration, oracle: Oracle, faults: &FaultSet) 
     }
 }
 
+/// The command reproducing a configuration that killed the process: the whole compiler (to
+/// assembly, then the IR interpreter), since the crash could be anywhere in it.
+pub fn crash_repro_command(config: &Configuration, faults: &FaultSet) -> String {
+    let fault = if faults.is_empty() { String::new() } else { format!(" --fault={}", faults.names().join(",")) };
+    let args = config.sysyc_args();
+    format!("sysyc prog.sy {args}{fault} -S -o p.s && sysyc prog.sy {args}{fault} --interpret < prog.in; echo \"exit $?\"")
+}
+
 /// Writes one failure directory under `root`; `failing` lists every configuration of the
 /// program that failed with the same kind and oracle (the first is reproduced).
 #[allow(clippy::too_many_arguments)]
@@ -70,7 +78,10 @@ pub fn save(
     let mut sorted: Vec<&Configuration> = failing.iter().collect();
     sorted.sort_by_key(|c| (c.passes.len() + c.stages.len(), c.label.clone()));
     let Some(&config) = sorted.first() else { anyhow::bail!("a failure without a configuration") };
-    let repro = repro_command(config, mismatch.oracle, faults);
+    let repro = match mismatch.kind {
+        Kind::CompilerCrash => crash_repro_command(config, faults),
+        _ => repro_command(config, mismatch.oracle, faults),
+    };
     let actual = match &mismatch.actual {
         Some(outcome) => format!("{}-- {}\n", describe(outcome), mismatch.detail),
         None => format!("{}\n", mismatch.detail),

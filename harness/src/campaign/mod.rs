@@ -11,7 +11,8 @@
 //! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
 //! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
 //! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
-//! [`progress`] (the progress line), [`cli`].
+//! [`progress`] (the progress line), [`isolate`] (the supervisor that survives compiler
+//! crashes, and the journal it reads), [`cli`].
 //!
 //! # Shards
 //! `--shard i/n` (0 ≤ i < n) checks the program numbers `p` with `p mod n = i` only: n
@@ -26,7 +27,9 @@
 //! configurations run one after another on its thread (they share the dedup caches). Workers
 //! take program numbers in order until the time budget or the program count is reached or
 //! `stop` is set (Ctrl-C); a program that is started is finished and recorded, then the
-//! summary is written. A campaign directory holds `campaign.json` (the options, so
+//! summary is written. Workers get [`WORKER_STACK`] of stack, so deep but legitimate
+//! recursion in the compiler does not overflow; a crash that does kill the process is the
+//! supervisor's business ([`isolate`]). A campaign directory holds `campaign.json` (the options, so
 //! `--resume` checks the same programs under the same configurations), the records, the
 //! report, and the failure corpus when `--out` was given (else failures go to
 //! `corpus/failures/`).
@@ -36,6 +39,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod failures;
+pub mod isolate;
 pub mod merge;
 pub mod nightly;
 pub mod oracle;
@@ -139,13 +143,22 @@ pub struct Report {
     pub session: summary::Session,
 }
 
-/// Writes `campaign.json` and runs a new campaign in `dir`.
-pub fn start(dir: &Path, options: &CampaignOptions, jobs: usize, stop: &AtomicBool, hook: Option<&FailureHook<'_>>) -> Result<Report> {
+/// Stack of each worker thread: the compiler's recursive passes get room for deep programs.
+pub const WORKER_STACK: usize = 256 << 20;
+
+/// Creates the campaign directory `dir` with empty records and `campaign.json`.
+pub fn prepare(dir: &Path, options: &CampaignOptions) -> Result<Records> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let records = Records::create(dir)?;
     let json = serde_json::to_string_pretty(options)?;
     let path = dir.join("campaign.json");
     std::fs::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
+    Ok(records)
+}
+
+/// Writes `campaign.json` and runs a new campaign in `dir`.
+pub fn start(dir: &Path, options: &CampaignOptions, jobs: usize, stop: &AtomicBool, hook: Option<&FailureHook<'_>>) -> Result<Report> {
+    let records = prepare(dir, options)?;
     run(dir, options, jobs, records, BTreeSet::new(), stop, hook)
 }
 
@@ -180,6 +193,8 @@ fn run(
         faults: faults.clone(),
         timeout,
         gcc: if options.gcc { Some(check::gcc_engines(timeout).map_err(anyhow::Error::msg)?) } else { None },
+        journal: Some(isolate::Journal::open(dir)?),
+        crashed: isolate::Crashed::read(dir)?,
     };
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
     check::quiet_panics();
@@ -212,6 +227,7 @@ fn run(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .thread_name(|i| format!("{}-{i}", check::WORKER_PREFIX))
+        .stack_size(WORKER_STACK)
         .build()
         .context("starting the worker threads")?;
     pool.install(|| {
@@ -316,7 +332,15 @@ fn check_one(
         for (mismatch, failing) in groups.values() {
             let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, mismatch, failing, faults)?;
             if let Some(hook) = hook {
-                hook(&saved);
+                // Triage compiles in-process: a triage that killed the process is not
+                // repeated (see `isolate`; the hook itself skips compiler-crash failures).
+                if let Some(signal) = checker.crashed.get(index, isolate::TRIAGE) {
+                    autotriage::not_triaged(&saved, &format!("triage of this program killed the process ({signal}); not repeated"));
+                } else {
+                    checker.note(index, isolate::TRIAGE);
+                    hook(&saved);
+                    checker.leave();
+                }
             }
             dirs.push(saved.dir);
         }

@@ -31,10 +31,13 @@ pub enum Kind {
     AsmLinkError,
     /// The harness could not make the check (a tool missing, a temporary file, ...).
     HarnessError,
+    /// The compiler killed the process (abort, stack overflow): recorded by the supervisor
+    /// (see [`super::isolate`]), never run again.
+    CompilerCrash,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::WrongOutput,
         Kind::WrongExitStatus,
         Kind::Crash,
@@ -44,6 +47,7 @@ impl Kind {
         Kind::BackendError,
         Kind::AsmLinkError,
         Kind::HarnessError,
+        Kind::CompilerCrash,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +61,7 @@ impl Kind {
             Kind::BackendError => "backend-error",
             Kind::AsmLinkError => "asm-link-error",
             Kind::HarnessError => "harness-error",
+            Kind::CompilerCrash => "compiler-crash",
         }
     }
 

@@ -1,0 +1,353 @@
+//! Crash isolation: the campaign survives a compiler that takes the process down, and
+//! records the crash like any other failure.
+//!
+//! # Why
+//! The compiler runs in-process (no process start per configuration; see [`super::check`])
+//! and its panics are caught per configuration. A stack overflow in a recursive pass or an
+//! `abort` cannot be caught: it kills the process, and with it the campaign.
+//!
+//! # Design
+//! * **Supervisor.** `harness campaign` (without `--in-process`) is a thin supervisor: it
+//!   resolves the options, creates the campaign directory, then runs the real campaign as a
+//!   child — the same executable with `campaign --resume DIR` and [`CHILD_ENV`] set — and
+//!   waits. One process start per session; the compiler still runs in-process in the child.
+//! * **Journal.** Before each step that runs compiler code (the front end and truth of a
+//!   program, one configuration's compile/interpret/run, the triage of a new failure), a
+//!   worker writes `program<TAB>step` to its own file `journal/worker-<i>` in the campaign
+//!   directory, and empties it when the program is done. Plain writes, no fsync: a process
+//!   killed by a signal loses nothing the kernel already has.
+//! * **Crash.** When the child dies by a signal other than an interruption (SIGINT, SIGTERM,
+//!   SIGHUP), the supervisor reads the journal. One pair in flight: it is the culprit; the
+//!   supervisor appends it to `crashed.txt` (`program<TAB>step<TAB>signal`) and restarts the
+//!   child with resume. Several pairs in flight (`--jobs` > 1): the culprit is unknown, so
+//!   nothing is blamed; the next session replays the unfinished programs up to the highest
+//!   one in flight with one worker, where a crash names exactly one pair, then the campaign
+//!   goes on with all workers.
+//! * **Resume.** The records only hold finished programs, so the crashed program is checked
+//!   again, but a configuration listed in `crashed.txt` is not run: it becomes a row of kind
+//!   `compiler-crash` (oracle `pipeline`), saved in the failure corpus with a reproduction
+//!   command that runs the whole compiler. A crashed front end discards the program; a
+//!   crashed triage is not repeated (`triage.json` says so). `compiler-crash` failures are
+//!   never triaged: triage compiles in-process and would die the same way.
+//! * **Termination.** Every restart after a crash adds a pair to `crashed.txt` that is never
+//!   run again, so each session gets further; restarts are capped ([`MAX_CRASHES`]) all the
+//!   same. A crash with nothing in flight (the harness itself) ends the campaign with an
+//!   error: repeating it would crash the same way.
+//! * **Ctrl-C.** The child runs in its own process group, so a terminal's Ctrl-C reaches the
+//!   supervisor only, which forwards each SIGINT to the child: the child finishes the
+//!   programs in progress and writes the summary (a second Ctrl-C quits at once), exactly as
+//!   without the supervisor. The child asks the kernel to kill it if the supervisor dies
+//!   (`PR_SET_PDEATHSIG`), so `kill -9` of the supervisor stops both, and `--resume`
+//!   continues as before.
+//!
+//! Each session writes `summary.md` at its end, so the last one's summary covers the whole
+//! campaign's records, its session figures (checks/s) the last session only.
+
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::Instant;
+
+/// Set (to `1`) in the environment of the campaign child.
+pub const CHILD_ENV: &str = "HARNESS_CAMPAIGN_CHILD";
+/// The journal step of a program's truth and front end (before any configuration).
+pub const FRONT_END: &str = "front-end";
+/// The journal step of the triage of a program's new failures.
+pub const TRIAGE: &str = "triage";
+/// Restarts after crashes per supervisor run.
+pub const MAX_CRASHES: u32 = 100;
+
+/// True in the campaign child started by the supervisor.
+pub fn is_child() -> bool {
+    std::env::var_os(CHILD_ENV).is_some_and(|v| v == "1")
+}
+
+fn journal_dir(campaign: &Path) -> PathBuf {
+    campaign.join("journal")
+}
+
+/// The per-worker record of what is in flight (see the module documentation).
+pub struct Journal {
+    dir: PathBuf,
+}
+
+impl Journal {
+    /// Opens the journal of `campaign`, emptying what a previous session left.
+    pub fn open(campaign: &Path) -> Result<Journal> {
+        let dir = journal_dir(campaign);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("clearing {}", dir.display()))?;
+        }
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        Ok(Journal { dir })
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.join(format!("worker-{}", rayon::current_thread_index().unwrap_or(0)))
+    }
+
+    /// Notes that this worker is about to run `step` of `program`. Best effort: a journal
+    /// that cannot be written only costs the attribution of a crash.
+    pub fn enter(&self, program: u64, step: &str) {
+        let _ = std::fs::write(self.file(), format!("{program}\t{step}\n"));
+    }
+
+    /// Notes that this worker runs no compiler code.
+    pub fn leave(&self) {
+        let _ = std::fs::write(self.file(), "");
+    }
+}
+
+/// The (program, step) pairs in flight according to the journal of `campaign`, sorted.
+pub fn in_flight(campaign: &Path) -> Vec<(u64, String)> {
+    let Ok(entries) = std::fs::read_dir(journal_dir(campaign)) else { return Vec::new() };
+    let mut pairs: Vec<(u64, String)> = entries
+        .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+        .filter_map(|text| {
+            let (program, step) = text.trim_end().split_once('\t')?;
+            Some((program.parse().ok()?, step.to_string()))
+        })
+        .collect();
+    pairs.sort();
+    pairs
+}
+
+fn crashed_path(campaign: &Path) -> PathBuf {
+    campaign.join("crashed.txt")
+}
+
+/// `crashed.txt`: the (program, step) pairs that killed the process, with the signal.
+#[derive(Clone, Debug, Default)]
+pub struct Crashed {
+    pairs: BTreeMap<(u64, String), String>,
+}
+
+impl Crashed {
+    /// Reads `crashed.txt` of `campaign` (none: no crashes). Malformed lines (a partial last
+    /// line) are ignored.
+    pub fn read(campaign: &Path) -> Result<Crashed> {
+        let path = crashed_path(campaign);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Crashed::default()),
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        };
+        let pairs = text
+            .lines()
+            .filter_map(|line| {
+                let mut cells = line.splitn(3, '\t');
+                let program = cells.next()?.parse().ok()?;
+                let step = cells.next()?.to_string();
+                Some(((program, step), cells.next()?.to_string()))
+            })
+            .collect();
+        Ok(Crashed { pairs })
+    }
+
+    /// How `step` of `program` killed the process, if it did.
+    pub fn get(&self, program: u64, step: &str) -> Option<&str> {
+        self.pairs.get(&(program, step.to_string())).map(String::as_str)
+    }
+
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+}
+
+/// Appends one crashed pair to `crashed.txt`.
+fn record_crash(campaign: &Path, program: u64, step: &str, signal: &str) -> Result<()> {
+    let path = crashed_path(campaign);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    file.write_all(format!("{program}\t{step}\t{signal}\n").as_bytes())
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// A signal's name (`SIGABRT`), or its number.
+pub fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGSYS => "SIGSYS",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGHUP => "SIGHUP",
+        _ => return format!("signal {signal}"),
+    };
+    name.to_string()
+}
+
+/// The child's session: its extra arguments after `campaign --resume DIR`.
+pub struct Session {
+    /// Worker threads.
+    pub jobs: usize,
+    /// Check program numbers below this one only (else the campaign's own limit).
+    pub programs: Option<u64>,
+    /// Seconds left of a time-limited campaign (else the campaign's own limit).
+    pub seconds: Option<f64>,
+}
+
+/// How the supervisor starts a child: the arguments that do not change between sessions
+/// (triage settings, `--previous`) and the campaign's own limits.
+pub struct Supervisor {
+    pub dir: PathBuf,
+    pub jobs: usize,
+    /// The campaign's program limit, if any.
+    pub programs: Option<u64>,
+    /// The campaign's time limit in seconds, counted from the supervisor's start.
+    pub seconds: Option<f64>,
+    /// Arguments passed to every child as they are.
+    pub fixed_args: Vec<OsString>,
+}
+
+/// The process id of the running child (0: none), for the Ctrl-C handler.
+static CHILD: AtomicI32 = AtomicI32::new(0);
+
+impl Supervisor {
+    /// Runs sessions until one ends other than by a crash; returns the exit code to end with.
+    pub fn run(&self) -> Result<u8> {
+        let interrupted = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&interrupted);
+        ctrlc::set_handler(move || {
+            flag.store(true, Ordering::SeqCst);
+            let pid = CHILD.load(Ordering::SeqCst);
+            if pid > 0 {
+                // SAFETY: kill(2) with a pid we started; a stale pid at worst gets a signal
+                // it already ignores (the child is reaped only after this is cleared).
+                unsafe { libc::kill(pid, libc::SIGINT) };
+            }
+        })
+        .context("installing the Ctrl-C handler")?;
+        let start = Instant::now();
+        let mut crashes = 0u32;
+        // After a crash with several pairs in flight: replay up to this program with one worker.
+        let mut replay_below: Option<u64> = None;
+        loop {
+            let seconds = self.seconds.map(|s| (s - start.elapsed().as_secs_f64()).max(0.0));
+            let session = match replay_below {
+                Some(n) => Session { jobs: 1, programs: Some(n), seconds: None },
+                None => Session { jobs: self.jobs, programs: self.programs, seconds },
+            };
+            let status = self.session(&session)?;
+            if let Some(code) = status.code() {
+                if replay_below.take().is_some() && !interrupted.load(Ordering::SeqCst) {
+                    continue; // the replay is done: on with the whole campaign
+                }
+                return Ok(u8::try_from(code).unwrap_or(1));
+            }
+            let signal = status.signal().unwrap_or(0);
+            if interrupted.load(Ordering::SeqCst) || [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&signal) {
+                eprintln!("harness: the campaign was stopped by {}; continue with --resume {}", signal_name(signal), self.dir.display());
+                return Ok(130);
+            }
+            let name = signal_name(signal);
+            let pairs = in_flight(&self.dir);
+            match pairs.as_slice() {
+                [] => anyhow::bail!(
+                    "the campaign process died by {name} outside any compiler step; continue with --resume {}",
+                    self.dir.display()
+                ),
+                [(program, step)] => {
+                    crashes += 1;
+                    record_crash(&self.dir, *program, step, &name)?;
+                    eprintln!("harness: program {program}, step {step} killed the process ({name}); recorded, restarting");
+                }
+                several => {
+                    let last = several.iter().map(|(p, _)| *p).max().unwrap_or(0);
+                    eprintln!(
+                        "harness: the process died by {name} with {} steps in flight; replaying programs up to {last} with one worker",
+                        several.len()
+                    );
+                    crashes += 1;
+                    replay_below = Some(last + 1);
+                }
+            }
+            if crashes >= MAX_CRASHES {
+                anyhow::bail!("{crashes} crashes in one run; stopping (continue with --resume {})", self.dir.display());
+            }
+        }
+    }
+
+    /// Starts one child session and waits for it.
+    fn session(&self, session: &Session) -> Result<ExitStatus> {
+        let exe = std::env::current_exe().context("locating the harness executable")?;
+        let mut command = Command::new(exe);
+        command.arg("campaign").arg("--resume").arg(&self.dir).arg("--jobs").arg(session.jobs.to_string());
+        if let Some(n) = session.programs {
+            command.arg("--programs").arg(n.to_string());
+        } else if let Some(s) = session.seconds {
+            command.arg("--minutes").arg(format!("{}", s / 60.0));
+        }
+        command.args(&self.fixed_args).env(CHILD_ENV, "1").stdin(Stdio::null());
+        let supervisor = std::process::id() as libc::pid_t;
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            command.pre_exec(move || {
+                // Own process group: a terminal's Ctrl-C reaches the supervisor, which
+                // forwards it once.
+                libc::setpgid(0, 0);
+                // Die with the supervisor (and do not start if it is already gone).
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                if libc::getppid() != supervisor {
+                    libc::_exit(1);
+                }
+                Ok(())
+            });
+        }
+        let mut child = command.spawn().context("starting the campaign process")?;
+        CHILD.store(child.id() as i32, Ordering::SeqCst);
+        let status = child.wait();
+        CHILD.store(0, Ordering::SeqCst);
+        status.context("waiting for the campaign process")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_journal_and_crashed_txt_round_trip() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let journal = Journal::open(dir.path()).expect("journal");
+        journal.enter(7, "abc123");
+        assert_eq!(in_flight(dir.path()), vec![(7, "abc123".to_string())]);
+        journal.leave();
+        assert!(in_flight(dir.path()).is_empty());
+
+        record_crash(dir.path(), 7, "abc123", "SIGABRT").expect("recorded");
+        record_crash(dir.path(), 9, FRONT_END, "SIGSEGV").expect("recorded");
+        // A partial last line (the supervisor killed while writing) is ignored.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(crashed_path(dir.path()))
+            .and_then(|mut f| f.write_all(b"11\tdef"))
+            .expect("appended");
+        let crashed = Crashed::read(dir.path()).expect("read");
+        assert_eq!(crashed.len(), 2);
+        assert_eq!(crashed.get(7, "abc123"), Some("SIGABRT"));
+        assert_eq!(crashed.get(9, FRONT_END), Some("SIGSEGV"));
+        assert_eq!(crashed.get(11, "def"), None);
+        assert_eq!(signal_name(libc::SIGABRT), "SIGABRT");
+        assert_eq!(signal_name(64), "signal 64");
+    }
+}
