@@ -21,9 +21,11 @@ pub mod gvn;
 pub mod hoist_global_loads;
 pub mod inline;
 pub mod instcombine;
+pub mod iv_reduce;
 pub mod lcm;
 pub mod licm;
 pub mod load_elim;
+pub mod loop_clone;
 pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
@@ -32,6 +34,7 @@ pub mod sccp;
 pub mod simplify_cfg;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
+pub mod unroll;
 
 #[cfg(test)]
 mod tests;
@@ -220,6 +223,18 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "replace single-block loops with a small constant trip count by straight-line copies",
         catalogue: Some("FullyUnroll"),
         body: PassBody::Function(&full_unroll::FullUnroll),
+    },
+    PassInfo {
+        name: "iv-reduce",
+        description: "strength-reduce values affine in an induction variable (incl. array addresses) to additive recurrences",
+        catalogue: Some("InductionVariableReduce"),
+        body: PassBody::Function(&iv_reduce::IvReduce),
+    },
+    PassInfo {
+        name: "unroll",
+        description: "unroll counted single-block loops with a run-time trip count by 2 or 4, with a remainder loop",
+        catalogue: Some("LoopUnroll"),
+        body: PassBody::Function(&unroll::LoopUnroll),
     },
     PassInfo {
         name: "licm",
