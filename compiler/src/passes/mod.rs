@@ -422,6 +422,8 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "full-unroll",
+    "iv-reduce",
+    "unroll",
     "constfold",
     "instcombine",
     "gvn",
