@@ -21,13 +21,12 @@
 //! runs exactly as often and in the same order as before, so calls, stores and divisions
 //! need no special care.
 
-use rustc_hash::FxHashMap;
-
+use super::loop_clone::{ValueMap, clone_before, mapped, next_phi_values, phi_input};
 use super::loop_simplify::LoopSimplify;
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::counted::CountedLoop;
 use crate::analysis::{ControlFlowGraph, Loop, LoopForest};
-use crate::ir::{Block, Function, Inst, Opcode, Value};
+use crate::ir::{Block, Function, Inst, Opcode};
 
 pub struct FullUnroll;
 
@@ -85,51 +84,28 @@ fn unroll(func: &mut Function, cl: &CountedLoop, exit: Block, trip: u64) {
     let phis: Vec<Inst> = insts.iter().copied().filter(|&i| func.opcode(i) == Opcode::Phi).collect();
     let body: Vec<Inst> =
         insts.iter().copied().filter(|&i| func.opcode(i) != Opcode::Phi && !func.opcode(i).is_terminator()).collect();
-    let incoming = |func: &Function, phi: Inst, from: Block| {
-        func.inst(phi).phi_incoming().find(|&(b, _)| b == from).map(|(_, v)| v).expect("canonical loop phi")
-    };
     let pre_term = func.terminator(pre).expect("preheader has a terminator");
     // Value of each loop-defined value in the current copy.
-    let mut map: FxHashMap<Value, Value> = FxHashMap::default();
+    let mut map = ValueMap::default();
     for &phi in &phis {
         let r = func.result(phi).expect("phi has a result");
-        map.insert(r, incoming(func, phi, pre));
+        map.insert(r, phi_input(func, phi, pre).expect("canonical loop phi"));
     }
     for k in 0..trip {
         if k > 0 {
             // Phis for iteration k: the latch inputs as computed by copy k−1.
-            let next: Vec<(Value, Value)> = phis
-                .iter()
-                .map(|&phi| {
-                    let r = func.result(phi).expect("phi has a result");
-                    let v = incoming(func, phi, h);
-                    (r, map.get(&v).copied().unwrap_or(v))
-                })
-                .collect();
-            for (r, v) in next {
+            for (r, v) in next_phi_values(func, &phis, h, &map) {
                 map.insert(r, v);
             }
         }
-        for &inst in &body {
-            let mut data = func.inst(inst).clone();
-            for a in data.args.iter_mut() {
-                if let Some(&m) = map.get(a) {
-                    *a = m;
-                }
-            }
-            let copy = func.create_inst(data);
-            func.insert_inst_before(pre_term, copy);
-            if let (Some(r), Some(c)) = (func.result(inst), func.result(copy)) {
-                map.insert(r, c);
-            }
-        }
+        clone_before(func, &body, &mut map, pre_term);
     }
     // Leave the loop: the exit's phis take the last copy's values from the preheader.
     for phi in func.block_phis(exit).collect::<Vec<_>>() {
         for i in 0..func.targets(phi).len() {
             if func.targets(phi)[i] == h {
                 let v = func.args(phi)[i];
-                func.set_arg(phi, i, map.get(&v).copied().unwrap_or(v));
+                func.set_arg(phi, i, mapped(&map, v));
                 func.set_target(phi, i, pre);
             }
         }

@@ -22,9 +22,11 @@ pub mod gvn;
 pub mod hoist_global_loads;
 pub mod inline;
 pub mod instcombine;
+pub mod iv_reduce;
 pub mod lcm;
 pub mod licm;
 pub mod load_elim;
+pub mod loop_clone;
 pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
@@ -33,6 +35,7 @@ pub mod sccp;
 pub mod simplify_cfg;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
+pub mod unroll;
 
 #[cfg(test)]
 mod tests;
@@ -229,6 +232,18 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&array_hoist::ArrayHoist),
     },
     PassInfo {
+        name: "iv-reduce",
+        description: "strength-reduce values affine in an induction variable (incl. array addresses) to additive recurrences",
+        catalogue: Some("InductionVariableReduce"),
+        body: PassBody::Function(&iv_reduce::IvReduce),
+    },
+    PassInfo {
+        name: "unroll",
+        description: "unroll counted single-block loops with a run-time trip count by 2 or 4, with a remainder loop",
+        catalogue: Some("LoopUnroll"),
+        body: PassBody::Function(&unroll::LoopUnroll),
+    },
+    PassInfo {
         name: "licm",
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
@@ -415,6 +430,8 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "full-unroll",
+    "iv-reduce",
+    "unroll",
     "constfold",
     "instcombine",
     "gvn",
