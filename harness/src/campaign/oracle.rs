@@ -31,10 +31,12 @@ pub enum Kind {
     AsmLinkError,
     /// The harness could not make the check (a tool missing, a temporary file, ...).
     HarnessError,
+    /// The iterative and the region-based data-flow solvers gave different solutions.
+    AnalysisDisagreement,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::WrongOutput,
         Kind::WrongExitStatus,
         Kind::Crash,
@@ -44,6 +46,7 @@ impl Kind {
         Kind::BackendError,
         Kind::AsmLinkError,
         Kind::HarnessError,
+        Kind::AnalysisDisagreement,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +60,7 @@ impl Kind {
             Kind::BackendError => "backend-error",
             Kind::AsmLinkError => "asm-link-error",
             Kind::HarnessError => "harness-error",
+            Kind::AnalysisDisagreement => "analysis-disagreement",
         }
     }
 
@@ -80,6 +84,8 @@ pub enum Oracle {
     Qemu,
     /// gcc's translation of the program under qemu-arm (the `--gcc` third opinion).
     Gcc,
+    /// The data-flow solvers compared with each other (see `analysis.rs`).
+    Analysis,
 }
 
 impl Oracle {
@@ -91,6 +97,7 @@ impl Oracle {
             Oracle::Toolchain => "toolchain",
             Oracle::Qemu => "qemu",
             Oracle::Gcc => "gcc",
+            Oracle::Analysis => "analysis",
         }
     }
 }

@@ -14,6 +14,7 @@
 //! [`check_agreement`] solves every problem of a function with both solvers and compares.
 
 use fixedbitset::FixedBitSet;
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::{Direction, GenKillProblem, Meet, Solution, Transfer, iterative, region};
@@ -128,6 +129,8 @@ pub const STACK_STORE_QUERY_BUDGET: usize = 1 << 20;
 /// [`StackStoreReads::stores`].
 pub struct StackStoreReads {
     stores: Vec<Inst>,
+    /// Store → fact number (lookups only).
+    index: FxHashMap<Inst, usize>,
     /// Per block number: the tracked stores some instruction of the block may read.
     reads: Vec<FixedBitSet>,
 }
@@ -167,7 +170,8 @@ impl StackStoreReads {
                 }
             }
         }
-        StackStoreReads { stores, reads }
+        let index = stores.iter().enumerate().map(|(k, &s)| (s, k)).collect();
+        StackStoreReads { stores, index, reads }
     }
 
     /// The tracked stores, in reverse post-order of their blocks, then block order.
@@ -177,7 +181,7 @@ impl StackStoreReads {
 
     /// The fact number of `store`, if it is tracked.
     pub fn fact(&self, store: Inst) -> Option<usize> {
-        self.stores.iter().position(|&s| s == store)
+        self.index.get(&store).copied()
     }
 }
 
