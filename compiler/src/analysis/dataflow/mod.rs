@@ -139,8 +139,9 @@ pub enum Solver {
     Region,
 }
 
-/// The solver passes use: the faster one on the performance suite (see the `dataflow`
-/// benchmark group and the report in the commit introducing this module).
+/// The solver passes use: the faster one (`cargo bench --bench compiler -- dataflow`,
+/// liveness + dominators of every `-O2` function: iterative 1.7 ms vs region 8.1 ms on the
+/// performance suite, 0.48 ms vs 1.6 ms on `corpus/lang`, on the development machine).
 pub const PREFERRED: Solver = Solver::Iterative;
 
 /// Facts at the start and end of every reachable block (program order, whatever the
