@@ -5,6 +5,9 @@
 //! * `lower+O2` — lowering to IR and the `-O2` pipeline, in functions per second;
 //! * `ir-interp` — the IR interpreter on the `-O0` module, in executed IR instructions
 //!   (interpreter steps) per second;
+//! * `dataflow` — the iterative and the region-based data-flow solvers on liveness (backward)
+//!   and dominators (forward) of every function of the `-O2` modules, in functions per
+//!   second (problem construction and CFG outside the measurement);
 //! * `backend` — `isa::arm::compile_module` on the `-O2` module, in assembly instructions
 //!   emitted per second.
 //!
@@ -105,6 +108,32 @@ fn optimise_group(c: &mut Criterion, label: &str, programs: &[Program]) {
     group.finish();
 }
 
+fn dataflow_group(c: &mut Criterion, label: &str, programs: &[Program]) {
+    use sysyc::analysis::ControlFlowGraph;
+    use sysyc::analysis::dataflow::problems::{Dominators, Liveness};
+    use sysyc::analysis::dataflow::{self, Solver};
+    let accepted = compiled(programs);
+    let functions: Vec<(&sysyc::ir::Function, ControlFlowGraph)> = accepted
+        .iter()
+        .flat_map(|(_, _, o2)| o2.funcs().map(|(_, f)| (f, ControlFlowGraph::compute(f))).collect::<Vec<_>>())
+        .collect();
+    let problems: Vec<(&ControlFlowGraph, Liveness<'_>, Dominators)> =
+        functions.iter().map(|(f, cfg)| (cfg, Liveness::new(f), Dominators::new(f))).collect();
+    let mut group = c.benchmark_group("dataflow");
+    group.throughput(Throughput::Elements(problems.len() as u64));
+    for (name, solver) in [("iterative", Solver::Iterative), ("region", Solver::Region)] {
+        group.bench_function(format!("{name}/{label}"), |b| {
+            b.iter(|| {
+                for (cfg, live, dom) in &problems {
+                    black_box(dataflow::solve(cfg, live, solver));
+                    black_box(dataflow::solve(cfg, dom, solver));
+                }
+            })
+        });
+    }
+    group.finish();
+}
+
 fn benches(c: &mut Criterion) {
     let corpus = corpus();
     let performance = performance_suite();
@@ -116,6 +145,11 @@ fn benches(c: &mut Criterion) {
     optimise_group(c, "corpus-lang", &corpus);
     if !performance.is_empty() {
         optimise_group(c, "sysy-performance", &performance);
+    }
+
+    dataflow_group(c, "corpus-lang", &corpus);
+    if !performance.is_empty() {
+        dataflow_group(c, "sysy-performance", &performance);
     }
 
     let accepted = compiled(&corpus);

@@ -5,6 +5,8 @@
 //! * [`domtree`] — the dominator tree (Cooper–Harvey–Kennedy), block and instruction dominance;
 //! * [`frontier`] — dominance frontiers and iterated frontiers (phi placement);
 //! * [`loops`] — the natural-loop forest; [`counted`] — counted-loop recognition;
+//! * [`dataflow`] — gen/kill data-flow problems (liveness, dominators, stack-store reads)
+//!   with an iterative and a region-based solver;
 //! * [`cache`] — lazily recomputed, per-function results keyed by [`Function::cfg_epoch`].
 //!
 //! Interprocedural and memory analyses:
@@ -28,6 +30,7 @@ pub mod cache;
 pub mod callgraph;
 pub mod cfg;
 pub mod counted;
+pub mod dataflow;
 pub mod domtree;
 pub mod frontier;
 pub mod funcinfo;

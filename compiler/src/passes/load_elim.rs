@@ -33,7 +33,9 @@
 //!   own block are compared with [`Context::SameIteration`] (the store's address operands are
 //!   defined before it and unchanged there); everything else with
 //!   [`Context::AcrossIterations`]. The slot dies with the activation, so nothing after `ret`
-//!   reads it.
+//!   reads it. "Every block reachable from there" is the backward data-flow problem
+//!   [`StackStoreReads`](crate::analysis::dataflow::problems::StackStoreReads), solved once
+//!   per function (no block or instruction budget across blocks, unlike a search per store).
 //!
 //! Soundness rests on the alias analysis and memory-dependence modules (see their
 //! documentation): two array parameters may be one array, a parameter may be a global, and a
@@ -44,14 +46,15 @@
 //! and [`MAX_SCAN`] for the forward scans of dead-store detection), so the pass is linear in
 //! the number of memory instructions times a constant.
 
-use smallvec::SmallVec;
 
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::alias::{AliasAnalysis, Context, MemLoc};
 use crate::analysis::cfg::ControlFlowGraph;
+use crate::analysis::dataflow::problems::StackStoreReads;
+use crate::analysis::dataflow::{self, Solution};
 use crate::analysis::memdep::{MemDep, MemDepQuery};
 use crate::analysis::pointers::Root;
-use crate::ir::{Block, Const, Function, Inst, Module, Opcode, Type, Value};
+use crate::ir::{Const, Function, Inst, Module, Opcode, Type, Value};
 
 pub struct LoadElim;
 
@@ -100,11 +103,14 @@ impl FunctionPass for LoadElim {
             .flat_map(|&b| func.block_insts(b))
             .filter(|&i| func.opcode(i) == Opcode::Store)
             .collect();
+        // Computed after the loads are gone (fewer reads) and before any store is removed
+        // (removing stores adds no read, so the facts stay valid while stores go).
+        let later = LaterReads::compute(func, &aa, &cfg);
         for store in stores {
             let loc = MemLoc::word(func.args(store)[0]);
             let counter = if overwritten_in_block(func, &aa, store, loc) {
                 "stores_overwritten"
-            } else if local_never_read_again(func, &aa, &cfg, store, loc) {
+            } else if local_never_read_again(func, &aa, &later, store, loc) {
                 "stores_never_read"
             } else {
                 continue;
@@ -168,17 +174,11 @@ fn overwritten_in_block(func: &Function, aa: &AliasAnalysis<'_>, store: Inst, lo
 }
 
 /// `loc` is in a stack slot of this activation and nothing that can execute after `store`
-/// may read it.
-fn local_never_read_again(
-    func: &Function,
-    aa: &AliasAnalysis<'_>,
-    cfg: &ControlFlowGraph,
-    store: Inst,
-    loc: MemLoc,
-) -> bool {
-    if !matches!(aa.pointer(func, loc.ptr).roots.single(), Some(Root::Alloca(_))) {
-        return false;
-    }
+/// may read it: nothing later in its block, and the store's fact of [`StackStoreReads`] does
+/// not hold at the end of its block (no reachable block, its own one included through a
+/// cycle, may read the word).
+fn local_never_read_again(func: &Function, aa: &AliasAnalysis<'_>, later: &LaterReads, store: Inst, loc: MemLoc) -> bool {
+    let Some(fact) = later.reads.fact(store) else { return false };
     let Some(home) = func.inst_block(store) else { return false };
     let mut budget = MAX_SCAN;
     // The rest of the store's own block, in the same execution.
@@ -190,25 +190,20 @@ fn local_never_read_again(
         budget -= 1;
         cursor = func.next_inst(inst);
     }
-    // Every block reachable from there (the home block again only through a cycle).
-    let mut seen: SmallVec<[Block; 16]> = SmallVec::new();
-    let mut work: Vec<Block> = cfg.succs(home).to_vec();
-    while let Some(b) = work.pop() {
-        if seen.contains(&b) {
-            continue;
-        }
-        if seen.len() >= 256 {
-            return false;
-        }
-        seen.push(b);
-        for inst in func.block_insts(b) {
-            if budget == 0 || aa.inst_may_read(func, inst, loc, Context::AcrossIterations) {
-                return false;
-            }
-            budget -= 1;
-        }
-        work.extend(cfg.succs(b).iter().copied());
-    }
-    true
+    later.solution.at_end(home).is_some_and(|after| !after.contains(fact))
 }
 
+/// The stack stores of a function and, at the end of every block, those a later
+/// instruction may read.
+struct LaterReads {
+    reads: StackStoreReads,
+    solution: Solution,
+}
+
+impl LaterReads {
+    fn compute(func: &Function, aa: &AliasAnalysis<'_>, cfg: &ControlFlowGraph) -> LaterReads {
+        let reads = StackStoreReads::new(func, aa, cfg);
+        let solution = dataflow::solve(cfg, &reads, dataflow::PREFERRED);
+        LaterReads { reads, solution }
+    }
+}

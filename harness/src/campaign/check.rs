@@ -21,7 +21,7 @@
 //! (stack overflow) would end the campaign; `--resume` continues after it.
 
 use super::config::Configuration;
-use super::isolate::{Crashed, FRONT_END, Journal};
+use super::isolate::{ANALYSIS, Crashed, FRONT_END, Journal};
 use super::oracle::{Kind, Mismatch, Oracle, judge};
 use super::records::{ProgramLine, Row};
 use crate::engine::{Case, Engine, EngineConfig, EngineFailure, GccEngine, panic_message};
@@ -174,6 +174,15 @@ impl Checker {
             rows.push(row);
             mismatches.push(mismatch);
         }
+        // The solvers run compiler code too: journaled like a configuration, and skipped
+        // (no row) on the resumed run after they killed the process.
+        if self.crashed.get(index, ANALYSIS).is_none() {
+            self.note(index, ANALYSIS);
+            let (row, mismatch, functions) = analysis_check(&lowered, &session, &base);
+            line.analysis_functions = functions;
+            rows.push(row);
+            mismatches.push(mismatch);
+        }
         self.leave();
         if let Some(gcc) = &self.gcc {
             for (engine, name) in gcc.iter().zip(["gcc-O0", "gcc-O2"]) {
@@ -254,6 +263,9 @@ impl Checker {
         let ir_text = sysyc::ir::print_module(&module);
         row.ir_hash = hash_text(&ir_text);
         row.compile_us = compile_start.elapsed().as_micros() as u64;
+        if !session.optimised.iter().any(|(hash, _)| *hash == row.ir_hash) {
+            session.optimised.push((row.ir_hash.clone(), module.clone()));
+        }
 
         // Oracle 1: the IR interpreter, once per distinct IR.
         if !session.ir_verdicts.contains_key(&row.ir_hash) {
@@ -402,6 +414,42 @@ struct Session {
     asm: FxHashMap<String, Result<(String, String), Mismatch>>,
     /// Assembly hash → the qemu run.
     native: FxHashMap<String, NativeResult>,
+    /// Every distinct optimised IR, in configuration order (for the data-flow oracle).
+    optimised: Vec<(String, Module)>,
+}
+
+/// The data-flow agreement check of one program (see [`super::analysis`]): the IR after
+/// `mem2reg`, then every distinct optimised IR. Returns its row, its mismatch and the number
+/// of functions compared.
+fn analysis_check(lowered: &Module, session: &Session, base: &Row) -> (Row, Option<Mismatch>, u64) {
+    let start = Instant::now();
+    let mut functions = 0;
+    let result = caught(Oracle::Analysis, || -> Result<(), Mismatch> {
+        let mut module = lowered.clone();
+        let mem2reg = sysyc::passes::lookup("mem2reg").map(|p| vec![p]).unwrap_or_default();
+        let options = driver::CompileOptions { pipeline: mem2reg, ..driver::CompileOptions::default() };
+        if driver::optimise(&mut module, &options, None).is_ok() {
+            functions += super::analysis::check_module(&module, "after mem2reg")?;
+        }
+        for (hash, module) in &session.optimised {
+            functions += super::analysis::check_module(module, &format!("optimised IR {hash}"))?;
+        }
+        Ok(())
+    })
+    .and_then(|r| r);
+    let mismatch = result.err();
+    let row = Row {
+        config_id: "dataflow".into(),
+        label: "dataflow solvers agree".into(),
+        passes: "mem2reg+configurations".into(),
+        verdict: if mismatch.is_some() { "fail" } else { "pass" }.into(),
+        kind: mismatch.as_ref().map(|m| m.kind.name().to_string()).unwrap_or_default(),
+        oracle: mismatch.as_ref().map(|m| m.oracle.name().to_string()).unwrap_or_default(),
+        detail: mismatch.as_ref().map(|m| m.detail.clone()).unwrap_or_default(),
+        compile_us: start.elapsed().as_micros() as u64,
+        ..base.clone()
+    };
+    (row, mismatch, functions)
 }
 
 /// The `--gcc` third opinion for one optimisation level.

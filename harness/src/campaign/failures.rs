@@ -47,6 +47,7 @@ pub fn repro_command(config: &Configuration, oracle: Oracle, faults: &FaultSet) 
         Oracle::Qemu => {
             format!("sysyc prog.sy {args}{fault} -o p && qemu-arm -cpu cortex-a7 p < prog.in; echo \"exit $?\"")
         }
+        Oracle::Analysis => format!("sysyc prog.sy {args}{fault} --emit-ir  # then compare the data-flow solvers on it (cargo test -p sysyc dataflow)"),
         Oracle::Gcc => "harness interp prog.sy < prog.in; echo \"exit $?\"  # the truth, which gcc's translation contradicted".into(),
     }
 }

@@ -58,6 +58,8 @@ use std::time::Instant;
 pub const CHILD_ENV: &str = "HARNESS_CAMPAIGN_CHILD";
 /// The journal step of a program's truth and front end (before any configuration).
 pub const FRONT_END: &str = "front-end";
+/// The journal step of the data-flow solver agreement check (after the configurations).
+pub const ANALYSIS: &str = "analysis";
 /// The journal step of the triage of a program's new failures.
 pub const TRIAGE: &str = "triage";
 /// Restarts after crashes per supervisor run.

@@ -34,6 +34,7 @@
 //! report, and the failure corpus when `--out` was given (else failures go to
 //! `corpus/failures/`).
 
+pub mod analysis;
 pub mod autotriage;
 pub mod check;
 pub mod cli;

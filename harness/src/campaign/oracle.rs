@@ -34,10 +34,12 @@ pub enum Kind {
     /// The compiler killed the process (abort, stack overflow): recorded by the supervisor
     /// (see [`super::isolate`]), never run again.
     CompilerCrash,
+    /// The iterative and the region-based data-flow solvers gave different solutions.
+    AnalysisDisagreement,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::WrongOutput,
         Kind::WrongExitStatus,
         Kind::Crash,
@@ -48,6 +50,7 @@ impl Kind {
         Kind::AsmLinkError,
         Kind::HarnessError,
         Kind::CompilerCrash,
+        Kind::AnalysisDisagreement,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +65,7 @@ impl Kind {
             Kind::AsmLinkError => "asm-link-error",
             Kind::HarnessError => "harness-error",
             Kind::CompilerCrash => "compiler-crash",
+            Kind::AnalysisDisagreement => "analysis-disagreement",
         }
     }
 
@@ -85,6 +89,8 @@ pub enum Oracle {
     Qemu,
     /// gcc's translation of the program under qemu-arm (the `--gcc` third opinion).
     Gcc,
+    /// The data-flow solvers compared with each other (see `analysis.rs`).
+    Analysis,
 }
 
 impl Oracle {
@@ -96,6 +102,7 @@ impl Oracle {
             Oracle::Toolchain => "toolchain",
             Oracle::Qemu => "qemu",
             Oracle::Gcc => "gcc",
+            Oracle::Analysis => "analysis",
         }
     }
 }

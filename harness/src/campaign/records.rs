@@ -187,10 +187,24 @@ pub struct ProgramLine {
     pub checks: u64,
     pub failures: u64,
     pub millis: u64,
+    /// Functions on which the two data-flow solvers were compared (one per function per
+    /// distinct IR).
+    pub analysis_functions: u64,
 }
 
-const PROGRAM_COLUMNS: [&str; 10] =
-    ["program", "seed", "gen_config", "status", "reason", "lines", "ref_steps", "checks", "failures", "millis"];
+const PROGRAM_COLUMNS: [&str; 11] = [
+    "program",
+    "seed",
+    "gen_config",
+    "status",
+    "reason",
+    "lines",
+    "ref_steps",
+    "checks",
+    "failures",
+    "millis",
+    "analysis_functions",
+];
 
 impl ProgramLine {
     fn record(&self) -> Vec<String> {
@@ -205,6 +219,7 @@ impl ProgramLine {
             self.checks.to_string(),
             self.failures.to_string(),
             self.millis.to_string(),
+            self.analysis_functions.to_string(),
         ]
     }
 
@@ -221,6 +236,8 @@ impl ProgramLine {
             checks: num(7)?,
             failures: num(8)?,
             millis: num(9)?,
+            // Absent in records written before the column existed.
+            analysis_functions: num(10).unwrap_or(0),
         })
     }
 }

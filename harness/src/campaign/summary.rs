@@ -49,12 +49,15 @@ pub struct Stats {
     /// pass → (pipeline positions run, positions that changed the module)
     pub pass_changes: BTreeMap<String, (u64, u64)>,
     pub insns: u64,
+    /// Functions on which the data-flow solvers were compared.
+    pub analysis_functions: u64,
 }
 
 impl Stats {
     pub fn compute(rows: &[Row], programs: &[ProgramLine]) -> Stats {
         let mut s = Stats::default();
         for p in programs {
+            s.analysis_functions += p.analysis_functions;
             if p.status == "checked" {
                 s.programs += 1;
             } else {
@@ -164,7 +167,8 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
         let _ = writeln!(s, "_Interrupted (Ctrl-C); every finished program is recorded. Continue with `--resume`._\n");
     }
     let _ = writeln!(s, "| figure | value |\n|---|---|");
-    let rows: [(&str, String); 11] = [
+    let disagreements = stats.by_kind.get(Kind::AnalysisDisagreement.name()).copied().unwrap_or(0);
+    let rows: [(&str, String); 12] = [
         ("programs checked", stats.programs.to_string()),
         ("programs discarded (generator problems)", stats.discarded.to_string()),
         ("configurations", stats.configs.to_string()),
@@ -179,6 +183,14 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
         ("timeouts", stats.timeouts.to_string()),
         ("failures (checks)", stats.failures.to_string()),
         ("failing programs", stats.failing_programs.to_string()),
+        (
+            "data-flow solvers (iterative vs region)",
+            if disagreements == 0 {
+                format!("{} functions compared, all agreed", stats.analysis_functions)
+            } else {
+                format!("{} functions compared, {disagreements} programs disagreed", stats.analysis_functions)
+            },
+        ),
     ];
     for (k, v) in rows {
         let _ = writeln!(s, "| {k} | {v} |");
