@@ -333,19 +333,26 @@ int main() {
         assert!(dir.path().join("srem.out").exists());
     }
 
+    /// qemu-arm, when it and the ARM cross toolchain are both installed (else the test says
+    /// it is skipped).
+    fn native_tools() -> Option<crate::qemu::Qemu> {
+        let Ok(qemu) = crate::qemu::Qemu::locate() else {
+            eprintln!("skipped: qemu-arm not found");
+            return None;
+        };
+        if sysyc::toolchain::arm_gcc().is_err() {
+            eprintln!("skipped: the ARM cross toolchain is not installed");
+            return None;
+        }
+        Some(qemu)
+    }
+
     /// The back-end fault `arm-pow2-div-no-bias` (division by a power of two forgets the
     /// rounding bias of negative dividends) shows only in the ARM binary: bisect finds the IR
     /// right after every pass and names the back-end stage. Skipped without qemu.
     #[test]
     fn bisect_names_the_faulty_back_end_stage() {
-        let Ok(qemu) = crate::qemu::Qemu::locate() else {
-            eprintln!("skipped: qemu-arm not found");
-            return;
-        };
-        if sysyc::toolchain::arm_gcc().is_err() {
-            eprintln!("skipped: the ARM cross toolchain is not installed");
-            return;
-        }
+        let Some(qemu) = native_tools() else { return };
         let source = "int f(int x) { return x / 8; }\n\
                       int main() { int i = 0; int s = 0;\n\
                       while (i < 20) { s = s + f(getint() - 100); i = i + 1; }\n\
@@ -410,14 +417,7 @@ int main() {
 
     #[test]
     fn back_end_fault_is_bisected_to_its_function_and_reduced() {
-        let Ok(qemu) = crate::qemu::Qemu::locate() else {
-            eprintln!("skipped: qemu-arm not found");
-            return;
-        };
-        if sysyc::toolchain::arm_gcc().is_err() {
-            eprintln!("skipped: the ARM cross toolchain is not installed");
-            return;
-        }
+        let Some(qemu) = native_tools() else { return };
         // No inlining, so the functions stay apart.
         let case = FailureCase {
             name: "spread".to_string(),
