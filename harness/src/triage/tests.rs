@@ -320,6 +320,11 @@ int main() {
         };
         let report = triage(&case(), None, &options).expect("triages");
         let reduced = report.reduced.expect("reduced");
+        let st = &reduced.stats;
+        eprintln!(
+            "reduced {} -> {} lines in {:.1} s ({} candidates)",
+            st.lines_before, st.lines_after, st.seconds, st.tested
+        );
         assert!(count_lines(&reduced.source) <= 10, "{}", reduced.source);
         assert!(reduced.stats.lines_before >= 30);
         // Never a trap in the reference interpreter.
@@ -436,6 +441,11 @@ int main() {
         let options = TriageOptions { regressions_dir: Some(dir.path().to_path_buf()), ..TriageOptions::default() };
         let report = triage(&case, Some(&qemu), &options).expect("triages");
         let reduced = report.reduced.expect("reduced");
+        let st = &reduced.stats;
+        eprintln!(
+            "reduced {} -> {} lines in {:.1} s ({} candidates)",
+            st.lines_before, st.lines_after, st.seconds, st.tested
+        );
         assert!(reduced.stats.lines_before >= 30, "{}", reduced.stats.lines_before);
         assert!(count_lines(&reduced.source) <= 25, "{}", reduced.source);
         let oracle = Oracle::new("r.sy", &reduced.source, &reduced.stdin, &OracleSettings::default())
