@@ -8,6 +8,7 @@ pub mod cli;
 pub mod conform;
 pub mod engine;
 pub mod generators;
+pub mod memory;
 pub mod native;
 pub mod oracles;
 pub mod qemu;

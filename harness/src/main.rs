@@ -67,7 +67,13 @@ enum ReportCommand {
     Speedup(harness::speedup::cli::SpeedupArgs),
 }
 
+/// Counts the live heap so that a campaign can tell a leak from allocator retention (see
+/// [`harness::memory`]).
+#[global_allocator]
+static ALLOC: harness::memory::CountingAlloc = harness::memory::CountingAlloc;
+
 fn main() -> ExitCode {
+    harness::memory::CountingAlloc::declare_installed();
     match Cli::parse().command {
         Command::Interp(args) => interp::run(&args),
         Command::Conform(args) => conform::run(args),

@@ -91,18 +91,22 @@ fn bench_measures_compares_with_gcc_and_repeats_exactly() {
 }
 
 #[test]
-fn speedup_report_writes_csv_markdown_and_html() {
-    if !tools_available("speedup_report_writes_csv_markdown_and_html") {
+fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
+    if !tools_available("speedup_report_writes_csv_markdown_and_html_and_reuses_runs") {
         return;
     }
     let dir = suite("speedup");
-    let result = harness(
-        &["report", "speedup", "--suite", "cases", "--base", "mem2reg,constfold,dce", "--out", "report"],
-        &dir,
-    );
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    assert!(result.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&result.stderr));
+    let run = |out: &str| {
+        let args = ["report", "speedup", "--suite", "cases", "--base", "mem2reg,constfold,dce", "--run-cache", "runs", "--out", out];
+        let result = harness(&args, &dir);
+        let stdout = String::from_utf8_lossy(&result.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&result.stderr).to_string();
+        assert!(result.status.success(), "{stdout}\n{stderr}");
+        (stdout, stderr)
+    };
+    let (stdout, stderr) = run("report");
     assert!(stdout.contains("1. mem2reg") || stdout.contains("1. constfold") || stdout.contains("1. dce"), "{stdout}");
+    assert!(stderr.contains("(0 from the run cache)"), "the first sitting runs everything: {stderr}");
     let csv = std::fs::read_to_string(dir.join("report/speedup.csv")).expect("csv");
     // 3 leave-one-out + 3 add-one + 3 prefix pairs.
     assert_eq!(column(&csv, "mode").len(), 9);
@@ -111,4 +115,13 @@ fn speedup_report_writes_csv_markdown_and_html() {
     assert!(md.contains("## leave-one-out") && md.contains("## Prefix curves"), "{md}");
     let html = std::fs::read_to_string(dir.join("report/index.html")).expect("html");
     assert_eq!(html.matches("<svg").count(), 2);
+
+    // A second sitting takes every outcome from the cache and reports the same counts.
+    let (_, stderr) = run("again");
+    let distinct: Vec<&str> = stderr.split("configurations, ").nth(1).expect("progress line").split(' ').collect();
+    assert!(stderr.contains(&format!("({} from the run cache)", distinct[0])), "{stderr}");
+    let again = std::fs::read_to_string(dir.join("again/speedup.csv")).expect("csv");
+    for name in ["reference_insns", "subject_insns", "reference_cycles", "subject_cycles", "subject_status"] {
+        assert_eq!(column(&csv, name), column(&again, name), "{name}");
+    }
 }

@@ -40,6 +40,13 @@ fn resume_after_kill_9_gives_the_rows_of_an_uninterrupted_run() {
     let args = ["campaign", "--programs", "8", "--jobs", "2", "--seed", "4242", "--strategy", "o-levels,random"];
     let out = harness(&[&args[..], &["--out", whole.to_str().expect("utf-8 path")]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // One memory reading per program, with the live heap (the binary counts allocations).
+    let memory = std::fs::read_to_string(whole.join("memory.csv")).expect("memory.csv");
+    let readings: Vec<Vec<&str>> = memory.lines().skip(1).map(|l| l.split(',').collect()).collect();
+    assert_eq!(readings.len(), 8, "{memory}");
+    assert!(readings.iter().all(|r| r.len() == 5 && r[2..].iter().all(|f| f.parse::<u64>().is_ok())), "{memory}");
+    let summary = std::fs::read_to_string(whole.join("summary.md")).expect("summary");
+    assert!(summary.contains("## Memory of the campaign process") && summary.contains("8 readings"), "{summary}");
 
     let mut child = Command::new(env!("CARGO_BIN_EXE_harness"))
         .args(args)

@@ -12,7 +12,8 @@
 //! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
 //! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
 //! [`progress`] (the progress line), [`isolate`] (the supervisor that survives compiler
-//! crashes, and the journal it reads), [`cli`].
+//! crashes, and the journal it reads), [`memory_log`] (`memory.csv`: RSS and live heap after
+//! every program), [`cli`].
 //!
 //! # Shards
 //! `--shard i/n` (0 ≤ i < n) checks the program numbers `p` with `p mod n = i` only: n
@@ -41,6 +42,7 @@ pub mod cli;
 pub mod config;
 pub mod failures;
 pub mod isolate;
+pub mod memory_log;
 pub mod merge;
 pub mod nightly;
 pub mod oracle;
@@ -206,6 +208,7 @@ fn run(
     let progress = Progress::new(remaining);
     let deadline = options.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
     let records = Mutex::new(records);
+    let memory = Mutex::new(memory_log::MemoryLog::open(dir)?);
     let failure_dirs = Mutex::new(Vec::new());
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let next = AtomicU64::new(0);
@@ -239,6 +242,12 @@ fn run(
             let result = check_one(&checker, &plan, options, dir, index, &records, &faults, hook);
             match result {
                 Ok((checks, failures, dirs)) => {
+                    // A report, not a record: a full disk here must not stop the campaign.
+                    if let Ok(mut log) = memory.lock()
+                        && let Err(e) = log.record(index)
+                    {
+                        progress.println(format!("warning: {e:#}"));
+                    }
                     for d in &dirs {
                         progress.println(format!("failure: {}", d.display()));
                     }
@@ -295,6 +304,7 @@ pub fn write_report(
     let current = nightly::read_stats(dir);
     let mut md = summary::summary_md(stats, session);
     md.push_str(&nightly::section(&distinct, &current, previous)?);
+    md.push_str(&memory_log::section(&memory_log::read(dir)));
     write("summary.md", &md)
 }
 

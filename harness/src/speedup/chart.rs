@@ -27,20 +27,25 @@ fn draw_error<E: std::fmt::Debug>(e: E) -> String {
     format!("drawing a chart: {e:?}")
 }
 
-/// Bar chart of geomean instruction speedups per pass: leave-one-out and add-one side by side.
+/// Horizontal bar chart of geomean instruction speedups per pass, leave-one-out and add-one
+/// side by side, passes sorted by their leave-one-out speedup (largest first). Horizontal, so
+/// that thirty-odd pass names stay readable at page width.
 pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
     let summaries = data.summaries();
-    let passes: Vec<&str> = summaries
-        .iter()
-        .filter(|s| s.pair.mode == Mode::LeaveOneOut)
-        .map(|s| s.pair.pass)
-        .collect();
     let value = |mode: Mode, pass: &str| {
         summaries
             .iter()
             .find(|s| s.pair.mode == mode && s.pair.pass == pass)
             .and_then(|s| s.geomean_insns)
     };
+    let mut passes: Vec<&str> = Vec::new();
+    for s in &summaries {
+        if matches!(s.pair.mode, Mode::LeaveOneOut | Mode::AddOne) && !passes.contains(&s.pair.pass) {
+            passes.push(s.pair.pass);
+        }
+    }
+    let key = |p: &str| value(Mode::LeaveOneOut, p).or(value(Mode::AddOne, p)).unwrap_or(1.0);
+    passes.sort_by(|a, b| key(b).total_cmp(&key(a)).then(a.cmp(b)));
     let values: Vec<f64> = passes
         .iter()
         .flat_map(|p| [value(Mode::LeaveOneOut, p), value(Mode::AddOne, p)])
@@ -48,50 +53,48 @@ pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
         .collect();
     let hi = values.iter().copied().fold(1.0f64, f64::max) * 1.05 + 0.01;
     let lo = values.iter().copied().fold(1.0f64, f64::min).min(0.95) - 0.01;
-    let width = (160 + 90 * passes.len().max(1)) as u32;
+    let n = passes.len().max(1);
+    let height = (110 + 30 * n) as u32;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width.max(640), 420)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (1000, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
-        let n = passes.len().max(1) as f64;
         let mut chart = ChartBuilder::on(&root)
             .caption("Geomean instruction speedup per pass", ("sans-serif", 20))
             .margin(12)
-            .x_label_area_size(70)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..n, lo..hi)
+            .x_label_area_size(40)
+            .y_label_area_size(170)
+            .build_cartesian_2d(lo..hi, 0.0..n as f64)
             .map_err(draw_error)?;
         let labels = passes.clone();
         chart
             .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(passes.len().max(1) * 2 + 1)
-            .x_label_formatter(&|x| {
-                let i = x.floor() as usize;
-                if (x - x.floor() - 0.5).abs() < 0.26 {
+            .disable_y_mesh()
+            .y_labels(n * 2 + 1)
+            .y_label_formatter(&|y| {
+                // Row i (from the top) spans [n-1-i, n-i); its label sits at the middle.
+                let from_top = n as f64 - y;
+                let i = from_top.floor() as usize;
+                if (from_top - from_top.floor() - 0.5).abs() < 0.26 {
                     labels.get(i).map(|s| s.to_string()).unwrap_or_default()
                 } else {
                     String::new()
                 }
             })
-            .y_desc("speedup (×, >1 = faster)")
-            .y_label_formatter(&|y| format!("{y:.2}"))
+            .x_desc("speedup (×, >1 = faster)")
+            .x_label_formatter(&|x| format!("{x:.2}"))
+            .label_style(("sans-serif", 14))
             .draw()
             .map_err(draw_error)?;
-        for (series, (mode, color, offset)) in [
-            (Mode::LeaveOneOut, PALETTE[0], 0.1),
-            (Mode::AddOne, PALETTE[1], 0.5),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (series, (mode, offset)) in [(Mode::LeaveOneOut, 0.52), (Mode::AddOne, 0.12)].into_iter().enumerate() {
+            let color = PALETTE[series];
             let bars: Vec<Rectangle<(f64, f64)>> = passes
                 .iter()
                 .enumerate()
                 .filter_map(|(i, p)| {
                     let v = value(mode, p)?;
-                    let x = i as f64 + offset;
-                    Some(Rectangle::new([(x, 1.0), (x + 0.38, v)], color.filled()))
+                    let y = (n - 1 - i) as f64 + offset;
+                    Some(Rectangle::new([(1.0, y), (v, y + 0.36)], color.filled()))
                 })
                 .collect();
             chart
@@ -101,13 +104,13 @@ pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], PALETTE[series].filled()));
         }
         chart
-            .draw_series(LineSeries::new([(0.0, 1.0), (n, 1.0)], BLACK.stroke_width(1)))
+            .draw_series(LineSeries::new([(1.0, 0.0), (1.0, n as f64)], BLACK.stroke_width(1)))
             .map_err(draw_error)?;
         chart
             .configure_series_labels()
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
+            .position(SeriesLabelPosition::LowerRight)
             .draw()
             .map_err(draw_error)?;
         root.present().map_err(draw_error)?;
@@ -196,7 +199,7 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
          <title>sysyc per-pass speedups</title>\
          <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}\
          pre{{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}}\
-         figure{{margin:1.5em 0}}</style></head><body>\n\
+         figure{{margin:1.5em 0}}figure svg{{max-width:100%;height:auto}}</style></head><body>\n\
          <h1>sysyc per-pass speedups</h1>\n<p>Base pipeline: <code>{}</code>; {} benchmarks.</p>\n",
         escape(&data.base.join(",")),
         data.benchmarks.len()
@@ -243,6 +246,7 @@ mod tests {
                 name: "bench<1>".into(),
                 runs: runs.into_iter().collect(),
                 distinct_asm: 4,
+                cached_asm: 0,
             }],
         }
     }

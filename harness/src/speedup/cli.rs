@@ -4,6 +4,7 @@
 //! `results/speedup/<UTC date>/`) and prints the top five passes by leave-one-out geomean
 //! instruction speedup.
 
+use super::run_cache::RunCache;
 use super::{BenchmarkRuns, base_pipeline, chart, measure, report};
 use crate::cli::{fail, seconds};
 use crate::conform;
@@ -41,6 +42,15 @@ pub struct SpeedupArgs {
     /// Output directory (default: results/speedup/<UTC date>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Where run outcomes are cached, keyed by assembly text, input, runtime library, plugin
+    /// and time limit (default: `speedup-runs` under sysyc's cache root, see
+    /// `sysyc::runtime::native`). An interrupted or repeated measurement reruns only what it
+    /// has not run yet.
+    #[arg(long)]
+    pub run_cache: Option<PathBuf>,
+    /// Run every distinct assembly text again, ignoring and not filling the run cache.
+    #[arg(long)]
+    pub no_run_cache: bool,
 }
 
 /// `YYYY-MM-DD` of a Unix time (UTC), by the civil-from-days algorithm (days since
@@ -96,10 +106,11 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     let progress = |b: &BenchmarkRuns| {
         let valid = b.runs.values().filter(|r| r.valid()).count();
         eprintln!(
-            "{}: {} configurations, {} distinct assembly texts, {} valid",
+            "{}: {} configurations, {} distinct assembly texts ({} from the run cache), {} valid",
             b.name,
             b.runs.len(),
             b.distinct_asm,
+            b.cached_asm,
             valid
         );
     };
@@ -107,7 +118,13 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     if modes.is_empty() {
         return Err("--modes names no family".to_string());
     }
-    let data = measure(&cases, base, &modes, &config, args.jobs, &progress)?;
+    let cache = if args.no_run_cache {
+        None
+    } else {
+        let dir = args.run_cache.clone().unwrap_or_else(|| sysyc::runtime::native::cache_root().join("speedup-runs"));
+        Some(RunCache::open(&dir, config.timeout)?)
+    };
+    let data = measure(&cases, base, &modes, &config, args.jobs, cache.as_ref(), &progress)?;
 
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut command = format!("harness report speedup --suite {}", suite.display());

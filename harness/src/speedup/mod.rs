@@ -20,16 +20,21 @@
 //! and left out of the geometric means, so a wrong result never counts as a speedup. A pair
 //! with speedup below 1 is a **performance bug** row.
 //!
+//! Outcomes are kept in a [`run_cache::RunCache`] keyed by the assembly text and everything
+//! else a run depends on, so a suite too long for one sitting is measured over several.
+//!
 //! The tables and charts are written by [`report`] and [`chart`].
 
 pub mod chart;
 pub mod cli;
 pub mod report;
+pub mod run_cache;
 
 use crate::bench::{geomean, load_case};
 use crate::conform::{self, CaseFiles, Verdict};
 use crate::engine::{EngineConfig, EngineFailure, EngineRun, QemuEngine};
 use rayon::prelude::*;
+use run_cache::RunCache;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -166,8 +171,10 @@ impl ConfigRun {
 pub struct BenchmarkRuns {
     pub name: String,
     pub runs: BTreeMap<Pipeline, ConfigRun>,
-    /// Distinct assembly texts actually run (the rest were deduplicated).
+    /// Distinct assembly texts (the rest were deduplicated).
     pub distinct_asm: usize,
+    /// Of those, the texts whose outcome came from the run cache instead of a run.
+    pub cached_asm: usize,
 }
 
 /// One pair evaluated on one benchmark.
@@ -319,14 +326,16 @@ impl SpeedupData {
 type Compiled = (String, Vec<(&'static str, Duration)>);
 
 /// A judged run: verdict, reason, and (instructions, cycles) when completely measured.
-type Judged = (Verdict, String, Option<(u64, u64)>);
+pub type Judged = (Verdict, String, Option<(u64, u64)>);
 
 /// Compiles one benchmark under every pipeline, runs every distinct assembly text once, and
-/// judges the runs. Compilations and runs go on the current rayon pool.
+/// judges the runs (or takes them from `cache`). Compilations and runs go on the current
+/// rayon pool.
 pub fn measure_benchmark(
     files: &CaseFiles,
     pipelines: &[Pipeline],
     config: &EngineConfig,
+    cache: Option<&RunCache>,
 ) -> Result<BenchmarkRuns, String> {
     let (case, expected) = load_case(files)?;
     let engine_for = |pipeline: &Pipeline| {
@@ -360,9 +369,15 @@ pub fn measure_benchmark(
         }
     }
     let runner = engine_for(&Vec::new())?;
+    let cached = std::sync::atomic::AtomicUsize::new(0);
     let outcomes: BTreeMap<String, Judged> = texts
         .par_iter()
         .map(|(hash, asm)| {
+            let key = cache.map(|c| c.key(asm, &case.stdin, &expected));
+            if let Some(judged) = cache.zip(key.as_deref()).and_then(|(c, k)| c.get(k)) {
+                cached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                return Ok((hash.clone(), judged));
+            }
             let native = runner.run_asm(asm, &case.stdin);
             let run = EngineRun {
                 result: native.result,
@@ -374,9 +389,13 @@ pub fn measure_benchmark(
                 .cost
                 .filter(|c| c.counts.complete)
                 .map(|c| (c.counts.total, c.cycles.total));
-            (hash.clone(), (report.verdict, report.reason, cost))
+            let judged = (report.verdict, report.reason, cost);
+            if let Some((c, k)) = cache.zip(key.as_deref()) {
+                c.put(k, &judged)?;
+            }
+            Ok((hash.clone(), judged))
         })
-        .collect();
+        .collect::<Result<_, String>>()?;
     let mut runs = BTreeMap::new();
     for (pipeline, result) in &compiled {
         let run = match result {
@@ -419,6 +438,7 @@ pub fn measure_benchmark(
         name: case.name,
         runs,
         distinct_asm: texts.len(),
+        cached_asm: cached.into_inner(),
     })
 }
 
@@ -430,6 +450,7 @@ pub fn measure(
     modes: &[Mode],
     config: &EngineConfig,
     jobs: usize,
+    cache: Option<&RunCache>,
     progress: &(dyn Fn(&BenchmarkRuns) + Sync),
 ) -> Result<SpeedupData, String> {
     let pairs: Vec<Pair> = pairs(&base).into_iter().filter(|p| modes.contains(&p.mode)).collect();
@@ -447,7 +468,7 @@ pub fn measure(
         cases
             .par_iter()
             .map(|files| {
-                let runs = measure_benchmark(files, &pipelines, config)
+                let runs = measure_benchmark(files, &pipelines, config, cache)
                     .map_err(|e| format!("{}: {e}", files.name))?;
                 progress(&runs);
                 Ok(runs)
@@ -524,6 +545,7 @@ mod tests {
             name: name.into(),
             runs: runs.iter().cloned().collect(),
             distinct_asm: runs.len(),
+            cached_asm: 0,
         };
         let a = mk(
             &[

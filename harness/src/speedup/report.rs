@@ -102,13 +102,15 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
     );
     let runs: usize = data.benchmarks.iter().map(|b| b.runs.len()).sum();
     let distinct: usize = data.benchmarks.iter().map(|b| b.distinct_asm).sum();
+    let cached: usize = data.benchmarks.iter().map(|b| b.cached_asm).sum();
     let _ = writeln!(
         s,
         "{} benchmarks, {} configurations compiled, {} distinct assembly texts run (identical \
-         texts run once).\n",
+         texts run once; {} of them taken from the run cache of an earlier sitting).\n",
         data.benchmarks.len(),
         runs,
-        distinct
+        distinct,
+        cached
     );
 
     let _ = writeln!(s, "## Top passes (leave-one-out geomean, instructions)\n");
