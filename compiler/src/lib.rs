@@ -16,3 +16,5 @@ pub mod lower;
 pub mod passes;
 pub mod runtime;
 pub mod toolchain;
+#[cfg(test)]
+mod test_rng;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::ir::{Block, FuncRef, Function, InstData, Module, Opcode, Type, parse_module};
+use crate::test_rng::Rng;
 
 fn parse(text: &str) -> (Module, FuncRef) {
     let m = parse_module(text).unwrap_or_else(|e| panic!("{e}"));
@@ -380,22 +381,6 @@ fn empty_function() {
     assert!(dt.preorder().is_empty());
     let loops = LoopForest::compute(&cfg, &dt);
     assert_eq!(loops.num_loops(), 0);
-}
-
-/// A small deterministic generator (xorshift) for random CFGs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
 }
 
 /// A function with `n` blocks whose terminators are random `ret`, `jump` or `br` (entry

@@ -8,25 +8,8 @@ use super::instr::{Callee, FloatCC, InstData, IntCC, Opcode};
 use super::interp::{InterpConfig, run};
 use super::{Block, FuncRef, Function, GlobalData, Module, Type, Value, parse_module, print_module, verify_module};
 use crate::frontend::hir::Builtin;
+pub(crate) use crate::test_rng::Rng;
 
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 /// Values of each type usable at the current point of a block.
 #[derive(Default, Clone)]

@@ -20,30 +20,13 @@ use crate::analysis::alias::{AliasAnalysis, AliasResult, Context, MemLoc, ModRef
 use crate::analysis::memdep::{MemDep, MemDepQuery};
 use crate::analysis::{ControlFlowGraph, DomTree, FuncInfo, LoopForest};
 use crate::frontend::hir::Builtin;
+use crate::test_rng::Rng;
 use crate::ir::interp::{InterpConfig, run};
 use crate::ir::{
     Block, Callee, Const, FuncRef, Function, GlobalData, GlobalRef, Inst, InstData, IntCC, Module, Opcode, Type,
     Value, print_module, verify_module,
 };
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
 
 /// Pointers and the number of words from them that are in bounds.
 type Bases = Vec<(Value, u32)>;

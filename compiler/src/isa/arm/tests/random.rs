@@ -14,18 +14,10 @@ enum Val {
     F(f32),
 }
 
-struct Rng(u64);
+use crate::test_rng::Rng;
 
+/// Operand values that exercise the encodings: immediates at their limits, powers of two.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
     fn int(&mut self) -> i32 {
         match self.below(6) {
             0 => self.below(16) as i32 - 8,
