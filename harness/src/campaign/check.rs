@@ -29,7 +29,7 @@ use crate::generators::GeneratedProgram;
 use crate::native::NativeRunner;
 use crate::qemu::RunStatus;
 use crate::refinterp::{self, RefConfig, RefError};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
@@ -178,7 +178,7 @@ impl Checker {
         // (no row) on the resumed run after they killed the process.
         if self.crashed.get(index, ANALYSIS).is_none() {
             self.note(index, ANALYSIS);
-            let (row, mismatch, functions) = analysis_check(&lowered, &session, &base);
+            let (row, mismatch, functions) = analysis_check(&lowered, &session.analysis, &base);
             line.analysis_functions = functions;
             rows.push(row);
             mismatches.push(mismatch);
@@ -209,6 +209,27 @@ impl Checker {
     pub fn leave(&self) {
         if let Some(journal) = &self.journal {
             journal.leave();
+        }
+    }
+
+    /// Checks that the data-flow solvers agree on `module`, the optimised IR of the
+    /// configuration `row` (hash `row.ir_hash`), unless that IR was checked already, a
+    /// disagreement was found, or the solvers killed the process on this program before. The
+    /// solvers are journaled as their own step, so a crash in them is not blamed on the
+    /// configuration.
+    fn analyse_optimised(&self, tally: &mut AnalysisTally, row: &Row, module: &Module) {
+        if tally.mismatch.is_some() || self.crashed.get(row.program, ANALYSIS).is_some() || !tally.seen.insert(row.ir_hash.clone()) {
+            return;
+        }
+        let start = Instant::now();
+        self.note(row.program, ANALYSIS);
+        let result = caught(Oracle::Analysis, || super::analysis::check_module(module, &format!("optimised IR {}", row.ir_hash)))
+            .and_then(|r| r);
+        self.note(row.program, &row.config_id);
+        tally.micros += start.elapsed().as_micros() as u64;
+        match result {
+            Ok(functions) => tally.functions += functions,
+            Err(m) => tally.mismatch = Some(m),
         }
     }
 
@@ -263,9 +284,7 @@ impl Checker {
         let ir_text = sysyc::ir::print_module(&module);
         row.ir_hash = hash_text(&ir_text);
         row.compile_us = compile_start.elapsed().as_micros() as u64;
-        if !session.optimised.iter().any(|(hash, _)| *hash == row.ir_hash) {
-            session.optimised.push((row.ir_hash.clone(), module.clone()));
-        }
+        self.analyse_optimised(&mut session.analysis, row, &module);
 
         // Oracle 1: the IR interpreter, once per distinct IR.
         if !session.ir_verdicts.contains_key(&row.ir_hash) {
@@ -286,20 +305,21 @@ impl Checker {
                 r.map_err(|e| Mismatch::new(Kind::BackendError, Oracle::Backend, CompileError::Backend(e).to_string()))
             });
             row.compile_us += backend_start.elapsed().as_micros() as u64;
-            session.asm.insert(backend_key.clone(), asm.map(|text| (hash_text(&text), text)));
+            let asm_hash = asm.as_ref().map(|text| hash_text(text)).map_err(Mismatch::clone);
+            // Oracle 2: qemu, once per distinct assembly (the text is not kept).
+            if let (Ok(text), Ok(hash)) = (&asm, &asm_hash) {
+                row.asm_shared = session.native.contains_key(hash);
+                if !row.asm_shared {
+                    let result = self.run_native(text, &p.stdin, truth);
+                    session.native.insert(hash.clone(), result);
+                }
+            }
+            session.asm.insert(backend_key.clone(), asm_hash);
         }
-        let (asm_hash, asm_text) = match &session.asm[&backend_key] {
-            Ok((hash, text)) => (hash.clone(), text),
-            Err(m) => return Err(m.clone()),
-        };
+        let asm_hash = session.asm[&backend_key].clone()?;
+        // Shared IR means shared assembly, which ran when it was first produced.
+        row.asm_shared |= row.ir_shared;
         row.asm_hash = asm_hash.clone();
-
-        // Oracle 2: qemu, once per distinct assembly.
-        row.asm_shared = session.native.contains_key(&asm_hash);
-        if !row.asm_shared {
-            let result = self.run_native(asm_text, &p.stdin, truth);
-            session.native.insert(asm_hash.clone(), result);
-        }
         let native = &session.native[&asm_hash];
         row.insns = native.insns;
         row.program_insns = native.program_insns;
@@ -405,39 +425,56 @@ fn crashed_row(config: &Configuration, signal: &str, base: &Row) -> (Row, Option
     (row, Some(mismatch))
 }
 
-/// The per-program caches of the dedup.
+/// The per-program caches of the dedup. Only hashes and verdicts are kept, never modules or
+/// assembly texts: a program checked under hundreds of configurations would otherwise hold
+/// hundreds of them until its end (hundreds of MiB for a large program).
 #[derive(Default)]
 struct Session {
     /// IR hash → the IR interpreter's verdict.
     ir_verdicts: FxHashMap<String, Result<(), Mismatch>>,
-    /// "IR hash/stages" → (assembly hash, assembly) or the back end's failure.
-    asm: FxHashMap<String, Result<(String, String), Mismatch>>,
+    /// "IR hash/stages" → assembly hash, or the back end's failure.
+    asm: FxHashMap<String, Result<String, Mismatch>>,
     /// Assembly hash → the qemu run.
     native: FxHashMap<String, NativeResult>,
-    /// Every distinct optimised IR, in configuration order (for the data-flow oracle).
-    optimised: Vec<(String, Module)>,
+    /// The data-flow agreement check so far, over the distinct optimised IRs seen.
+    analysis: AnalysisTally,
+}
+
+/// The data-flow agreement check accumulated over a program's distinct optimised IRs, each
+/// checked when it first appears (see [`Checker::analyse_optimised`]).
+#[derive(Default)]
+struct AnalysisTally {
+    /// IR hashes already checked.
+    seen: FxHashSet<String>,
+    functions: u64,
+    micros: u64,
+    /// The first disagreement (checking stops there).
+    mismatch: Option<Mismatch>,
 }
 
 /// The data-flow agreement check of one program (see [`super::analysis`]): the IR after
-/// `mem2reg`, then every distinct optimised IR. Returns its row, its mismatch and the number
-/// of functions compared.
-fn analysis_check(lowered: &Module, session: &Session, base: &Row) -> (Row, Option<Mismatch>, u64) {
+/// `mem2reg`, plus what [`Checker::analyse_optimised`] found on every distinct optimised IR.
+/// Returns its row, its mismatch and the number of functions compared.
+fn analysis_check(lowered: &Module, tally: &AnalysisTally, base: &Row) -> (Row, Option<Mismatch>, u64) {
     let start = Instant::now();
-    let mut functions = 0;
-    let result = caught(Oracle::Analysis, || -> Result<(), Mismatch> {
-        let mut module = lowered.clone();
-        let mem2reg = sysyc::passes::lookup("mem2reg").map(|p| vec![p]).unwrap_or_default();
-        let options = driver::CompileOptions { pipeline: mem2reg, ..driver::CompileOptions::default() };
-        if driver::optimise(&mut module, &options, None).is_ok() {
-            functions += super::analysis::check_module(&module, "after mem2reg")?;
+    let mut functions = tally.functions;
+    let mut mismatch = tally.mismatch.clone();
+    if mismatch.is_none() {
+        let result = caught(Oracle::Analysis, || -> Result<u64, Mismatch> {
+            let mut module = lowered.clone();
+            let mem2reg = sysyc::passes::lookup("mem2reg").map(|p| vec![p]).unwrap_or_default();
+            let options = driver::CompileOptions { pipeline: mem2reg, ..driver::CompileOptions::default() };
+            if driver::optimise(&mut module, &options, None).is_ok() {
+                return super::analysis::check_module(&module, "after mem2reg");
+            }
+            Ok(0)
+        })
+        .and_then(|r| r);
+        match result {
+            Ok(n) => functions += n,
+            Err(m) => mismatch = Some(m),
         }
-        for (hash, module) in &session.optimised {
-            functions += super::analysis::check_module(module, &format!("optimised IR {hash}"))?;
-        }
-        Ok(())
-    })
-    .and_then(|r| r);
-    let mismatch = result.err();
+    }
     let row = Row {
         config_id: "dataflow".into(),
         label: "dataflow solvers agree".into(),
@@ -446,7 +483,7 @@ fn analysis_check(lowered: &Module, session: &Session, base: &Row) -> (Row, Opti
         kind: mismatch.as_ref().map(|m| m.kind.name().to_string()).unwrap_or_default(),
         oracle: mismatch.as_ref().map(|m| m.oracle.name().to_string()).unwrap_or_default(),
         detail: mismatch.as_ref().map(|m| m.detail.clone()).unwrap_or_default(),
-        compile_us: start.elapsed().as_micros() as u64,
+        compile_us: tally.micros + start.elapsed().as_micros() as u64,
         ..base.clone()
     };
     (row, mismatch, functions)

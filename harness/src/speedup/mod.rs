@@ -200,9 +200,10 @@ impl PairResult<'_> {
         speedup(self.reference.cycles, self.subject.cycles).filter(|_| self.valid())
     }
 
-    /// The pass made this benchmark slower (in instructions or cycles).
+    /// The pass made this benchmark slower (in instructions or cycles) by a visible amount:
+    /// below [`SLOWER_THAN`], so that a row never reads 1.0000 in the four-decimal tables.
     pub fn performance_bug(&self) -> bool {
-        self.speedup_insns().is_some_and(|s| s < 1.0) || self.speedup_cycles().is_some_and(|s| s < 1.0)
+        self.speedup_insns().is_some_and(|s| s < SLOWER_THAN) || self.speedup_cycles().is_some_and(|s| s < SLOWER_THAN)
     }
 
     /// Compile time of the pass's occurrences in the subject pipeline.
@@ -231,6 +232,11 @@ impl PairResult<'_> {
         why("reference", self.reference).or_else(|| why("subject", self.subject))
     }
 }
+
+/// Speedups below this are performance bugs: a slowdown of at least 0.005%, the resolution
+/// of the reports' four decimals. Counts are exact, so anything smaller is real too, but it
+/// is a handful of instructions in millions and would only bury the rows that matter.
+pub const SLOWER_THAN: f64 = 0.99995;
 
 fn speedup(reference: Option<u64>, subject: Option<u64>) -> Option<f64> {
     match (reference, subject) {
@@ -530,6 +536,10 @@ mod tests {
         let r = PairResult { benchmark: "b", pair: &pair, reference: &fast, subject: &slow };
         assert_eq!(r.speedup_cycles(), Some(0.5));
         assert!(r.performance_bug());
+        // Three instructions in 100 000 print as 1.0000: not a row; ten (0.9999) are.
+        let (base, plus3, plus10) = (run(Verdict::Pass, Some(100_000)), run(Verdict::Pass, Some(100_003)), run(Verdict::Pass, Some(100_010)));
+        assert!(!PairResult { benchmark: "b", pair: &pair, reference: &base, subject: &plus3 }.performance_bug());
+        assert!(PairResult { benchmark: "b", pair: &pair, reference: &base, subject: &plus10 }.performance_bug());
         let wrong = run(Verdict::Fail, None);
         let r = PairResult { benchmark: "b", pair: &pair, reference: &slow, subject: &wrong };
         assert_eq!(r.speedup_insns(), None, "a wrong result is never a speedup");

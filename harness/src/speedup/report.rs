@@ -152,7 +152,7 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
     }
 
     let bugs: Vec<&PairResult<'_>> = results.iter().filter(|r| r.performance_bug()).collect();
-    let _ = writeln!(s, "## Performance bugs (a pass made a benchmark slower)\n");
+    let _ = writeln!(s, "## Performance bugs (a pass made a benchmark slower by 0.005% or more)\n");
     if bugs.is_empty() {
         let _ = writeln!(s, "None.\n");
     } else {
