@@ -1,20 +1,14 @@
 //! The `sysyc` command line: options, outputs on stdout/stderr, exit statuses.
 
+mod common;
+
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use sysyc::passes::REGISTRY;
 
 fn sysyc(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sysyc"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sysyc runs");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
-    child.wait_with_output().expect("sysyc finishes")
+    common::run_sysyc(args, stdin)
 }
 
 fn text(bytes: &[u8]) -> String {

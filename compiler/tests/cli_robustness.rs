@@ -3,23 +3,17 @@
 //! ends in a diagnostic (exit status 1) or in correct output — never a panic (exit status
 //! 101) or a crash by signal, in any stage from the front end to the back end.
 
+mod common;
+
+use std::ffi::OsStr;
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 fn sysyc(source: &[u8], args: &[&str], stdin: &str) -> Output {
     let mut file = tempfile::Builder::new().suffix(".sy").tempfile().expect("temp file");
     file.write_all(source).expect("write source");
     let path = file.into_temp_path();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sysyc"))
-        .arg(&path)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("sysyc runs");
-    child.stdin.take().expect("stdin").write_all(stdin.as_bytes()).expect("write stdin");
-    child.wait_with_output().expect("sysyc finishes")
+    common::run_sysyc(std::iter::once(path.as_os_str()).chain(args.iter().map(OsStr::new)), stdin)
 }
 
 fn stderr(out: &Output) -> String {
