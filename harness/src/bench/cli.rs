@@ -36,7 +36,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
     /// Time limit per run in seconds (a run killed at the limit keeps its partial counts).
-    #[arg(long, default_value_t = 600.0)]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
     pub timeout: f64,
     /// Only cases whose name contains this.
     #[arg(long)]
@@ -83,10 +83,17 @@ impl BenchArgs {
         if let Some(f) = &self.filter {
             c.push_str(&format!(" --filter {f}"));
         }
+        // The limit decides which cases finish, so a non-default one is part of the result.
+        if self.timeout != DEFAULT_TIMEOUT {
+            c.push_str(&format!(" --timeout {}", self.timeout));
+        }
         c.push_str(&format!(" --out {}", self.out.display()));
         c
     }
 }
+
+/// Seconds per run unless `--timeout` says otherwise.
+const DEFAULT_TIMEOUT: f64 = 600.0;
 
 fn progress_line(row: &BenchRow) -> String {
     // Instructions and cycles, so a log of an interrupted run still holds the measurements.
@@ -168,4 +175,29 @@ fn run_inner(args: &BenchArgs) -> Result<bool, String> {
             && r.gcc.as_ref().is_none_or(|g| g.verdict == Verdict::Pass)
     });
     Ok(all_passed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        args: BenchArgs,
+    }
+
+    fn command(line: &[&str]) -> String {
+        Wrapper::try_parse_from(std::iter::once("bench").chain(line.iter().copied())).expect("valid arguments").args.command()
+    }
+
+    #[test]
+    fn the_reproducing_command_names_every_choice_that_changes_the_result() {
+        assert_eq!(command(&["suite", "--out", "b.csv"]), "harness bench suite --opt O2 --out b.csv");
+        assert_eq!(
+            command(&["suite", "--opt", "O0", "--vs-gcc", "--filter", "dce", "--timeout", "2700", "--jobs", "1", "--out", "b.csv"]),
+            "harness bench suite --opt O0 --vs-gcc --filter dce --timeout 2700 --out b.csv"
+        );
+    }
 }
