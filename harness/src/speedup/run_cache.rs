@@ -37,17 +37,9 @@ struct Entry {
     cycles: Option<u64>,
 }
 
-fn verdict_name(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Pass => "PASS",
-        Verdict::Fail => "FAIL",
-        Verdict::Error => "ERROR",
-        Verdict::Timeout => "TIMEOUT",
-    }
-}
-
+/// The verdict whose `Display` name (as stored) is `name`.
 fn verdict_from(name: &str) -> Option<Verdict> {
-    [Verdict::Pass, Verdict::Fail, Verdict::Error, Verdict::Timeout].into_iter().find(|&v| verdict_name(v) == name)
+    [Verdict::Pass, Verdict::Fail, Verdict::Error, Verdict::Timeout].into_iter().find(|v| v.to_string() == name)
 }
 
 impl RunCache {
@@ -102,7 +94,7 @@ impl RunCache {
     pub fn put(&self, key: &str, judged: &Judged) -> Result<(), String> {
         let (verdict, reason, cost) = judged;
         let entry = Entry {
-            verdict: verdict_name(*verdict).to_string(),
+            verdict: verdict.to_string(),
             reason: reason.clone(),
             insns: cost.map(|c| c.0),
             cycles: cost.map(|c| c.1),
