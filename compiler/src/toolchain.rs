@@ -191,6 +191,20 @@ fn quote_arg(arg: &str) -> String {
     if plain { arg.to_string() } else { format!("'{}'", arg.replace('\'', r"'\''")) }
 }
 
+/// Environment variable naming the competition test suites (`functional/`, `performance/`).
+pub const SYSY_TESTS_ENV: &str = "SYSY_TESTS";
+
+/// Where the public competition suites are: `$SYSY_TESTS`, else `shared/sysy-tests` beside
+/// the checkout, else `/work/shared/sysy-tests`. `None` when none exists (tests that use the
+/// suites then skip and say so).
+pub fn sysy_tests_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os(SYSY_TESTS_ENV).filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
+    }
+    let beside_checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/sysy-tests");
+    [beside_checkout, PathBuf::from("/work/shared/sysy-tests")].into_iter().find(|d| d.is_dir())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,18 +237,4 @@ mod tests {
             other => panic!("expected a failure, got {other:?}"),
         }
     }
-}
-
-/// Environment variable naming the competition test suites (`functional/`, `performance/`).
-pub const SYSY_TESTS_ENV: &str = "SYSY_TESTS";
-
-/// Where the public competition suites are: `$SYSY_TESTS`, else `shared/sysy-tests` beside
-/// the checkout, else `/work/shared/sysy-tests`. `None` when none exists (tests that use the
-/// suites then skip and say so).
-pub fn sysy_tests_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(SYSY_TESTS_ENV).filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
-    }
-    let beside_checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/sysy-tests");
-    [beside_checkout, PathBuf::from("/work/shared/sysy-tests")].into_iter().find(|d| d.is_dir())
 }

@@ -181,8 +181,7 @@ impl FunctionPass for ArrayHoist {
         for alloca in allocas {
             let addr = func.result(alloca).expect("alloca has a result");
             let mut hoisted = false;
-            loop {
-                let Some(accesses) = accesses(func, &info, addr) else { break };
+            while let Some(accesses) = accesses(func, &info, addr) {
                 let Some(block) = accesses
                     .iter()
                     .find(|&&(_, a)| a == Access::Write)

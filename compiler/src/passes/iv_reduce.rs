@@ -216,7 +216,7 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
                 if an.in_loop_inst(r).is_none() {
                     return true;
                 }
-                !an.affine(r, 0).is_some_and(|x| x.iv.is_some())
+                an.affine(r, 0).is_none_or(|x| x.iv.is_none())
             });
             if is_root {
                 roots.push((inst, v, a));

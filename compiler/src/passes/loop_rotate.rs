@@ -71,6 +71,9 @@ enum UseSite {
     Exit,
 }
 
+/// One use of a header value: the using instruction, the operand index, where it sits.
+type Use = (Inst, usize, UseSite);
+
 struct Plan {
     pre: Block,
     header: Block,
@@ -79,7 +82,7 @@ struct Plan {
     /// Predecessors of `exit` (one entry per edge), before rotation.
     exit_preds: SmallVec<[Block; 4]>,
     /// For each header value used outside the header: (value, uses as (inst, operand, site)).
-    escaping: Vec<(Value, Vec<(Inst, usize, UseSite)>)>,
+    escaping: Vec<(Value, Vec<Use>)>,
 }
 
 fn plan_rotation(func: &Function, cfg: &ControlFlowGraph, dt: &DomTree, loops: &LoopForest, l: Loop) -> Option<Plan> {
@@ -110,7 +113,7 @@ fn plan_rotation(func: &Function, cfg: &ControlFlowGraph, dt: &DomTree, loops: &
     let mut escaping = Vec::new();
     for &inst in &insts {
         let Some(v) = func.result(inst) else { continue };
-        let mut uses: Vec<(Inst, usize, UseSite)> = Vec::new();
+        let mut uses: Vec<Use> = Vec::new();
         let mut users: Vec<Inst> = func.users(v).to_vec();
         users.sort_unstable();
         users.dedup();

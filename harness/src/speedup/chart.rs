@@ -226,7 +226,7 @@ mod tests {
     fn data() -> SpeedupData {
         let base = vec!["mem2reg", "dce"];
         let run = |insns: u64| ConfigRun {
-            verdict: Verdict::Pass,
+            verdict: Some(Verdict::Pass),
             reason: String::new(),
             insns: Some(insns),
             cycles: Some(insns * 2),
@@ -246,6 +246,7 @@ mod tests {
                 name: "bench<1>".into(),
                 runs: runs.into_iter().collect(),
                 distinct_asm: 4,
+                skipped_asm: 0,
                 cached_asm: 0,
             }],
         }

@@ -17,6 +17,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// The project's own benchmark programs, relative to the repository root.
 pub const DEFAULT_SUITE: &str = "corpus/bench";
 
+/// The time limit per run unless `--timeout` says otherwise, in seconds.
+const DEFAULT_TIMEOUT: f64 = 600.0;
+
 #[derive(Args, Debug)]
 pub struct SpeedupArgs {
     /// Directory of benchmarks (NAME.sy, NAME.in, NAME.out); default: the repository's
@@ -30,7 +33,7 @@ pub struct SpeedupArgs {
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
     /// Time limit per run in seconds.
-    #[arg(long, default_value_t = 600.0)]
+    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
     pub timeout: f64,
     /// Only benchmarks whose name contains this.
     #[arg(long)]
@@ -106,11 +109,12 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     let progress = |b: &BenchmarkRuns| {
         let valid = b.runs.values().filter(|r| r.valid()).count();
         eprintln!(
-            "{}: {} configurations, {} distinct assembly texts ({} from the run cache), {} valid",
+            "{}: {} configurations, {} distinct assembly texts run ({} from the run cache, {} skipped), {} valid",
             b.name,
             b.runs.len(),
             b.distinct_asm,
             b.cached_asm,
+            b.skipped_asm,
             valid
         );
     };
@@ -136,6 +140,10 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     }
     if modes.len() < super::Mode::ALL.len() {
         command.push_str(&format!(" --modes {}", args.modes));
+    }
+    // The limit decides which runs count (a timeout is excluded), so it is part of the recipe.
+    if args.timeout != DEFAULT_TIMEOUT {
+        command.push_str(&format!(" --timeout {}", args.timeout));
     }
     let markdown = report::markdown(&data, &suite.display().to_string(), &command);
     let write = |name: &str, text: &str| {

@@ -20,6 +20,14 @@
 //! and left out of the geometric means, so a wrong result never counts as a speedup. A pair
 //! with speedup below 1 is a **performance bug** row.
 //!
+//! Runs go in two waves so that long suites do not spend hours on numbers nobody can use:
+//! first the texts that take part in more than two pairs (the shared references: `-O0 +
+//! mem2reg` for every add-one pair, the base pipeline for every leave-one-out pair), then the
+//! rest — except a text whose every pair has, on its other side, a configuration already
+//! without a valid result (say `-O0 + mem2reg` timed out): such a text is **not run**, shows
+//! as `SKIPPED` with the reason, and never counts as a failure. Its own correctness on that
+//! benchmark is then unchecked, and the report says so.
+//!
 //! Outcomes are kept in a [`run_cache::RunCache`] keyed by the assembly text and everything
 //! else a run depends on, so a suite too long for one sitting is measured over several.
 //!
@@ -149,7 +157,8 @@ pub fn base_pipeline(spec: Option<&str>) -> Result<Pipeline, String> {
 /// The cost of one configuration of one benchmark, or why it has none.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigRun {
-    pub verdict: Verdict,
+    /// `None`: not run, because nothing it would be compared with has a valid result.
+    pub verdict: Option<Verdict>,
     pub reason: String,
     /// Present only for a passing, completely measured run.
     pub insns: Option<u64>,
@@ -162,7 +171,17 @@ pub struct ConfigRun {
 
 impl ConfigRun {
     pub fn valid(&self) -> bool {
-        self.verdict == Verdict::Pass && self.insns.is_some()
+        self.verdict == Some(Verdict::Pass) && self.insns.is_some()
+    }
+
+    /// Whether the run was left out because none of its pairs could use it.
+    pub fn skipped(&self) -> bool {
+        self.verdict.is_none()
+    }
+
+    /// The verdict's name, or `SKIPPED`.
+    pub fn status(&self) -> String {
+        self.verdict.map_or_else(|| "SKIPPED".to_string(), |v| v.to_string())
     }
 }
 
@@ -171,8 +190,10 @@ impl ConfigRun {
 pub struct BenchmarkRuns {
     pub name: String,
     pub runs: BTreeMap<Pipeline, ConfigRun>,
-    /// Distinct assembly texts (the rest were deduplicated).
+    /// Distinct assembly texts run (the rest were deduplicated or skipped).
     pub distinct_asm: usize,
+    /// Distinct texts not run because none of their pairs could use them.
+    pub skipped_asm: usize,
     /// Of those, the texts whose outcome came from the run cache instead of a run.
     pub cached_asm: usize,
 }
@@ -226,7 +247,7 @@ impl PairResult<'_> {
         let why = |side: &str, run: &ConfigRun| {
             (!run.valid()).then(|| {
                 let reason = if run.reason.is_empty() { "not measured" } else { &run.reason };
-                format!("{side} {}: {reason}", run.verdict)
+                format!("{side} {}: {reason}", run.status())
             })
         };
         why("reference", self.reference).or_else(|| why("subject", self.subject))
@@ -334,12 +355,40 @@ type Compiled = (String, Vec<(&'static str, Duration)>);
 /// A judged run: verdict, reason, and (instructions, cycles) when completely measured.
 pub type Judged = (Verdict, String, Option<(u64, u64)>);
 
-/// Compiles one benchmark under every pipeline, runs every distinct assembly text once, and
+/// The distinct pipelines `pairs` need, in a stable order.
+pub fn pipelines_of(pairs: &[Pair]) -> Vec<Pipeline> {
+    pairs
+        .iter()
+        .flat_map(|p| [p.reference.clone(), p.subject.clone()])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Which distinct texts to run now: with the outcomes known so far, a text is worth running
+/// unless, in every pair it takes part in, the other side has no valid result (failed to
+/// compile — `None` — or already judged without a passing, measured run). `sides` gives each
+/// pair's (reference, subject) text.
+fn worth_running<'t>(
+    candidates: impl IntoIterator<Item = &'t str>,
+    sides: &[(Option<&str>, Option<&str>)],
+    outcomes: &BTreeMap<String, Judged>,
+) -> (Vec<&'t str>, Vec<&'t str>) {
+    let usable = |h: Option<&str>| {
+        h.is_some_and(|h| outcomes.get(h).is_none_or(|(v, _, cost)| *v == Verdict::Pass && cost.is_some()))
+    };
+    candidates.into_iter().partition(|&text| {
+        sides.iter().any(|&(r, s)| (r == Some(text) && usable(s)) || (s == Some(text) && usable(r)))
+    })
+}
+
+/// Compiles one benchmark under every pipeline of `pairs`, runs every distinct assembly text
+/// once — shared references first, then what can still be used (see the module doc) — and
 /// judges the runs (or takes them from `cache`). Compilations and runs go on the current
 /// rayon pool.
 pub fn measure_benchmark(
     files: &CaseFiles,
-    pipelines: &[Pipeline],
+    pairs: &[Pair],
     config: &EngineConfig,
     cache: Option<&RunCache>,
 ) -> Result<BenchmarkRuns, String> {
@@ -353,62 +402,82 @@ pub fn measure_benchmark(
         })
     };
     // Compile every configuration.
-    let compiled: Vec<(Pipeline, Result<Compiled, EngineFailure>)> =
-        pipelines
-            .par_iter()
-            .map(|pipeline| {
-                let result = engine_for(pipeline)
-                    .map_err(EngineFailure::Internal)
-                    .and_then(|engine| engine.compile(&case))
-                    .map(|(asm, report)| {
-                        let times = report.runs.iter().map(|r| (r.pass, r.time)).collect();
-                        (asm, times)
-                    });
-                (pipeline.clone(), result)
-            })
-            .collect();
-    // Run every distinct text once.
-    let mut texts: BTreeMap<String, &str> = BTreeMap::new();
-    for (_, result) in &compiled {
+    let compiled: Vec<(Pipeline, Result<Compiled, EngineFailure>)> = pipelines_of(pairs)
+        .par_iter()
+        .map(|pipeline| {
+            let result = engine_for(pipeline)
+                .map_err(EngineFailure::Internal)
+                .and_then(|engine| engine.compile(&case))
+                .map(|(asm, report)| {
+                    let times = report.runs.iter().map(|r| (r.pass, r.time)).collect();
+                    (asm, times)
+                });
+            (pipeline.clone(), result)
+        })
+        .collect();
+    let hash_of: BTreeMap<&Pipeline, String> = compiled
+        .iter()
+        .filter_map(|(p, r)| r.as_ref().ok().map(|(asm, _)| (p, blake3::hash(asm.as_bytes()).to_hex().to_string())))
+        .collect();
+    let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
+    for (pipeline, result) in &compiled {
         if let Ok((asm, _)) = result {
-            texts.entry(blake3::hash(asm.as_bytes()).to_hex().to_string()).or_insert(asm);
+            texts.entry(hash_of[pipeline].as_str()).or_insert(asm);
         }
     }
+    let sides: Vec<(Option<&str>, Option<&str>)> = pairs
+        .iter()
+        .map(|p| (hash_of.get(&p.reference).map(String::as_str), hash_of.get(&p.subject).map(String::as_str)))
+        .collect();
+    let mut pair_sides: BTreeMap<&str, usize> = BTreeMap::new();
+    for h in sides.iter().flat_map(|&(r, s)| [r, s]).flatten() {
+        *pair_sides.entry(h).or_default() += 1;
+    }
+
+    // Run every distinct text at most once, in two waves.
     let runner = engine_for(&Vec::new())?;
     let cached = std::sync::atomic::AtomicUsize::new(0);
-    let outcomes: BTreeMap<String, Judged> = texts
-        .par_iter()
-        .map(|(hash, asm)| {
-            let key = cache.map(|c| c.key(asm, &case.stdin, &expected));
-            if let Some(judged) = cache.zip(key.as_deref()).and_then(|(c, k)| c.get(k)) {
-                cached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                return Ok((hash.clone(), judged));
-            }
-            let native = runner.run_asm(asm, &case.stdin);
-            let run = EngineRun {
-                result: native.result,
-                elapsed: native.build + native.run,
-                cost: native.cost,
-            };
-            let report = conform::judge(&case.name, &expected, &run);
-            let cost = run
-                .cost
-                .filter(|c| c.counts.complete)
-                .map(|c| (c.counts.total, c.cycles.total));
-            let judged = (report.verdict, report.reason, cost);
-            if let Some((c, k)) = cache.zip(key.as_deref()) {
-                c.put(k, &judged)?;
-            }
-            Ok((hash.clone(), judged))
-        })
-        .collect::<Result<_, String>>()?;
+    let run_wave = |wave: &[&str]| -> Result<Vec<(String, Judged)>, String> {
+        wave.par_iter()
+            .map(|&hash| {
+                let asm = texts[hash];
+                let key = cache.map(|c| c.key(asm, &case.stdin, &expected));
+                if let Some(judged) = cache.zip(key.as_deref()).and_then(|(c, k)| c.get(k)) {
+                    cached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    return Ok((hash.to_string(), judged));
+                }
+                let native = runner.run_asm(asm, &case.stdin);
+                let run = EngineRun {
+                    result: native.result,
+                    elapsed: native.build + native.run,
+                    cost: native.cost,
+                };
+                let report = conform::judge(&case.name, &expected, &run);
+                let cost = run.cost.filter(|c| c.counts.complete).map(|c| (c.counts.total, c.cycles.total));
+                let judged = (report.verdict, report.reason, cost);
+                if let Some((c, k)) = cache.zip(key.as_deref()) {
+                    c.put(k, &judged)?;
+                }
+                Ok((hash.to_string(), judged))
+            })
+            .collect()
+    };
+    let (shared, rest): (Vec<&str>, Vec<&str>) = texts.keys().copied().partition(|h| pair_sides[h] > 2);
+    let mut outcomes: BTreeMap<String, Judged> = run_wave(&shared)?.into_iter().collect();
+    let (second, skipped) = worth_running(rest, &sides, &outcomes);
+    outcomes.extend(run_wave(&second)?);
+    let distinct_asm = shared.len() + second.len();
+    let skip_reason = "not run: every configuration it is compared with has no valid result";
     let mut runs = BTreeMap::new();
     for (pipeline, result) in &compiled {
         let run = match result {
-            Ok((asm, pass_times)) => {
-                let hash = blake3::hash(asm.as_bytes()).to_hex().to_string();
-                let (verdict, reason, cost) = outcomes[&hash].clone();
-                let cost = cost.filter(|_| verdict == Verdict::Pass);
+            Ok((_, pass_times)) => {
+                let hash = hash_of[pipeline].clone();
+                let (verdict, reason, cost) = match outcomes.get(&hash) {
+                    Some((verdict, reason, cost)) => (Some(*verdict), reason.clone(), *cost),
+                    None => (None, skip_reason.to_string(), None),
+                };
+                let cost = cost.filter(|_| verdict == Some(Verdict::Pass));
                 ConfigRun {
                     verdict,
                     reason,
@@ -429,7 +498,7 @@ pub fn measure_benchmark(
                     },
                 );
                 ConfigRun {
-                    verdict: report.verdict,
+                    verdict: Some(report.verdict),
                     reason: report.reason,
                     insns: None,
                     cycles: None,
@@ -443,7 +512,8 @@ pub fn measure_benchmark(
     Ok(BenchmarkRuns {
         name: case.name,
         runs,
-        distinct_asm: texts.len(),
+        distinct_asm,
+        skipped_asm: skipped.len(),
         cached_asm: cached.into_inner(),
     })
 }
@@ -460,12 +530,6 @@ pub fn measure(
     progress: &(dyn Fn(&BenchmarkRuns) + Sync),
 ) -> Result<SpeedupData, String> {
     let pairs: Vec<Pair> = pairs(&base).into_iter().filter(|p| modes.contains(&p.mode)).collect();
-    let pipelines: Vec<Pipeline> = pairs
-        .iter()
-        .flat_map(|p| [p.reference.clone(), p.subject.clone()])
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
@@ -474,7 +538,7 @@ pub fn measure(
         cases
             .par_iter()
             .map(|files| {
-                let runs = measure_benchmark(files, &pipelines, config, cache)
+                let runs = measure_benchmark(files, &pairs, config, cache)
                     .map_err(|e| format!("{}: {e}", files.name))?;
                 progress(&runs);
                 Ok(runs)
@@ -516,7 +580,7 @@ mod tests {
 
     fn run(verdict: Verdict, insns: Option<u64>) -> ConfigRun {
         ConfigRun {
-            verdict,
+            verdict: Some(verdict),
             reason: if verdict == Verdict::Pass { String::new() } else { "line 1: expected `1`, got `2`".into() },
             insns,
             cycles: insns.map(|i| i * 2),
@@ -548,6 +612,29 @@ mod tests {
     }
 
     #[test]
+    fn texts_nothing_can_be_compared_with_are_not_run() {
+        // Pairs (reference, subject): add-one style "m" vs "m+a", "m" vs "m+b", and a
+        // prefix-style chain "m+a" vs "m+a+c" whose other side is not judged yet.
+        let sides = [(Some("m"), Some("ma")), (Some("m"), Some("mb")), (Some("ma"), Some("mac")), (None, Some("x"))];
+        let timed_out: Judged = (Verdict::Timeout, "time limit exceeded".into(), None);
+        let outcomes: BTreeMap<String, Judged> = [("m".to_string(), timed_out)].into_iter().collect();
+        let (to_run, skipped) = worth_running(["ma", "mb", "mac", "x"], &sides, &outcomes);
+        assert_eq!(to_run, vec!["ma", "mac"], "ma is still the reference of an unjudged pair");
+        assert_eq!(skipped, vec!["mb", "x"], "mb is only compared with a timeout, x with a compile failure");
+        let passed: Judged = (Verdict::Pass, String::new(), Some((10, 20)));
+        let outcomes: BTreeMap<String, Judged> = [("m".to_string(), passed)].into_iter().collect();
+        let (to_run, skipped) = worth_running(["ma", "mb"], &sides, &outcomes);
+        assert_eq!((to_run, skipped), (vec!["ma", "mb"], vec![]));
+        // A pass without complete counts is no valid reference either.
+        let unmeasured: Judged = (Verdict::Pass, String::new(), None);
+        let outcomes: BTreeMap<String, Judged> = [("m".to_string(), unmeasured)].into_iter().collect();
+        assert_eq!(worth_running(["mb"], &sides, &outcomes).1, vec!["mb"]);
+        let skipped_run = ConfigRun { verdict: None, ..run(Verdict::Pass, None) };
+        assert!(skipped_run.skipped() && !skipped_run.valid());
+        assert_eq!(skipped_run.status(), "SKIPPED");
+    }
+
+    #[test]
     fn summaries_exclude_invalid_benchmarks() {
         let base = vec!["mem2reg", "dce"];
         let pairs = pairs(&base);
@@ -555,6 +642,7 @@ mod tests {
             name: name.into(),
             runs: runs.iter().cloned().collect(),
             distinct_asm: runs.len(),
+            skipped_asm: 0,
             cached_asm: 0,
         };
         let a = mk(

@@ -53,8 +53,8 @@ pub fn write_csv(data: &SpeedupData, out: impl io::Write) -> csv::Result<()> {
             r.pair.position.to_string(),
             join(&r.pair.reference),
             join(&r.pair.subject),
-            r.reference.verdict.to_string(),
-            r.subject.verdict.to_string(),
+            r.reference.status(),
+            r.subject.status(),
             opt(r.reference.insns),
             opt(r.subject.insns),
             opt(r.reference.cycles),
@@ -103,14 +103,17 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
     let runs: usize = data.benchmarks.iter().map(|b| b.runs.len()).sum();
     let distinct: usize = data.benchmarks.iter().map(|b| b.distinct_asm).sum();
     let cached: usize = data.benchmarks.iter().map(|b| b.cached_asm).sum();
+    let skipped: usize = data.benchmarks.iter().map(|b| b.skipped_asm).sum();
     let _ = writeln!(
         s,
         "{} benchmarks, {} configurations compiled, {} distinct assembly texts run (identical \
-         texts run once; {} of them taken from the run cache of an earlier sitting).\n",
+         texts run once; {} of them taken from the run cache of an earlier sitting), {} not run \
+         because everything they would be compared with had no valid result.\n",
         data.benchmarks.len(),
         runs,
         distinct,
-        cached
+        cached,
+        skipped
     );
 
     let _ = writeln!(s, "## Top passes (leave-one-out geomean, instructions)\n");
@@ -174,11 +177,23 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
 
     let _ = writeln!(s, "## Configurations without a valid result (excluded)\n");
     let mut bad: Vec<String> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
     for b in &data.benchmarks {
         for (pipeline, run) in &b.runs {
-            if !run.valid() {
-                bad.push(format!("- {} `{}`: {} {}", b.name, join(pipeline), run.verdict, run.reason));
+            if run.skipped() {
+                skipped.push(format!("`{}`", join(pipeline)));
+            } else if !run.valid() {
+                bad.push(format!("- {} `{}`: {} {}", b.name, join(pipeline), run.status(), run.reason));
             }
+        }
+        if !skipped.is_empty() {
+            bad.push(format!(
+                "- {}: {} configurations not run (SKIPPED: everything they would be compared with has no valid result, so their own output is unchecked here): {}",
+                b.name,
+                skipped.len(),
+                skipped.join(", ")
+            ));
+            skipped.clear();
         }
     }
     if bad.is_empty() {

@@ -100,6 +100,10 @@ impl FlowGraph {
         self.succs.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.succs.is_empty()
+    }
+
     fn add_node(&mut self, transfer: Transfer, block: Option<Block>) -> u32 {
         self.succs.push(SmallVec::new());
         self.preds.push(SmallVec::new());

@@ -142,8 +142,7 @@ fn reduce(succs: &[Vec<u32>]) -> Result<Hierarchy, Stuck> {
             // T2: a super-node with one predecessor super-node merges into it.
             let mut pred = None;
             let mut unique = true;
-            for k in 0..in_edges[h as usize].len() {
-                let (u, consumed) = in_edges[h as usize][k];
+            for &(u, consumed) in &in_edges[h as usize] {
                 if consumed {
                     continue;
                 }
@@ -193,8 +192,7 @@ fn reduce(succs: &[Vec<u32>]) -> Result<Hierarchy, Stuck> {
     let mut nodes = Vec::new();
     for h in alive {
         let mut preds: Vec<u32> = Vec::new();
-        for k in 0..in_edges[h as usize].len() {
-            let (u, consumed) = in_edges[h as usize][k];
+        for &(u, consumed) in &in_edges[h as usize] {
             let p = find(&mut parent, u);
             if !consumed && !preds.contains(&p) {
                 preds.push(p);
@@ -300,9 +298,9 @@ fn propagate(g: &FlowGraph, h: &Hierarchy, transfer: &[&Transfer]) -> Vec<FixedB
             Region::Body { children, incoming } => {
                 let mut fns: Vec<Transfer> = Vec::with_capacity(children.len());
                 fns.push(identity.clone());
-                for j in 1..children.len() {
+                for edges in &incoming[1..children.len()] {
                     let mut met: Option<Transfer> = None;
-                    for &(from_child, u) in &incoming[j] {
+                    for &(from_child, u) in edges {
                         let list = &exits[children[from_child]];
                         let Some(at) = lookup(list, u) else { continue };
                         let f = fns[from_child].then(&list[at].1);
