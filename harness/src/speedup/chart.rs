@@ -86,7 +86,9 @@ pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
             .label_style(("sans-serif", 14))
             .draw()
             .map_err(draw_error)?;
-        for (series, (mode, offset)) in [(Mode::LeaveOneOut, 0.52), (Mode::AddOne, 0.12)].into_iter().enumerate() {
+        let families = [(Mode::LeaveOneOut, 0.52), (Mode::AddOne, 0.12)];
+        // Only the measured families get a series, so the legend never names one without bars.
+        for (series, (mode, offset)) in families.into_iter().enumerate().filter(|(_, (m, _))| data.has_mode(*m)) {
             let color = PALETTE[series];
             let bars: Vec<Rectangle<(f64, f64)>> = passes
                 .iter()
@@ -270,5 +272,15 @@ mod tests {
         let curves = prefix_curves_svg(&data()).expect("svg");
         assert!(curves.contains("bench&lt;1&gt;"), "legend names the benchmark, escaped");
         assert_eq!(curves.matches("<circle").count(), 3, "one marker per prefix k = 0, 1, 2");
+    }
+
+    #[test]
+    fn legend_names_only_measured_families() {
+        let mut loo_only = data();
+        loo_only.pairs.retain(|p| p.mode == Mode::LeaveOneOut);
+        let svg = pass_bars_svg(&loo_only).expect("svg");
+        assert!(svg.contains("leave-one-out"));
+        assert!(!svg.contains("add-one"), "no add-one series without add-one pairs");
+        assert!(pass_bars_svg(&data()).expect("svg").contains("add-one"));
     }
 }
