@@ -106,7 +106,7 @@ fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
     };
     let (stdout, stderr) = run("report");
     assert!(stdout.contains("1. mem2reg") || stdout.contains("1. constfold") || stdout.contains("1. dce"), "{stdout}");
-    assert!(stderr.contains("(0 from the run cache)"), "the first sitting runs everything: {stderr}");
+    assert!(stderr.contains("(0 from the run cache, 0 skipped)"), "the first sitting runs everything: {stderr}");
     let csv = std::fs::read_to_string(dir.join("report/speedup.csv")).expect("csv");
     // 3 leave-one-out + 3 add-one + 3 prefix pairs.
     assert_eq!(column(&csv, "mode").len(), 9);
@@ -119,7 +119,7 @@ fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
     // A second sitting takes every outcome from the cache and reports the same counts.
     let (_, stderr) = run("again");
     let distinct: Vec<&str> = stderr.split("configurations, ").nth(1).expect("progress line").split(' ').collect();
-    assert!(stderr.contains(&format!("({} from the run cache)", distinct[0])), "{stderr}");
+    assert!(stderr.contains(&format!("({} from the run cache, 0 skipped)", distinct[0])), "{stderr}");
     let again = std::fs::read_to_string(dir.join("again/speedup.csv")).expect("csv");
     for name in ["reference_insns", "subject_insns", "reference_cycles", "subject_cycles", "subject_status"] {
         assert_eq!(column(&csv, name), column(&again, name), "{name}");
