@@ -192,10 +192,10 @@ pub struct BenchmarkRuns {
     pub runs: BTreeMap<Pipeline, ConfigRun>,
     /// Distinct assembly texts run (the rest were deduplicated or skipped).
     pub distinct_asm: usize,
-    /// Distinct texts not run because none of their pairs could use them.
-    pub skipped_asm: usize,
     /// Of those, the texts whose outcome came from the run cache instead of a run.
     pub cached_asm: usize,
+    /// Distinct texts not run because none of their pairs could use them.
+    pub skipped_asm: usize,
 }
 
 /// One pair evaluated on one benchmark.
@@ -356,7 +356,7 @@ type Compiled = (String, Vec<(&'static str, Duration)>);
 pub type Judged = (Verdict, String, Option<(u64, u64)>);
 
 /// The distinct pipelines `pairs` need, in a stable order.
-pub fn pipelines_of(pairs: &[Pair]) -> Vec<Pipeline> {
+fn pipelines_of(pairs: &[Pair]) -> Vec<Pipeline> {
     pairs
         .iter()
         .flat_map(|p| [p.reference.clone(), p.subject.clone()])
