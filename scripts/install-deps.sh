@@ -6,6 +6,10 @@ set -euo pipefail
 
 missing=()
 command -v arm-linux-gnueabihf-gcc >/dev/null 2>&1 || missing+=(gcc-arm-linux-gnueabihf)
+# The armhf C library headers and static libc are only a recommendation of the cross gcc, which
+# `--no-install-recommends` skips: without them the runtime library does not compile.
+[ -f /usr/arm-linux-gnueabihf/include/stdio.h ] && [ -f /usr/arm-linux-gnueabihf/lib/libc.a ] ||
+    missing+=(libc6-dev-armhf-cross)
 command -v qemu-arm >/dev/null 2>&1 || missing+=(qemu-user)
 
 if ((${#missing[@]})); then

@@ -10,8 +10,9 @@
 //! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
 //!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
 //!    functions whose frame needs it) and inserts moves, spills and reloads.
-//! 3. Optional stages on allocated code: [`copyprop`] (`arm-copy-prop`), [`leafregs`]
-//!    (`arm-leaf-regs`), [`peephole`] (`arm-peephole`) and [`branches`] (`arm-branch-opt`).
+//! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`copyprop`]
+//!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`) and
+//!    [`branches`] (`arm-branch-opt`).
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
 //!    assembly, expanding pseudo-instructions.
 //!
@@ -55,6 +56,7 @@ pub mod mir;
 mod peephole;
 mod regalloc;
 pub mod regs;
+mod spills;
 
 #[cfg(test)]
 mod tests;
@@ -87,6 +89,7 @@ pub enum Stage {
     OpFold,
     ConstDiv,
     ConstHoist,
+    SpillElim,
     CopyProp,
     LeafRegs,
     Peephole,
@@ -94,11 +97,12 @@ pub enum Stage {
 }
 
 impl Stage {
-    pub const ALL: [Stage; 8] = [
+    pub const ALL: [Stage; 9] = [
         Stage::AddrFold,
         Stage::OpFold,
         Stage::ConstDiv,
         Stage::ConstHoist,
+        Stage::SpillElim,
         Stage::CopyProp,
         Stage::LeafRegs,
         Stage::Peephole,
@@ -115,11 +119,12 @@ impl Stage {
     }
 }
 
-const STAGES: [(&str, &str); 8] = [
+const STAGES: [(&str, &str); 9] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
     ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
+    ("arm-spill-elim", "after allocation: drop reloads and stores of spill slots whose value the register already holds (across blocks)"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
     ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
     ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
@@ -138,7 +143,7 @@ pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
 /// Which optional stages run. The default runs all of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
-    enabled: [bool; 8],
+    enabled: [bool; 9],
     /// Fault injection (only non-empty in builds with the `fault-injection` feature).
     pub faults: crate::faults::FaultSet,
     /// When set, the optional stages run only in the functions named here (others get the
@@ -155,12 +160,12 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 8], faults: crate::faults::FaultSet::none(), stage_functions: None }
+        BackendOptions { enabled: [true; 9], faults: crate::faults::FaultSet::none(), stage_functions: None }
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 8], faults: crate::faults::FaultSet::none(), stage_functions: None }
+        BackendOptions { enabled: [false; 9], faults: crate::faults::FaultSet::none(), stage_functions: None }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {
@@ -188,7 +193,7 @@ impl BackendOptions {
     pub fn for_function(&self, name: &str) -> std::borrow::Cow<'_, BackendOptions> {
         match &self.stage_functions {
             Some(only) if !only.contains(name) => std::borrow::Cow::Owned(BackendOptions {
-                enabled: [false; 8],
+                enabled: [false; 9],
                 faults: self.faults.clone(),
                 stage_functions: None,
             }),
@@ -255,6 +260,9 @@ fn allocate_and_lay_out(
     opts: &BackendOptions,
 ) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
     let mut pf = regalloc::allocate(mf, ip_allocatable)?;
+    if opts.enabled(Stage::SpillElim) {
+        spills::run(&mut pf);
+    }
     if opts.enabled(Stage::CopyProp) {
         copyprop::run(&mut pf);
     }

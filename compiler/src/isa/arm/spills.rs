@@ -1,0 +1,448 @@
+//! Stage `arm-spill-elim`: deletes spill-slot traffic that moves a value to where it already
+//! is, across blocks.
+//!
+//! `regalloc2` splits a long-lived value into pieces and reconciles them with moves at block
+//! boundaries, so a value that is never redefined can still be reloaded and stored back on
+//! every edge of a loop: `ldr r1, [sp, #8]` in the predecessor, `str r1, [sp, #8]` on the
+//! edge, although slot and register agree all along (the brainfuck interpreters of the
+//! performance suite run such edges in their dispatch loop). This stage tracks, at every
+//! point, which registers are known to hold the same 32 bits as each spill slot, and then
+//!
+//! * drops a store `str r, [slot]` when `r` is known to equal the slot;
+//! * drops a reload `ldr r, [slot]` when `r` is known to equal the slot;
+//! * turns a reload into `mov r, q` (`vmov.f32` for VFP) when another register `q` of the
+//!   same class is known to equal the slot (a register move is cheaper than a load).
+//!
+//! # Analysis
+//!
+//! A forward must-analysis over the blocks: the state maps each spill slot to the set of
+//! physical registers holding its value. The entry starts with nothing known; a block's
+//! input is the intersection of its predecessors' outputs (a fact holds only if it holds on
+//! every incoming edge); unvisited predecessors are ignored, which is the optimistic start
+//! of the iteration, and the usual fixpoint over reverse post-order makes it sound.
+//! Transfer, per instruction:
+//!
+//! * a reload of slot `n` into `r`: `r` leaves every set, then joins `n`'s — unless it is
+//!   already in `n`'s set, in which case the reload is redundant and changes nothing;
+//! * a store of `r` to slot `n`: `n`'s set becomes `{r}` — unless `r` is already in it;
+//! * any other write of a register (plain, tied, temporary or fixed definitions, and a
+//!   call's clobbers) removes that register from every set;
+//! * any other instruction addressing a spill slot empties every set (nothing but plain
+//!   word loads and stores is expected there; this keeps the stage safe if that changes).
+//!
+//! The rewrite replays the same transfer through each block from its fixpoint input, so a
+//! deleted instruction is exactly one the analysis treated as a no-op.
+//!
+//! # Assumptions
+//!
+//! * Spill slots are only ever accessed as `Addr::Frame { obj: Spill(n), off: 0 }` by word
+//!   loads and stores: no instruction takes a spill slot's address (`FrameAddr` names only
+//!   `alloca` areas), so stores through registers, to other frame objects, and by callees
+//!   never change a slot.
+//! * Every register an instruction writes is reported by [`MInst::visit`] or
+//!   [`MInst::clobbers`]. Scratch registers of the emitter (`ip` for out-of-range offsets,
+//!   `d16`–`d19`) are never allocated when they are used, so no fact can name them.
+//! * The stage runs on allocated code before block layout: blocks end in `b`, `b<cc>` + `b`
+//!   or a return. A block that does not (after `arm-branch-opt`) is treated as falling
+//!   through to the next block as well, which only adds edges and so stays safe.
+//! * Neither moves, loads nor stores touch the flags, so replacing a reload by a move never
+//!   disturbs a comparison and its branch.
+
+use regalloc2::{Block, PReg, PRegSet};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+use super::mir::{Addr, FrameObj, MInst, Op2, PFunction, Reg};
+
+/// Registers known to hold each spill slot's value, indexed by slot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Facts(Vec<PRegSet>);
+
+impl Facts {
+    fn nothing(slots: usize) -> Facts {
+        Facts(vec![PRegSet::empty(); slots])
+    }
+
+    fn meet(&mut self, other: &Facts) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            a.intersect_from(*b);
+        }
+    }
+
+    fn forget_reg(&mut self, p: PReg) {
+        for set in &mut self.0 {
+            set.remove(p);
+        }
+    }
+
+    fn forget_all(&mut self) {
+        self.0.iter_mut().for_each(|s| *s = PRegSet::empty());
+    }
+}
+
+/// What the rewrite does with one instruction.
+enum Action {
+    Keep,
+    Delete,
+    /// Replace a reload by a copy from this register.
+    CopyFrom(PReg),
+}
+
+/// The spill slot a word access addresses, if it is one.
+fn spill_slot(addr: &Addr) -> Option<usize> {
+    match *addr {
+        Addr::Frame { obj: FrameObj::Spill(n), off: 0 } => Some(n as usize),
+        _ => None,
+    }
+}
+
+fn addresses_spill_slot(inst: &MInst) -> bool {
+    let addr = match inst {
+        MInst::Ldr { addr, .. }
+        | MInst::Str { addr, .. }
+        | MInst::Vldr { addr, .. }
+        | MInst::Vstr { addr, .. }
+        | MInst::VStrF64 { addr, .. } => addr,
+        _ => return false,
+    };
+    matches!(addr, Addr::Frame { obj: FrameObj::Spill(_), .. })
+}
+
+/// A reload `(register, slot)` or a store `(register, slot)` of a whole spill slot.
+fn reload(inst: &MInst) -> Option<(PReg, usize)> {
+    match inst {
+        MInst::Ldr { rd: Reg::Phys(p), addr } | MInst::Vldr { sd: Reg::Phys(p), addr } => Some((*p, spill_slot(addr)?)),
+        _ => None,
+    }
+}
+
+fn store(inst: &MInst) -> Option<(PReg, usize)> {
+    match inst {
+        MInst::Str { rs: Reg::Phys(p), addr } | MInst::Vstr { ss: Reg::Phys(p), addr } => Some((*p, spill_slot(addr)?)),
+        _ => None,
+    }
+}
+
+/// Applies `inst` to `facts` and says what the rewrite may do with it.
+fn transfer(inst: &MInst, facts: &mut Facts) -> Action {
+    if let Some((p, n)) = reload(inst).filter(|&(_, n)| n < facts.0.len()) {
+        if facts.0[n].contains(p) {
+            return Action::Delete;
+        }
+        let other = facts.0[n].into_iter().find(|q| q.class() == p.class());
+        facts.forget_reg(p);
+        facts.0[n].add(p);
+        return other.map_or(Action::Keep, Action::CopyFrom);
+    }
+    if let Some((p, n)) = store(inst).filter(|&(_, n)| n < facts.0.len()) {
+        if facts.0[n].contains(p) {
+            return Action::Delete;
+        }
+        facts.0[n] = PRegSet::empty();
+        facts.0[n].add(p);
+        return Action::Keep;
+    }
+    if addresses_spill_slot(inst) {
+        facts.forget_all();
+    }
+    let (defs, _) = inst.phys_defs_uses();
+    for p in defs.into_iter().chain(inst.clobbers()) {
+        facts.forget_reg(p);
+    }
+    Action::Keep
+}
+
+/// Successor positions (in `pf.blocks`) of the block at position `i`.
+fn successors(pf: &PFunction, index: &FxHashMap<Block, usize>, i: usize) -> SmallVec<[usize; 2]> {
+    let insts = &pf.blocks[i].1.insts;
+    let mut out: SmallVec<[usize; 2]> = SmallVec::new();
+    let mut falls_through = true;
+    match insts.last() {
+        Some(MInst::Jump { target }) => {
+            out.extend(index.get(target).copied());
+            falls_through = false;
+        }
+        Some(MInst::CondBr { taken, not_taken, .. }) => {
+            out.extend(index.get(taken).copied());
+            out.extend(index.get(not_taken).copied());
+            falls_through = false;
+        }
+        Some(MInst::BranchCond { target, .. }) => out.extend(index.get(target).copied()),
+        Some(MInst::Ret { .. }) => falls_through = false,
+        _ => {}
+    }
+    if falls_through && i + 1 < pf.blocks.len() {
+        out.push(i + 1);
+    }
+    out
+}
+
+/// Block positions in reverse post-order from the entry (position 0); unreachable blocks
+/// are left out.
+fn reverse_post_order(succs: &[SmallVec<[usize; 2]>]) -> Vec<usize> {
+    let mut seen = vec![false; succs.len()];
+    let mut post = Vec::with_capacity(succs.len());
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
+        if let Some(&s) = succs[b].get(*next) {
+            *next += 1;
+            if !seen[s] {
+                seen[s] = true;
+                stack.push((s, 0));
+            }
+        } else {
+            post.push(b);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// Runs the stage; returns how many instructions it deleted or turned into moves.
+pub fn run(pf: &mut PFunction) -> usize {
+    let slots = pf.num_spill_slots as usize;
+    if slots == 0 || pf.blocks.is_empty() {
+        return 0;
+    }
+    let index: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i)).collect();
+    let succs: Vec<_> = (0..pf.blocks.len()).map(|i| successors(pf, &index, i)).collect();
+    let order = reverse_post_order(&succs);
+
+    // `None`: no path from the entry has reached the block yet. The entry starts with
+    // nothing known and stays so: a meet with it never adds a fact.
+    let mut inputs: Vec<Option<Facts>> = vec![None; pf.blocks.len()];
+    inputs[0] = Some(Facts::nothing(slots));
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in &order {
+            let Some(mut facts) = inputs[b].clone() else { continue };
+            for inst in &pf.blocks[b].1.insts {
+                transfer(inst, &mut facts);
+            }
+            for &s in &succs[b] {
+                let merged = match &inputs[s] {
+                    None => facts.clone(),
+                    Some(old) => {
+                        let mut m = old.clone();
+                        m.meet(&facts);
+                        m
+                    }
+                };
+                if inputs[s].as_ref() != Some(&merged) {
+                    inputs[s] = Some(merged);
+                    changed = true;
+                }
+            }
+        }
+    }
+
+    let mut rewritten = 0;
+    for (b, (_, block)) in pf.blocks.iter_mut().enumerate() {
+        let Some(mut facts) = inputs[b].take() else { continue };
+        let old = std::mem::take(&mut block.insts);
+        block.insts.reserve(old.len());
+        for inst in old {
+            match transfer(&inst, &mut facts) {
+                Action::Keep => block.insts.push(inst),
+                Action::Delete => rewritten += 1,
+                Action::CopyFrom(q) => {
+                    rewritten += 1;
+                    block.insts.push(match inst {
+                        MInst::Ldr { rd, .. } => MInst::Mov { rd, op2: Op2::Reg(Reg::Phys(q)) },
+                        MInst::Vldr { sd, .. } => MInst::VMov { sd, sm: Reg::Phys(q) },
+                        other => other,
+                    });
+                }
+            }
+        }
+    }
+    rewritten
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::arm::mir::{AluOp, BlockOrigin, CmpOp, Cond, FrameRequest, PBlock};
+    use crate::isa::arm::regs::{self, gpr, spr};
+
+    fn slot(n: u32) -> Addr {
+        Addr::Frame { obj: FrameObj::Spill(n), off: 0 }
+    }
+    fn r(n: u8) -> Reg {
+        Reg::Phys(gpr(n))
+    }
+    fn s(n: u8) -> Reg {
+        Reg::Phys(spr(n))
+    }
+    fn ldr(rd: u8, n: u32) -> MInst {
+        MInst::Ldr { rd: r(rd), addr: slot(n) }
+    }
+    fn str_(rs: u8, n: u32) -> MInst {
+        MInst::Str { rs: r(rs), addr: slot(n) }
+    }
+    fn add1(rd: u8) -> MInst {
+        MInst::Alu { op: AluOp::Add, rd: r(rd), rn: r(rd), op2: Op2::Imm(1) }
+    }
+    fn jump(b: usize) -> MInst {
+        MInst::Jump { target: Block::new(b) }
+    }
+    fn condbr(taken: usize, not_taken: usize) -> MInst {
+        MInst::CondBr { cc: Cond::Ne, taken: Block::new(taken), not_taken: Block::new(not_taken) }
+    }
+    fn ret() -> MInst {
+        MInst::Ret { val: None }
+    }
+
+    /// A function of the given blocks (block `i` has label `i`; entry first).
+    fn func(blocks: Vec<Vec<MInst>>, slots: u32) -> PFunction {
+        PFunction {
+            sym: "f".into(),
+            blocks: blocks
+                .into_iter()
+                .enumerate()
+                .map(|(i, insts)| (Block::new(i), PBlock { insts, origin: BlockOrigin::Entry }))
+                .collect(),
+            frame: FrameRequest::default(),
+            num_spill_slots: slots,
+        }
+    }
+
+    fn after(blocks: Vec<Vec<MInst>>, slots: u32) -> (Vec<Vec<MInst>>, usize) {
+        let mut pf = func(blocks, slots);
+        let n = run(&mut pf);
+        (pf.blocks.into_iter().map(|(_, b)| b.insts).collect(), n)
+    }
+
+    #[test]
+    fn store_back_on_a_loop_edge_goes() {
+        // The brainfuck pattern: reload in the loop, store back on the latch edge.
+        let (out, n) = after(
+            vec![
+                vec![str_(1, 0), jump(1)],
+                vec![ldr(1, 0), MInst::Cmp { op: CmpOp::Cmp, rn: r(1), op2: Op2::Imm(0) }, condbr(2, 3)],
+                vec![str_(1, 0), jump(1)],
+                vec![ret()],
+            ],
+            1,
+        );
+        // Slot 0 equals r1 on both edges into block 1, so its reload goes; the store back
+        // in block 2 goes too.
+        assert_eq!(out[1][0], MInst::Cmp { op: CmpOp::Cmp, rn: r(1), op2: Op2::Imm(0) });
+        assert_eq!(out[2], vec![jump(1)]);
+        assert_eq!(n, 2);
+    }
+
+    #[test]
+    fn a_redefinition_in_one_predecessor_keeps_the_reload() {
+        let blocks = vec![
+            vec![str_(1, 0), condbr(1, 2)],
+            vec![add1(1), jump(3)],
+            vec![jump(3)],
+            vec![ldr(1, 0), str_(1, 0), ret()],
+        ];
+        let (out, n) = after(blocks, 1);
+        // Block 3's reload is needed (r1 changed on the path through block 1); the store
+        // after it is redundant.
+        assert_eq!(out[3], vec![ldr(1, 0), ret()]);
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn a_loop_that_redefines_the_register_keeps_the_reload() {
+        // The back edge brings r1 + 1: the fact from the entry does not survive the meet.
+        let blocks = vec![vec![str_(1, 0), jump(1)], vec![ldr(1, 0), add1(1), condbr(1, 2)], vec![ret()]];
+        let (out, n) = after(blocks.clone(), 1);
+        assert_eq!(out, blocks);
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn calls_clobber_caller_saved_registers_only() {
+        let call = MInst::Call {
+            sym: "getint".into(),
+            uses: SmallVec::new(),
+            defs: SmallVec::new(),
+            clobbers: regs::call_clobbers(),
+        };
+        let (out, _) = after(vec![vec![str_(1, 0), str_(4, 1), call.clone(), ldr(1, 0), ldr(4, 1), ret()]], 2);
+        assert_eq!(out[0], vec![str_(1, 0), str_(4, 1), call, ldr(1, 0), ret()]);
+    }
+
+    #[test]
+    fn another_store_to_the_slot_ends_the_fact() {
+        let (out, _) = after(vec![vec![str_(1, 0), str_(2, 0), ldr(1, 0), ldr(2, 0), ret()]], 1);
+        assert_eq!(out[0], vec![str_(1, 0), str_(2, 0), MInst::Mov { rd: r(1), op2: Op2::Reg(r(2)) }, ret()]);
+    }
+
+    #[test]
+    fn a_reload_from_another_holder_becomes_a_move_and_keeps_both_facts() {
+        let (out, n) = after(vec![vec![ldr(1, 0), ldr(2, 0), str_(2, 0), str_(1, 0), ret()]], 1);
+        assert_eq!(out[0], vec![ldr(1, 0), MInst::Mov { rd: r(2), op2: Op2::Reg(r(1)) }, ret()]);
+        assert_eq!(n, 3);
+        // VFP reloads are tracked the same way, per register class.
+        let vldr = |sd: u8| MInst::Vldr { sd: s(sd), addr: slot(0) };
+        let (out, _) = after(vec![vec![vldr(3), vldr(5), vldr(3), ret()]], 1);
+        assert_eq!(out[0], vec![vldr(3), MInst::VMov { sd: s(5), sm: s(3) }, ret()]);
+    }
+
+    #[test]
+    fn other_slots_and_other_frame_objects_are_independent() {
+        let alloca = Addr::Frame { obj: FrameObj::Alloca(0), off: 0 };
+        let through_reg = Addr::Imm { base: r(3), off: 0 };
+        let blocks = vec![vec![
+            str_(1, 0),
+            str_(2, 1),
+            MInst::Str { rs: r(5), addr: alloca },
+            MInst::Str { rs: r(6), addr: through_reg },
+            ldr(1, 0),
+            ldr(2, 1),
+            MInst::Ldr { rd: r(7), addr: alloca },
+            ret(),
+        ]];
+        let (out, n) = after(blocks, 2);
+        assert_eq!(n, 2);
+        assert_eq!(out[0].len(), 6);
+        assert!(out[0].contains(&MInst::Ldr { rd: r(7), addr: alloca }));
+    }
+
+    #[test]
+    fn temporaries_and_tied_definitions_end_facts() {
+        let memzero = MInst::MemZeroLoop { base: r(0), words: 64, ptr: r(1), count: Some(r(2)), zero: r(3) };
+        let movcond = MInst::MovCond { cc: Cond::Eq, rd: r(4), rn: r(4), op2: Op2::Imm(1) };
+        let blocks = vec![vec![
+            str_(1, 0),
+            str_(2, 1),
+            str_(4, 2),
+            memzero,
+            movcond,
+            ldr(1, 0),
+            ldr(2, 1),
+            ldr(4, 2),
+            ret(),
+        ]];
+        let (out, n) = after(blocks.clone(), 3);
+        assert_eq!((out[0].clone(), n), (blocks[0].clone(), 0));
+    }
+
+    #[test]
+    fn unusual_spill_accesses_forget_everything() {
+        let wide = MInst::VStrF64 { src: s(0), addr: slot(1) };
+        let (out, n) = after(vec![vec![str_(1, 0), wide.clone(), ldr(1, 0), ret()]], 2);
+        assert_eq!((out[0].clone(), n), (vec![str_(1, 0), wide, ldr(1, 0), ret()], 0));
+    }
+
+    #[test]
+    fn unreachable_blocks_and_the_entry_get_nothing_for_free() {
+        // Block 1 loops back into the entry: the entry's reload must stay.
+        let blocks = vec![vec![ldr(1, 0), condbr(1, 2)], vec![str_(1, 0), jump(0)], vec![ret()], vec![ldr(1, 0), ret()]];
+        let (out, n) = after(blocks.clone(), 1);
+        // Block 1's store is redundant (r1 was just loaded from the slot); nothing else goes.
+        assert_eq!(out[0], blocks[0]);
+        assert_eq!(out[1], vec![jump(0)]);
+        assert_eq!(out[3], blocks[3]);
+        assert_eq!(n, 1);
+    }
+}
