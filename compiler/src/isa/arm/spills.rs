@@ -53,6 +53,7 @@ use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 use super::mir::{Addr, FrameObj, MInst, Op2, PFunction, Reg};
+use crate::analysis::dataflow::graph::reverse_postorder;
 
 /// Registers known to hold each spill slot's value, indexed by slot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -153,9 +154,9 @@ fn transfer(inst: &MInst, facts: &mut Facts) -> Action {
 }
 
 /// Successor positions (in `pf.blocks`) of the block at position `i`.
-fn successors(pf: &PFunction, index: &FxHashMap<Block, usize>, i: usize) -> SmallVec<[usize; 2]> {
+fn successors(pf: &PFunction, index: &FxHashMap<Block, u32>, i: usize) -> SmallVec<[u32; 2]> {
     let insts = &pf.blocks[i].1.insts;
-    let mut out: SmallVec<[usize; 2]> = SmallVec::new();
+    let mut out: SmallVec<[u32; 2]> = SmallVec::new();
     let mut falls_through = true;
     match insts.last() {
         Some(MInst::Jump { target }) => {
@@ -172,32 +173,9 @@ fn successors(pf: &PFunction, index: &FxHashMap<Block, usize>, i: usize) -> Smal
         _ => {}
     }
     if falls_through && i + 1 < pf.blocks.len() {
-        out.push(i + 1);
+        out.push(i as u32 + 1);
     }
     out
-}
-
-/// Block positions in reverse post-order from the entry (position 0); unreachable blocks
-/// are left out.
-fn reverse_post_order(succs: &[SmallVec<[usize; 2]>]) -> Vec<usize> {
-    let mut seen = vec![false; succs.len()];
-    let mut post = Vec::with_capacity(succs.len());
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    seen[0] = true;
-    while let Some(&mut (b, ref mut next)) = stack.last_mut() {
-        if let Some(&s) = succs[b].get(*next) {
-            *next += 1;
-            if !seen[s] {
-                seen[s] = true;
-                stack.push((s, 0));
-            }
-        } else {
-            post.push(b);
-            stack.pop();
-        }
-    }
-    post.reverse();
-    post
 }
 
 /// Runs the stage; returns how many instructions it deleted or turned into moves.
@@ -206,9 +184,10 @@ pub fn run(pf: &mut PFunction) -> usize {
     if slots == 0 || pf.blocks.is_empty() {
         return 0;
     }
-    let index: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i)).collect();
+    let index: FxHashMap<Block, u32> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i as u32)).collect();
     let succs: Vec<_> = (0..pf.blocks.len()).map(|i| successors(pf, &index, i)).collect();
-    let order = reverse_post_order(&succs);
+    // Blocks unreachable from the entry (position 0) are left out and left alone.
+    let order = reverse_postorder(&succs, 0);
 
     // `None`: no path from the entry has reached the block yet. The entry starts with
     // nothing known and stays so: a meet with it never adds a fact.
@@ -218,11 +197,12 @@ pub fn run(pf: &mut PFunction) -> usize {
     while changed {
         changed = false;
         for &b in &order {
-            let Some(mut facts) = inputs[b].clone() else { continue };
-            for inst in &pf.blocks[b].1.insts {
+            let Some(mut facts) = inputs[b as usize].clone() else { continue };
+            for inst in &pf.blocks[b as usize].1.insts {
                 transfer(inst, &mut facts);
             }
-            for &s in &succs[b] {
+            for &s in &succs[b as usize] {
+                let s = s as usize;
                 let merged = match &inputs[s] {
                     None => facts.clone(),
                     Some(old) => {
