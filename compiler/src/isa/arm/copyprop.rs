@@ -18,8 +18,7 @@
 //! backward data-flow over the blocks (calls kill their clobbers); a liveness that is
 //! slightly stale after earlier rewrites is only ever a superset, which keeps every rule safe.
 
-use regalloc2::{Block, PReg, PRegSet};
-use rustc_hash::FxHashMap;
+use regalloc2::{PReg, PRegSet};
 use smallvec::SmallVec;
 
 use super::mir::{MInst, Op2, OperandVisitor, PFunction, Reg};
@@ -153,16 +152,7 @@ fn is_simple(inst: &MInst) -> bool {
     )
 }
 
-fn successors(inst: Option<&MInst>) -> SmallVec<[Block; 2]> {
-    match inst {
-        Some(MInst::Jump { target }) => SmallVec::from_slice(&[*target]),
-        Some(MInst::CondBr { taken, not_taken, .. }) => SmallVec::from_slice(&[*taken, *not_taken]),
-        _ => SmallVec::new(),
-    }
-}
-
 fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
-    let index: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i)).collect();
     let n = pf.blocks.len();
     let summaries: Vec<(PRegSet, PRegSet)> = pf
         .blocks
@@ -178,11 +168,7 @@ fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
             (gen_, kill)
         })
         .collect();
-    let succs: Vec<SmallVec<[usize; 2]>> = pf
-        .blocks
-        .iter()
-        .map(|(_, b)| successors(b.insts.last()).iter().filter_map(|s| index.get(s).copied()).collect())
-        .collect();
+    let succs = pf.successor_positions();
     let mut live_in = vec![PRegSet::empty(); n];
     let mut live_out = vec![PRegSet::empty(); n];
     let mut changed = true;
@@ -191,7 +177,7 @@ fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
         for i in (0..n).rev() {
             let mut out = PRegSet::empty();
             for &s in &succs[i] {
-                out.union_from(live_in[s]);
+                out.union_from(live_in[s as usize]);
             }
             let (gen_, kill) = summaries[i];
             let inn = gen_ | (out & kill.invert());

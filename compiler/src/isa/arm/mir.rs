@@ -716,6 +716,41 @@ pub struct PFunction {
 }
 
 impl PFunction {
+    /// The successors of every block, as positions in [`PFunction::blocks`]: the targets of
+    /// its final `b`/`b<cc>`; a block ending otherwise than in `b`, `b<cc>` + `b` or a return
+    /// (a fall-through branch after layout) also reaches the next block.
+    pub fn successor_positions(&self) -> Vec<SmallVec<[u32; 2]>> {
+        let pos: rustc_hash::FxHashMap<Block, u32> =
+            self.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i as u32)).collect();
+        let at = |b: &Block| pos.get(b).copied();
+        (0..self.blocks.len())
+            .map(|i| {
+                let mut out: SmallVec<[u32; 2]> = SmallVec::new();
+                let falls_through = match self.blocks[i].1.insts.last() {
+                    Some(MInst::Jump { target }) => {
+                        out.extend(at(target));
+                        false
+                    }
+                    Some(MInst::CondBr { taken, not_taken, .. }) => {
+                        out.extend(at(taken));
+                        out.extend(at(not_taken));
+                        false
+                    }
+                    Some(MInst::BranchCond { target, .. }) => {
+                        out.extend(at(target));
+                        true
+                    }
+                    Some(MInst::Ret { .. }) => false,
+                    _ => true,
+                };
+                if falls_through && i + 1 < self.blocks.len() {
+                    out.push(i as u32 + 1);
+                }
+                out
+            })
+            .collect()
+    }
+
     /// Every physical register the code mentions (to decide what the prologue saves).
     pub fn mentioned_regs(&self) -> PRegSet {
         let mut set = PRegSet::empty();

@@ -44,13 +44,12 @@
 //!   `d16`–`d19`) are never allocated when they are used, so no fact can name them.
 //! * The stage runs on allocated code before block layout: blocks end in `b`, `b<cc>` + `b`
 //!   or a return. A block that does not (after `arm-branch-opt`) is treated as falling
-//!   through to the next block as well, which only adds edges and so stays safe.
+//!   through to the next block as well ([`PFunction::successor_positions`]), which only
+//!   adds edges and so stays safe.
 //! * Neither moves, loads nor stores touch the flags, so replacing a reload by a move never
 //!   disturbs a comparison and its branch.
 
-use regalloc2::{Block, PReg, PRegSet};
-use rustc_hash::FxHashMap;
-use smallvec::SmallVec;
+use regalloc2::{PReg, PRegSet};
 
 use super::mir::{Addr, FrameObj, MInst, Op2, PFunction, Reg};
 use crate::analysis::dataflow::graph::reverse_postorder;
@@ -153,39 +152,13 @@ fn transfer(inst: &MInst, facts: &mut Facts) -> Action {
     Action::Keep
 }
 
-/// Successor positions (in `pf.blocks`) of the block at position `i`.
-fn successors(pf: &PFunction, index: &FxHashMap<Block, u32>, i: usize) -> SmallVec<[u32; 2]> {
-    let insts = &pf.blocks[i].1.insts;
-    let mut out: SmallVec<[u32; 2]> = SmallVec::new();
-    let mut falls_through = true;
-    match insts.last() {
-        Some(MInst::Jump { target }) => {
-            out.extend(index.get(target).copied());
-            falls_through = false;
-        }
-        Some(MInst::CondBr { taken, not_taken, .. }) => {
-            out.extend(index.get(taken).copied());
-            out.extend(index.get(not_taken).copied());
-            falls_through = false;
-        }
-        Some(MInst::BranchCond { target, .. }) => out.extend(index.get(target).copied()),
-        Some(MInst::Ret { .. }) => falls_through = false,
-        _ => {}
-    }
-    if falls_through && i + 1 < pf.blocks.len() {
-        out.push(i as u32 + 1);
-    }
-    out
-}
-
 /// Runs the stage; returns how many instructions it deleted or turned into moves.
 pub fn run(pf: &mut PFunction) -> usize {
     let slots = pf.num_spill_slots as usize;
     if slots == 0 || pf.blocks.is_empty() {
         return 0;
     }
-    let index: FxHashMap<Block, u32> = pf.blocks.iter().enumerate().map(|(i, (b, _))| (*b, i as u32)).collect();
-    let succs: Vec<_> = (0..pf.blocks.len()).map(|i| successors(pf, &index, i)).collect();
+    let succs = pf.successor_positions();
     // Blocks unreachable from the entry (position 0) are left out and left alone.
     let order = reverse_postorder(&succs, 0);
 
@@ -247,6 +220,8 @@ mod tests {
     use super::*;
     use crate::isa::arm::mir::{AluOp, BlockOrigin, CmpOp, Cond, FrameRequest, PBlock};
     use crate::isa::arm::regs::{self, gpr, spr};
+    use regalloc2::Block;
+    use smallvec::SmallVec;
 
     fn slot(n: u32) -> Addr {
         Addr::Frame { obj: FrameObj::Spill(n), off: 0 }
