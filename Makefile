@@ -29,15 +29,15 @@ fuzz-smoke: deps
 # The functional suite through every engine (needs the competition suites, $$SYSY_TESTS).
 SYSY_TESTS ?= ../shared/sysy-tests
 conform: build
-	for e in ref "ir --opt 0" "ir --opt 2" "qemu --opt 0" "qemu --opt 2"; do \
+	for e in ref "ir -O0" "ir -O2" "qemu -O0" "qemu -O2"; do \
 		./target/release/harness conform $(SYSY_TESTS)/functional --engine $$e --jobs $(JOBS) | tail -n 1 || exit 1; \
 	done
 # The performance suite with sysyc -O0 and -O2 against gcc -O2 (cost plugin counts), into
 # results/bench/. The tables are written even when a case fails (then the command fails too).
 PERF_SUITE ?= $(SYSY_TESTS)/performance
 bench: build
-	-./target/release/harness bench $(PERF_SUITE) --opt O0 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O0.csv
-	./target/release/harness bench $(PERF_SUITE) --opt O2 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O2.csv
+	-./target/release/harness bench $(PERF_SUITE) -O0 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O0.csv
+	./target/release/harness bench $(PERF_SUITE) -O2 --vs-gcc --jobs $(JOBS) --out results/bench/performance-O2.csv
 
 # Per-pass speedup report over corpus/bench (SUITE=DIR for another suite), into
 # results/speedup/<date>/.

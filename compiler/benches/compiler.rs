@@ -19,7 +19,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use sysyc::driver::{self, CompileOptions};
+use sysyc::config::Config;
+use sysyc::driver;
 use sysyc::frontend;
 use sysyc::ir::Module;
 use sysyc::ir::interp::InterpConfig;
@@ -60,14 +61,14 @@ fn corpus() -> Vec<Program> {
 
 /// The competition's performance suite, when present (otherwise its benchmarks are skipped).
 fn performance_suite() -> Vec<Program> {
-    sysyc::toolchain::sysy_tests_dir()
+    sysyc::suites::sysy_tests_dir()
         .map(|dir| programs_in(&dir.join("performance")))
         .unwrap_or_default()
 }
 
 /// Programs the whole pipeline accepts, with their `-O0` and `-O2` modules.
 fn compiled(programs: &[Program]) -> Vec<(&Program, Module, Module)> {
-    let o2 = CompileOptions::level(OptLevel::O2);
+    let o2 = Config::level(OptLevel::O2);
     programs
         .iter()
         .filter_map(|p| {
@@ -95,7 +96,7 @@ fn frontend_group(c: &mut Criterion, label: &str, programs: &[Program]) {
 fn optimise_group(c: &mut Criterion, label: &str, programs: &[Program]) {
     let accepted = compiled(programs);
     let functions: u64 = accepted.iter().map(|(_, o0, _)| o0.funcs().count() as u64).sum();
-    let options = CompileOptions::level(OptLevel::O2);
+    let options = Config::level(OptLevel::O2);
     let mut group = c.benchmark_group("lower+O2");
     group.throughput(Throughput::Elements(functions));
     group.bench_function(label, |b| {

@@ -2,15 +2,15 @@
 //! them: steps (IR instructions executed), CPU seconds of the run alone (best of three) and
 //! steps per second, and whether the result matches `NAME.out` when there is one.
 //!
-//! `cargo run --release -p sysyc --example ir_run_speed -- [-O0|-O1|-O2] FILE.sy...`
+//! `cargo run --release -p sysyc --example ir_run_speed -- [-O0|-O1|-O2|--passes=...] FILE.sy...`
 //! (stdin of each program: `FILE.in` next to it, if present).
 
 use std::path::Path;
 use std::time::Instant;
 
-use sysyc::driver::{self, CompileOptions};
+use sysyc::config::Config;
+use sysyc::driver;
 use sysyc::ir::interp::{InterpConfig, Program};
-use sysyc::passes::OptLevel;
 
 /// CPU time of this thread in seconds (Linux `schedstat`), else wall-clock time.
 fn cpu_seconds(wall: Instant) -> f64 {
@@ -21,14 +21,10 @@ fn cpu_seconds(wall: Instant) -> f64 {
 }
 
 fn main() {
-    let mut level = OptLevel::O2;
-    let mut files = Vec::new();
-    for arg in std::env::args().skip(1) {
-        match OptLevel::parse(&arg).filter(|_| arg.starts_with("-O")) {
-            Some(l) => level = l,
-            None => files.push(arg),
-        }
-    }
+    // Options (`-O2`, `--passes=...`, any `sysyc` configuration option) and files.
+    let (options, files): (Vec<String>, Vec<String>) = std::env::args().skip(1).partition(|a| a.starts_with('-'));
+    let compile: Config = if options.is_empty() { "-O2".parse() } else { options.join(" ").parse() }
+        .unwrap_or_else(|e| panic!("bad options: {e}"));
     for file in files {
         let path = Path::new(&file);
         let source = match std::fs::read(path) {
@@ -40,7 +36,7 @@ fn main() {
         };
         let stdin = std::fs::read(path.with_extension("in")).unwrap_or_default();
         let expected = std::fs::read(path.with_extension("out")).ok();
-        let module = match driver::compile_ir(&file, &source, &CompileOptions::level(level)) {
+        let module = match driver::compile_ir(&file, &source, &compile) {
             Ok((module, _)) => module,
             Err(e) => {
                 eprintln!("{e}");
@@ -71,9 +67,8 @@ fn main() {
             (None, _) => "no .out",
         };
         println!(
-            "{} -{}: {} steps, {best:.3} s CPU, {:.1} M steps/s, {verdict}",
+            "{} {compile}: {} steps, {best:.3} s CPU, {:.1} M steps/s, {verdict}",
             path.file_name().map_or(file.clone(), |n| n.to_string_lossy().into_owned()),
-            level.name(),
             r.outcome.steps,
             r.outcome.steps as f64 / best / 1e6
         );

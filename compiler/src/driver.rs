@@ -1,70 +1,32 @@
-//! The compiler as a library: source text → optimised IR, and running that IR.
+//! The compiler as a library: source text → optimised IR → assembly, and running that IR.
 //!
-//! The command-line tool (`main.rs`) and the harness use the same entry points, so an
-//! in-process run is exactly what `sysyc` does:
-//! * [`compile_ir`] — front end, lowering ([`crate::lower`]) and the pass pipeline of
-//!   [`CompileOptions`]; returns the optimised [`Module`] and the [`PipelineReport`];
+//! The command-line tool (`main.rs`) and the harness use the same entry points, all driven by
+//! one [`Config`], so an in-process run is exactly what `sysyc` does:
+//! * [`compile_ir`] — front end, lowering ([`crate::lower`]) and the pass pipeline of the
+//!   configuration; returns the optimised [`Module`] and the [`PipelineReport`];
 //! * [`compile_ir_observed`] — the same with an observer called after every pass (what
 //!   `--print-after-all` and per-pass oracles use);
+//! * [`optimise`] — the pipeline alone, on a module already lowered;
+//! * [`select`] — the ARM back end: optimised IR → assembly text;
+//! * [`compile_asm`] — all of the above;
+//! * [`build_executable`] — assembles and links assembly with the runtime library into a
+//!   static ARM executable (needs the cross toolchain, see [`crate::runtime::library`]);
 //! * [`interpret`] — runs a module in the IR interpreter;
 //! * [`interpret_with_time_limit`] — the same under a wall-clock limit (what an in-process
 //!   test engine needs).
-//!
-//! * [`compile_asm`] — all of the above plus the ARM back end: assembly text;
-//! * [`build_executable`] — assembles and links assembly with the runtime library into a
-//!   static ARM executable (needs the cross toolchain, see [`crate::toolchain`]).
 
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use crate::faults::FaultSet;
+pub use crate::config::Config;
 use crate::frontend::{self, FrontendError};
 use crate::ir::Module;
-use crate::isa::arm::{self, BackendError, BackendOptions};
+use crate::isa::arm::{self, BackendError};
 use crate::ir::interp::{self, InterpConfig, InterpError, InterpResult};
 use crate::lower;
-use crate::passes::manager::Observer;
-use crate::passes::{self, OptLevel, PassInfo, PassManager, PipelineError, PipelineOptions, PipelineReport};
+use crate::passes::manager::{self, Observer};
+use crate::passes::{PipelineError, PipelineReport};
 use crate::runtime::TrapKind;
-
-/// How to compile.
-#[derive(Clone, Debug, Default)]
-pub struct CompileOptions {
-    /// The exact pass pipeline (empty: no optimisation, as `-O0`).
-    pub pipeline: Vec<&'static PassInfo>,
-    /// Verify the lowered IR and the IR after every pass.
-    pub verify_each: bool,
-    /// Opt-bisect: run only the first N (pass, function) steps.
-    pub opt_bisect_limit: Option<u64>,
-    /// Record every opt-bisect step in [`PipelineReport::bisect_log`] (run or skipped).
-    pub log_steps: bool,
-    /// Fault injection (only non-empty in builds with the `fault-injection` feature).
-    pub faults: FaultSet,
-    /// Which optional back-end stages run (all by default).
-    pub backend: BackendOptions,
-}
-
-impl CompileOptions {
-    /// The pipeline of an optimisation level, nothing else enabled.
-    pub fn level(level: OptLevel) -> CompileOptions {
-        CompileOptions { pipeline: level.pipeline(), ..CompileOptions::default() }
-    }
-
-    /// An explicit comma-separated pipeline (`"mem2reg,dce"`); unknown names are an error that
-    /// lists the valid ones.
-    pub fn passes(spec: &str) -> Result<CompileOptions, String> {
-        Ok(CompileOptions { pipeline: passes::parse_pipeline(spec)?, ..CompileOptions::default() })
-    }
-
-    fn pipeline_options(&self) -> PipelineOptions {
-        PipelineOptions {
-            verify_each: self.verify_each,
-            opt_bisect_limit: self.opt_bisect_limit,
-            log_steps: self.log_steps || self.opt_bisect_limit.is_some(),
-            faults: self.faults.clone(),
-        }
-    }
-}
 
 /// Why compilation failed.
 #[derive(Debug)]
@@ -108,12 +70,8 @@ pub fn lower_source(source_name: &str, source: &str) -> Result<Module, FrontendE
 }
 
 /// Source → optimised IR. See the module documentation.
-pub fn compile_ir(
-    source_name: &str,
-    source: &str,
-    options: &CompileOptions,
-) -> Result<(Module, PipelineReport), CompileError> {
-    compile_ir_observed(source_name, source, options, None)
+pub fn compile_ir(source_name: &str, source: &str, config: &Config) -> Result<(Module, PipelineReport), CompileError> {
+    compile_ir_observed(source_name, source, config, None)
 }
 
 /// [`compile_ir`] with an observer called after every pass with its pipeline position, the
@@ -121,46 +79,35 @@ pub fn compile_ir(
 pub fn compile_ir_observed(
     source_name: &str,
     source: &str,
-    options: &CompileOptions,
+    config: &Config,
     observer: Option<&mut Observer<'_>>,
 ) -> Result<(Module, PipelineReport), CompileError> {
     let mut module = lower_source(source_name, source).map_err(CompileError::Frontend)?;
-    let report = optimise(&mut module, options, observer).map_err(CompileError::Pipeline)?;
+    let report = optimise(&mut module, config, observer).map_err(CompileError::Pipeline)?;
     Ok((module, report))
 }
 
 /// Source → ARM assembly text, with the optimised module and the pipeline report.
-pub fn compile_asm(
-    source_name: &str,
-    source: &str,
-    options: &CompileOptions,
-) -> Result<(String, Module, PipelineReport), CompileError> {
-    let (module, report) = compile_ir(source_name, source, options)?;
-    // Injected faults reach the back end too, whichever of the two option sets names them.
-    let asm = if options.backend.faults.is_empty() && !options.faults.is_empty() {
-        let mut backend = options.backend.clone();
-        backend.faults = options.faults.clone();
-        arm::compile_module(&module, &backend)
-    } else {
-        arm::compile_module(&module, &options.backend)
-    }
-    .map_err(CompileError::Backend)?;
+pub fn compile_asm(source_name: &str, source: &str, config: &Config) -> Result<(String, Module, PipelineReport), CompileError> {
+    let (module, report) = compile_ir(source_name, source, config)?;
+    let asm = select(&module, config).map_err(CompileError::Backend)?;
     Ok((asm, module, report))
+}
+
+/// The ARM back end with the stages (and faults) of `config`: optimised IR → assembly text.
+pub fn select(module: &Module, config: &Config) -> Result<String, BackendError> {
+    arm::compile_module(module, &config.backend_options())
 }
 
 /// Assembles and links assembly text with the runtime library into the static executable
 /// `out`.
 pub fn build_executable(asm: &str, out: &std::path::Path) -> Result<(), CompileError> {
-    crate::toolchain::link_executable(crate::toolchain::Source::Text(asm), out).map_err(CompileError::Toolchain)
+    crate::runtime::library::link_executable(crate::toolchain::Source::Text(asm), out).map_err(CompileError::Toolchain)
 }
 
-/// Runs the pipeline of `options` over a module.
-pub fn optimise(
-    module: &mut Module,
-    options: &CompileOptions,
-    observer: Option<&mut Observer<'_>>,
-) -> Result<PipelineReport, PipelineError> {
-    PassManager::new(options.pipeline.clone()).run(module, &options.pipeline_options(), observer)
+/// Runs the IR pipeline of `config` over a module.
+pub fn optimise(module: &mut Module, config: &Config, observer: Option<&mut Observer<'_>>) -> Result<PipelineReport, PipelineError> {
+    manager::run(module, config, observer)
 }
 
 /// Runs `module` in the IR interpreter with `stdin` as standard input.
@@ -239,7 +186,7 @@ mod tests {
     use super::*;
 
     fn program(src: &str) -> interp::Program {
-        let (module, _) = compile_ir("t.sy", src, &CompileOptions::level(OptLevel::O2)).expect("compiles");
+        let (module, _) = compile_ir("t.sy", src, &Config::level(crate::passes::OptLevel::O2)).expect("compiles");
         interp::Program::new(&module).expect("runnable")
     }
 

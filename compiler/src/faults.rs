@@ -24,6 +24,10 @@ pub const FAULTS: &[(&str, &str)] = &[
         ARM_POW2_DIV_NO_BIAS,
         "arm-const-div: division by 4, 8, 16, ... forgets the bias that rounds negative dividends toward zero",
     ),
+    (
+        ARM_COPY_PROP_CALL_CLOBBER,
+        "arm-copy-prop: forwarding a copy's source to later reads ignores a call in between that clobbers the source register",
+    ),
 ];
 
 /// Name of the constant-folding fault (see [`FAULTS`]).
@@ -36,8 +40,12 @@ pub const CONSTFOLD_SREM_ABORT: &str = "constfold-srem-abort";
 /// Name of the back-end division fault (see [`FAULTS`]).
 pub const ARM_POW2_DIV_NO_BIAS: &str = "arm-pow2-div-no-bias";
 
+/// Name of the post-allocation copy-propagation fault (see [`FAULTS`]): the machine-code
+/// verifier must name `arm-copy-prop` as the stage that broke the code.
+pub const ARM_COPY_PROP_CALL_CLOBBER: &str = "arm-copy-prop-call-clobber";
+
 /// The set of faults enabled for one compilation.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FaultSet {
     enabled: Vec<String>,
 }

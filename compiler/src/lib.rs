@@ -7,6 +7,7 @@
 //! [`faults`] the fault-injection switches used to test the harness.
 
 pub mod analysis;
+pub mod config;
 pub mod driver;
 pub mod faults;
 pub mod frontend;
@@ -15,6 +16,7 @@ pub mod isa;
 pub mod lower;
 pub mod passes;
 pub mod runtime;
+pub mod suites;
 pub mod toolchain;
 #[cfg(test)]
 mod test_rng;

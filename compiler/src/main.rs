@@ -11,11 +11,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use sysyc::driver::{self, CompileError, CompileOptions};
-use sysyc::faults::FaultSet;
+use sysyc::config::{Config, ConfigArgs};
+use sysyc::driver::{self, CompileError};
 use sysyc::ir::interp::InterpConfig;
 use sysyc::ir::print_module;
-use sysyc::isa::arm::BackendOptions;
 use sysyc::passes::{self, OptLevel, PassInfo};
 
 /// Exit status of a run of the interpreted program that trapped.
@@ -27,13 +26,9 @@ struct Cli {
     /// The SysY source file.
     file: Option<PathBuf>,
 
-    /// Optimisation level: -O0 (no passes, the default), -O1, -O2.
-    #[arg(short = 'O', value_name = "LEVEL", value_parser = ["0", "1", "2"])]
-    opt_level: Option<String>,
-
-    /// Run exactly these passes, in order (comma-separated), instead of a level's pipeline.
-    #[arg(long, value_name = "PASS,...", conflicts_with = "opt_level")]
-    passes: Option<String>,
+    /// The pipeline, back-end stages and faults (-O0 when neither -O nor --passes is given).
+    #[command(flatten)]
+    config: ConfigArgs,
 
     /// List every registered pass (name and description) and exit.
     #[arg(long)]
@@ -51,16 +46,12 @@ struct Cli {
     #[arg(short = 'S')]
     assembly: bool,
 
-    /// Optional back-end stages to run: `all` (default), `none`, or a comma-separated list of
-    /// stage names (see --list-passes).
-    #[arg(long, value_name = "all|none|STAGE,...")]
-    backend_stages: Option<String>,
-
     /// Print the IR after every pass to stderr.
     #[arg(long)]
     print_after_all: bool,
 
-    /// Run the IR verifier after lowering and after every pass.
+    /// Run the IR verifier after lowering and after every pass, and the machine-code verifier
+    /// after register allocation and every back-end stage.
     #[arg(long)]
     verify_each: bool,
 
@@ -79,10 +70,6 @@ struct Cli {
     /// With --interpret: print dynamic instruction counts per class to stderr.
     #[arg(long, requires = "interpret")]
     cost: bool,
-
-    /// Enable named miscompilations (builds with the `fault-injection` feature only).
-    #[arg(long, value_name = "NAME,...", hide = !cfg!(feature = "fault-injection"))]
-    fault: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -113,7 +100,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     let Some(path) = &cli.file else {
         return Err(Failure::User("sysyc: no input file (see --help)".into()));
     };
-    let options = compile_options(cli)?;
+    let config = compile_config(cli)?;
     let bytes =
         std::fs::read(path).map_err(|e| Failure::User(format!("sysyc: cannot read {}: {e}", path.display())))?;
     let source = sysyc::frontend::source_from_bytes(&bytes);
@@ -125,13 +112,13 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     };
     let observer: Option<&mut sysyc::passes::manager::Observer<'_>> =
         if cli.print_after_all { Some(&mut print_after) } else { None };
-    let result = driver::compile_ir_observed(&name, &source, &options, observer);
+    let result = driver::compile_ir_observed(&name, &source, &config, observer);
     let (module, report) = match result {
         Ok(r) => r,
         Err(e @ CompileError::Frontend(_)) => return Err(Failure::User(e.to_string())),
         Err(e) => return Err(Failure::Internal(e.to_string())),
     };
-    if options.opt_bisect_limit.is_some() {
+    if config.opt_bisect_limit.is_some() {
         eprint!("{}", driver::bisect_log_text(&report));
     }
     if cli.stats {
@@ -149,8 +136,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
         return interpret(&module, cli.cost);
     }
     if cli.assembly || (cli.output.is_some() && !cli.emit_ir) {
-        let asm = sysyc::isa::arm::compile_module(&module, &options.backend)
-            .map_err(|e| Failure::Internal(CompileError::Backend(e).to_string()))?;
+        let asm = driver::select(&module, &config).map_err(|e| Failure::Internal(CompileError::Backend(e).to_string()))?;
         match (&cli.output, cli.assembly) {
             (Some(out), true) => std::fs::write(out, asm)
                 .map_err(|e| Failure::User(format!("sysyc: cannot write {}: {e}", out.display())))?,
@@ -167,24 +153,11 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn compile_options(cli: &Cli) -> Result<CompileOptions, Failure> {
-    let mut options = match (&cli.passes, &cli.opt_level) {
-        (Some(spec), _) => CompileOptions::passes(spec).map_err(|e| Failure::User(format!("sysyc: {e}")))?,
-        (None, level) => {
-            let level = level.as_deref().and_then(OptLevel::parse).unwrap_or(OptLevel::O0);
-            CompileOptions::level(level)
-        }
-    };
-    options.verify_each = cli.verify_each;
-    options.opt_bisect_limit = cli.opt_bisect_limit;
-    if let Some(spec) = &cli.backend_stages {
-        options.backend = backend_options(spec).map_err(|e| Failure::User(format!("sysyc: --backend-stages: {e}")))?;
-    }
-    if let Some(names) = &cli.fault {
-        options.faults = FaultSet::parse(names).map_err(|e| Failure::User(format!("sysyc: --fault: {e}")))?;
-        options.backend.faults = options.faults.clone();
-    }
-    Ok(options)
+fn compile_config(cli: &Cli) -> Result<Config, Failure> {
+    let mut config = cli.config.config(OptLevel::O0).map_err(|e| Failure::User(format!("sysyc: {e}")))?;
+    config.verify_each = cli.verify_each;
+    config.opt_bisect_limit = cli.opt_bisect_limit;
+    Ok(config)
 }
 
 fn interpret(module: &sysyc::ir::Module, cost: bool) -> Result<ExitCode, Failure> {
@@ -208,27 +181,15 @@ fn interpret(module: &sysyc::ir::Module, cost: bool) -> Result<ExitCode, Failure
     }
 }
 
-/// `--backend-stages`: `all`, `none`, or the exact list of optional stages to run.
-fn backend_options(spec: &str) -> Result<BackendOptions, String> {
-    match spec.trim() {
-        "all" => Ok(BackendOptions::all()),
-        "none" | "" => Ok(BackendOptions::mandatory_only()),
-        list => {
-            let mut options = BackendOptions::mandatory_only();
-            for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                options.set(name, true).map_err(|e| e.to_string())?;
-            }
-            Ok(options)
-        }
-    }
-}
-
-/// `--list-passes`: one pass per line, its name padded, then its description; IR passes
-/// first, then the optional back-end stages.
+/// `--list-passes`: one registry entry per line, its name padded, then its description; IR
+/// passes first, then the optional back-end stages.
 fn list_passes(registry: &[PassInfo]) -> String {
-    let stages = sysyc::isa::arm::backend_stages();
-    let width = registry.iter().map(|p| p.name.len()).chain(stages.iter().map(|(n, _)| n.len())).max().unwrap_or(0);
-    let ir = registry.iter().map(|p| format!("{:<width$}  {}\n", p.name, p.description));
-    let backend = stages.iter().map(|(n, d)| format!("{n:<width$}  (back end) {d}\n"));
-    ir.chain(backend).collect()
+    let width = registry.iter().map(|p| p.name.len()).max().unwrap_or(0);
+    registry
+        .iter()
+        .map(|p| {
+            let kind = if p.is_backend() { "(back end) " } else { "" };
+            format!("{:<width$}  {kind}{}\n", p.name, p.description)
+        })
+        .collect()
 }

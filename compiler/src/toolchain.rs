@@ -1,5 +1,6 @@
-//! The ARM cross toolchain: finding `arm-linux-gnueabihf-gcc` and driving it to assemble and
-//! link the compiler's output (and C translations of SysY programs) with the runtime library.
+//! The ARM cross toolchain: finding `arm-linux-gnueabihf-gcc` and running it (and any other
+//! tool) with stable messages. Linking programs with the runtime library is
+//! [`crate::runtime::library`]'s business.
 //!
 //! Every tool is run directly (through `duct`, never a shell) with `LC_ALL=C`, so messages are
 //! stable. A tool that fails is reported with the exact command line and everything it wrote
@@ -15,7 +16,6 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::runtime::native;
 
 /// Environment variable naming the cross gcc to use instead of [`DEFAULT_GCC`].
 pub const GCC_ENV: &str = "SYSYC_ARM_GCC";
@@ -90,67 +90,9 @@ pub fn arm_gcc() -> Result<PathBuf, ToolchainError> {
     })
 }
 
-/// Assembles `asm` (ARM assembly for the target) and links it statically with the runtime
-/// library into the executable `out`:
-/// `arm-linux-gnueabihf-gcc -static <TARGET_FLAGS> asm.s sysy_rt.o -o out`.
-pub fn link_executable(asm: Source<'_>, out: &Path) -> Result<(), ToolchainError> {
-    let gcc = arm_gcc()?;
-    let runtime = native::runtime_object()?;
-    let mut args: Vec<OsString> = vec!["-static".into()];
-    args.extend(TARGET_FLAGS.iter().map(OsString::from));
-    push_source(&mut args, asm, "assembler");
-    args.push(runtime.into());
-    args.push("-o".into());
-    args.push(out.into());
-    run_tool(&gcc, &args, stdin_of(asm))?;
-    Ok(())
-}
-
-/// Compiles a C program (a C translation of a SysY program) with gcc and links it statically
-/// with the runtime library into `out`. `opt_flags` chooses the optimisation (`["-O0"]`,
-/// `["-O2"]`, ...); [`SYSY_C_FLAGS`] and [`TARGET_FLAGS`] are always added, and the runtime
-/// header is force-included (`-include sysy_rt.h`), so the program needs no declarations of
-/// `getint`, `putf`, `starttime()` and the rest (an explicit `#include "sysy_rt.h"` works too).
-pub fn compile_c(c: Source<'_>, out: &Path, opt_flags: &[&str]) -> Result<(), ToolchainError> {
-    let gcc = arm_gcc()?;
-    let runtime = native::native_runtime()?;
-    let mut args: Vec<OsString> = opt_flags.iter().map(OsString::from).collect();
-    args.extend(SYSY_C_FLAGS.iter().map(OsString::from));
-    args.extend(TARGET_FLAGS.iter().map(OsString::from));
-    args.push("-static".into());
-    args.push("-I".into());
-    args.push(runtime.dir.into());
-    args.push("-include".into());
-    args.push(runtime.header.into());
-    push_source(&mut args, c, "c");
-    args.push(runtime.object.into());
-    args.push("-o".into());
-    args.push(out.into());
-    run_tool(&gcc, &args, stdin_of(c))?;
-    Ok(())
-}
-
-/// Adds the source operand: the file, or `-x <language> -` (stdin) followed by `-x none` so
-/// that later operands are again recognised by their extension.
-fn push_source(args: &mut Vec<OsString>, source: Source<'_>, language: &str) {
-    match source {
-        Source::Path(p) => args.push(p.into()),
-        Source::Text(_) => {
-            args.extend(["-x", language, "-", "-x", "none"].map(OsString::from));
-        }
-    }
-}
-
-fn stdin_of(source: Source<'_>) -> Option<&[u8]> {
-    match source {
-        Source::Path(_) => None,
-        Source::Text(t) => Some(t.as_bytes()),
-    }
-}
-
 /// Runs `program args...` (stdin from `stdin`, or empty), capturing stdout and stderr.
 /// A non-zero exit or a signal is an error carrying the command line and stderr.
-pub(crate) fn run_tool(program: &Path, args: &[OsString], stdin: Option<&[u8]>) -> Result<Output, ToolchainError> {
+pub fn run_tool(program: &Path, args: &[OsString], stdin: Option<&[u8]>) -> Result<Output, ToolchainError> {
     let expr = duct::cmd(program, args).env("LC_ALL", "C").stdout_capture().stderr_capture().unchecked();
     let expr = match stdin {
         Some(bytes) => expr.stdin_bytes(bytes.to_vec()),
@@ -189,20 +131,6 @@ pub fn command_line(program: &Path, args: &[OsString]) -> String {
 fn quote_arg(arg: &str) -> String {
     let plain = !arg.is_empty() && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=+,:@%".contains(&b));
     if plain { arg.to_string() } else { format!("'{}'", arg.replace('\'', r"'\''")) }
-}
-
-/// Environment variable naming the competition test suites (`functional/`, `performance/`).
-pub const SYSY_TESTS_ENV: &str = "SYSY_TESTS";
-
-/// Where the public competition suites are: `$SYSY_TESTS`, else `shared/sysy-tests` beside
-/// the checkout, else `/work/shared/sysy-tests`. `None` when none exists (tests that use the
-/// suites then skip and say so).
-pub fn sysy_tests_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os(SYSY_TESTS_ENV).filter(|v| !v.is_empty()) {
-        return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
-    }
-    let beside_checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/sysy-tests");
-    [beside_checkout, PathBuf::from("/work/shared/sysy-tests")].into_iter().find(|d| d.is_dir())
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The front end on whole programs: every competition case (when the competition suites
-//! are present, see `sysyc::toolchain::sysy_tests_dir`) and every program of the project corpus (`corpus/lang`) must parse, analyse
+//! are present, see `sysyc::suites::sysy_tests_dir`) and every program of the project corpus (`corpus/lang`) must parse, analyse
 //! without error, and survive a pretty-print round trip unchanged.
 
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ fn check_all(files: &[PathBuf]) {
 
 #[test]
 fn competition_cases_parse_analyze_and_roundtrip() {
-    let Some(root) = sysyc::toolchain::sysy_tests_dir() else {
+    let Some(root) = sysyc::suites::sysy_tests_dir() else {
         eprintln!("skipped: the competition suites are not present (set $SYSY_TESTS)");
         return;
     };

@@ -12,7 +12,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use sysyc::driver::{self, CompileOptions};
+use sysyc::config::Config;
+use sysyc::driver;
 use sysyc::ir::interp::InterpConfig;
 use sysyc::ir::{Module, parse_module, print_module};
 use sysyc::passes::{self, OptLevel, PassInfo};
@@ -50,7 +51,7 @@ fn pipelines() -> Vec<(String, Vec<&'static PassInfo>)> {
         ("-O1".to_string(), OptLevel::O1.pipeline()),
         ("-O2".to_string(), OptLevel::O2.pipeline()),
     ];
-    for p in passes::REGISTRY {
+    for p in passes::ir_passes() {
         out.push((
             format!("mem2reg,{}", p.name),
             passes::parse_pipeline(&format!("mem2reg,{}", p.name)).expect("registered"),
@@ -78,7 +79,7 @@ fn check_case(case: &Case, pipelines: &[(String, Vec<&'static PassInfo>)]) -> Ve
     };
     for (label, pipeline) in pipelines {
         let mut module = lowered.clone();
-        let options = CompileOptions { pipeline: pipeline.clone(), verify_each: true, ..CompileOptions::default() };
+        let options = Config { verify_each: true, ..Config::default() }.with_pipeline(pipeline.clone());
         let mut step_errors = Vec::new();
         let result = if label == "-O2" {
             let mut observer = |pos: usize, pass: &'static PassInfo, m: &Module| {
@@ -158,7 +159,7 @@ fn corpus_lang_under_every_pipeline() {
 
 #[test]
 fn functional_suite_under_every_pipeline() {
-    let Some(root) = sysyc::toolchain::sysy_tests_dir() else {
+    let Some(root) = sysyc::suites::sysy_tests_dir() else {
         eprintln!("skipped: the competition suites are not present (set $SYSY_TESTS)");
         return;
     };

@@ -3,15 +3,23 @@
 #![no_main]
 
 use harness::generators::GeneratedProgram;
-use harness::oracles::{per_pass, random_pipeline};
+use harness::oracles::per_pass::{self, Budget};
+use harness::oracles::random_config;
+use harness::subject::{Case, Limits, Subject};
 use libfuzzer_sys::{arbitrary::Unstructured, fuzz_target};
 
 fuzz_target!(|bytes: &[u8]| {
     let mut u = Unstructured::new(bytes);
-    let Ok(pipeline) = random_pipeline(&mut u) else { return };
+    let Ok(config) = random_config(&mut u) else { return };
     let Ok(program) = u.arbitrary::<GeneratedProgram>() else { return };
-    if let Err(violation) = per_pass::check(&program.source, &program.stdin, &pipeline, &Default::default()) {
-        let names: Vec<&str> = pipeline.iter().map(|p| p.name).collect();
-        panic!("--passes={}: {violation}\n{}", names.join(","), program.source);
+    let Ok(subject) = Subject::from_ast("fuzz.sy", &program.unit, &program.source, &program.stdin) else { return };
+    // Programs the reference interpreter cannot judge within a small budget are skipped.
+    let limits = Limits { max_steps: 2_000_000, ..Limits::GENERATED };
+    let Ok(case) = Case::with_truth(subject, &limits) else { return };
+    // Generous enough that only a pass making the program loop (or much slower) runs out.
+    let steps = case.truth().map_or(0, |t| t.steps).saturating_mul(200).saturating_add(1_000_000);
+    let budget = Budget { timeout: limits.timeout, max_steps: Some(steps) };
+    if let Some(found) = per_pass::first_failure(&case, &config, budget) {
+        panic!("{config}: {:?}: {}\n{}", found.pass, found.failure, program.source);
     }
 });

@@ -3,14 +3,16 @@
 #![no_main]
 
 use harness::generators::GeneratedProgram;
-use harness::oracles::{random_pipeline, roundtrip};
+use harness::oracles::{random_config, roundtrip};
+use harness::subject::Subject;
 use libfuzzer_sys::{arbitrary::Unstructured, fuzz_target};
 
 fuzz_target!(|bytes: &[u8]| {
     let mut u = Unstructured::new(bytes);
-    let Ok(pipeline) = random_pipeline(&mut u) else { return };
+    let Ok(config) = random_config(&mut u) else { return };
     let Ok(program) = u.arbitrary::<GeneratedProgram>() else { return };
-    if let Err(violation) = roundtrip::check(&program.source, &pipeline) {
-        panic!("{violation}\n{}", program.source);
+    let Ok(subject) = Subject::from_ast("fuzz.sy", &program.unit, &program.source, &program.stdin) else { return };
+    if let Err(failure) = roundtrip::check(&subject, &config) {
+        panic!("{config}: {failure}\n{}", program.source);
     }
 });

@@ -24,7 +24,8 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use std::process::{Command, Stdio};
-use sysyc::driver::{self, CompileOptions};
+use sysyc::config::Config;
+use sysyc::driver;
 use sysyc::passes::OptLevel;
 use sysyc::frontend::{self, LineIndex, hir};
 use sysyc::ir::Module;
@@ -147,7 +148,7 @@ fn sysyc_binary() -> Option<PathBuf> {
 }
 
 fn isolation(c: &mut Criterion) {
-    let options = CompileOptions::level(OptLevel::O2);
+    let options = Config::level(OptLevel::O2);
     let config = GenConfig::default();
     let sources: Vec<String> = SEEDS
         .map(|seed| generators::generate(seed, &config).source)

@@ -2,21 +2,23 @@
 //! `NAME.in` (if present) as stdin, judged against `NAME.out` in the competition convention
 //! (stdout, a newline if needed, the exit status; see [`Outcome::expected_output`]).
 //!
-//! Cases run in parallel on a rayon pool; results are reported in sorted case order as soon
+//! Runs are judged by the harness's one judge ([`crate::failure::judge`]) against the `.out`
+//! file. Cases run in parallel on a rayon pool; results are reported in sorted case order as soon
 //! as every earlier case is done, so the report is the same whatever the scheduling. Each
 //! case gets a [`Verdict`]: PASS, FAIL (ran, but the result differs — including traps and
 //! crashes), ERROR (no result: the program was rejected, the engine broke, or the case is
 //! incomplete) or TIMEOUT. The report ends with the line `N passed, N failed`, where everything that did
 //! not pass counts as failed.
 
-use crate::engine::{Case, Engine, EngineFailure, EngineRun};
+use crate::engine::{Engine, EngineRun};
+use crate::failure::{Expected, Failure, FailureKind, Stage, judge};
+use crate::subject::{Case, Subject};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
-use sysyc::runtime::Outcome;
 
 /// The files of one case.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,118 +90,48 @@ pub struct CaseReport {
     pub reason: String,
 }
 
-/// Loads, runs and judges one case.
-pub fn run_case(engine: &dyn Engine, files: &CaseFiles) -> CaseReport {
-    let error = |reason: String| CaseReport {
-        name: files.name.clone(),
-        verdict: Verdict::Error,
-        seconds: 0.0,
-        reason,
-    };
-    let source = match std::fs::read(&files.source) {
-        Ok(bytes) => sysyc::frontend::source_from_bytes(&bytes),
-        Err(e) => return error(format!("cannot read {}: {e}", files.source.display())),
-    };
+/// A case read from its files: the subject and its `.out` (or the reason it cannot run).
+pub fn load(files: &CaseFiles) -> Result<Case, String> {
+    let read = |path: &Path| std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()));
+    let source = sysyc::frontend::source_from_bytes(&read(&files.source)?);
     let stdin = match &files.input {
-        Some(p) => match std::fs::read(p) {
-            Ok(bytes) => bytes,
-            Err(e) => return error(format!("cannot read {}: {e}", p.display())),
-        },
+        Some(p) => read(p)?,
         None => Vec::new(),
     };
-    let expected = match std::fs::read(&files.expected) {
-        Ok(bytes) => bytes,
-        Err(e) => return error(format!("cannot read {}: {e}", files.expected.display())),
-    };
-    let case = Case {
-        name: files.name.clone(),
-        path: files.source.clone(),
-        source,
-        stdin,
-    };
-    let run = engine.run(&case);
-    judge(&files.name, &expected, &run)
+    let expected = Expected::OutFile(read(&files.expected)?);
+    let name = files.source.display().to_string();
+    let subject = Subject::parse(&name, &source, &stdin).map_err(|f| format!("compile error: {}", first_line(&f.detail)))?;
+    Ok(Case { subject, expected })
 }
 
-/// Compares a run with the expected `.out` bytes.
-pub fn judge(name: &str, expected: &[u8], run: &EngineRun) -> CaseReport {
-    let (verdict, reason) = match &run.result {
-        Ok(outcome) => match outcome_mismatch(outcome, expected) {
-            None => (Verdict::Pass, String::new()),
-            Some(reason) => (Verdict::Fail, reason),
-        },
-        Err(EngineFailure::Crashed(how)) => (Verdict::Fail, format!("crashed: {how}")),
-        Err(EngineFailure::Timeout) => (Verdict::Timeout, "time limit exceeded".to_string()),
-        Err(EngineFailure::Compile(msg)) => (
-            Verdict::Error,
-            format!("compile error: {}", first_line(msg)),
-        ),
-        Err(EngineFailure::Internal(msg)) => (Verdict::Error, first_line(msg).to_string()),
-    };
-    CaseReport {
-        name: name.to_string(),
-        verdict,
-        seconds: run.elapsed.as_secs_f64(),
-        reason,
+/// Loads, runs and judges one case.
+pub fn run_case(engine: &dyn Engine, files: &CaseFiles) -> CaseReport {
+    match load(files) {
+        Ok(case) => judge_run(&files.name, &case.expected, &engine.run(&case.subject)),
+        Err(reason) => CaseReport { name: files.name.clone(), verdict: Verdict::Error, seconds: 0.0, reason },
     }
+}
+
+/// The verdict on a run: a wrong answer is FAIL, running out of time TIMEOUT, no answer at
+/// all (the compiler or the harness failed) ERROR.
+pub fn verdict_of(result: &Result<(), Failure>) -> (Verdict, String) {
+    match result {
+        Ok(()) => (Verdict::Pass, String::new()),
+        Err(f) if f.kind == FailureKind::Timeout => (Verdict::Timeout, "time limit exceeded".into()),
+        Err(f) if f.kind.is_wrong_run() => (Verdict::Fail, f.detail.clone()),
+        Err(f) => (Verdict::Error, format!("{}: {}", f.kind, first_line(&f.detail))),
+    }
+}
+
+/// Judges a run against the expected output.
+pub fn judge_run(name: &str, expected: &Expected, run: &EngineRun) -> CaseReport {
+    let result = run.result.clone().and_then(|outcome| judge(expected, &outcome, Stage::Qemu));
+    let (verdict, reason) = verdict_of(&result);
+    CaseReport { name: name.to_string(), verdict, seconds: run.phases.total().as_secs_f64(), reason }
 }
 
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
-}
-
-/// `None` if `outcome` produces exactly `expected`, else a one-line reason.
-pub fn outcome_mismatch(outcome: &Outcome, expected: &[u8]) -> Option<String> {
-    let Some(actual) = outcome.expected_output() else {
-        let reason = match &outcome.trap {
-            Some(t) => {
-                let at = t
-                    .loc
-                    .map(|l| format!(" at {}:{}", l.line, l.col))
-                    .unwrap_or_default();
-                let detail = if t.detail.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", t.detail)
-                };
-                format!("trap: {}{at}{detail}", t.kind)
-            }
-            None => "no exit status".to_string(),
-        };
-        return Some(reason);
-    };
-    if actual == expected {
-        return None;
-    }
-    Some(first_difference(expected, &actual))
-}
-
-/// "line N: expected `..`, got `..`" for the first line where the texts differ.
-pub fn first_difference(expected: &[u8], actual: &[u8]) -> String {
-    let mut exp_lines = expected.split(|&b| b == b'\n');
-    let mut act_lines = actual.split(|&b| b == b'\n');
-    let mut line = 1;
-    loop {
-        match (exp_lines.next(), act_lines.next()) {
-            (Some(e), Some(a)) if e == a => line += 1,
-            (e, a) => {
-                let show = |l: Option<&[u8]>| match l {
-                    Some(l) => format!("`{}`", shorten(&String::from_utf8_lossy(l))),
-                    None => "end of output".to_string(),
-                };
-                return format!("line {line}: expected {}, got {}", show(e), show(a));
-            }
-        }
-    }
-}
-
-fn shorten(s: &str) -> String {
-    const MAX: usize = 60;
-    if s.chars().count() <= MAX {
-        s.to_string()
-    } else {
-        format!("{}...", s.chars().take(MAX).collect::<String>())
-    }
 }
 
 /// Counts of a finished run.

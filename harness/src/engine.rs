@@ -1,127 +1,116 @@
 //! Engines: the ways the harness can execute a SysY program, behind one trait, so the
-//! conformance runner (and later the fuzzer and the benchmarks) treat them alike.
+//! conformance runner, the benchmarks and the generator statistics treat them alike.
 //!
-//! An [`Engine`] takes a [`Case`] (source text and stdin) and returns an [`EngineRun`]: the
-//! program's [`Outcome`] or why there is none ([`EngineFailure`]), and how long it took.
-//! Engines are chosen by name ([`engine_by_name`]) with one shared [`EngineConfig`]; each
-//! engine reads the settings that concern it and ignores the rest (the reference interpreter
-//! has no optimisation level). Adding an engine means adding a type and a line in
-//! [`engine_by_name`]; the runners do not change.
+//! An [`Engine`] runs a [`Subject`] and returns an [`EngineRun`]: the program's [`Outcome`]
+//! or the [`Failure`] that prevented one, the cost when measured, and where the time went.
+//! Engines are chosen by name ([`engine_by_name`]) with one compiler [`Config`] and one
+//! [`RunSettings`]; each uses what concerns it (the reference interpreter compiles nothing).
+//! Compiling engines are built from [`crate::stages`], so an engine run is exactly a
+//! campaign check without the comparison.
 //!
 //! Known names: `ref` (the reference interpreter), `ir` (sysyc's IR interpreter on the IR
-//! after the pipeline of `--opt`/`--passes`, verified after every pass), `qemu` (compiled by
-//! sysyc and run under qemu-arm, with the cost plugin when asked) and `gcc` (the program
-//! translated to C by [`crate::cgen`], compiled by the ARM cross gcc at `-O<opt>` and run under
-//! qemu-arm: the third opinion). Compiling engines default to `-O2`.
+//! after the configuration's pipeline, verified after every pass), `qemu` (compiled by sysyc,
+//! run under qemu-arm, with the cost plugin when measuring) and `gcc` (the program translated
+//! to C by [`crate::cgen`], compiled by the ARM cross gcc at the configuration's level and run
+//! under qemu-arm: the third opinion).
 
-use crate::cgen;
-use crate::native::{CostMode, NativeRun, NativeRunner, RunCost};
-use crate::qemu::RunStatus;
-use crate::refinterp::{self, InputFailure, RefConfig, RefError};
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
+
 use sysy_cost_model::ProgramRanges;
-use sysyc::driver::{self, CompileError, CompileOptions};
+use sysyc::config::Config;
 use sysyc::passes::{OptLevel, PipelineReport};
 use sysyc::runtime::Outcome;
-use sysyc::runtime::native::native_runtime;
+use sysyc::runtime::library::{self, native_runtime};
 use sysyc::toolchain::{self, Source};
 
-/// A program to run: its source and its standard input.
-#[derive(Clone, Debug)]
-pub struct Case {
-    /// A short name for reports (the file stem for suite cases).
-    pub name: String,
-    /// Where the source came from (for diagnostics and for engines that hand files to tools).
-    pub path: PathBuf,
-    pub source: String,
-    pub stdin: Vec<u8>,
+use crate::cgen;
+use crate::failure::{Failure, FailureKind, Stage};
+use crate::qemu::{CostMode, Run, RunCost, Runner};
+use crate::refinterp::{InputFailure, RefConfig, RefError};
+use crate::stages::{self, Executable};
+use crate::subject::{Limits, Subject};
+
+/// How engines run: limits, what interpreters do with reads past the input, and whether
+/// compiled runs are measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSettings {
+    pub limits: Limits,
+    /// What interpreting engines do with reads the input cannot satisfy (compiled programs
+    /// always get the runtime library's 0).
+    pub input_failure: InputFailure,
+    /// Measure executed instructions with the cost plugin (`qemu`, `gcc`).
+    pub measure_cost: bool,
 }
 
-/// Why an engine produced no outcome.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EngineFailure {
-    /// The program was rejected (front-end diagnostics, or a back end's refusal).
-    Compile(String),
-    /// The run exceeded the configured time limit.
-    Timeout,
-    /// The compiled program died (a signal: the program misbehaved, it produced no outcome).
-    Crashed(String),
-    /// The engine itself failed (a tool missing or crashing, an I/O error, ...).
-    Internal(String),
+impl RunSettings {
+    pub fn new(limits: Limits) -> RunSettings {
+        RunSettings { limits, input_failure: InputFailure::Trap, measure_cost: false }
+    }
+
+    fn runner(&self) -> Result<Runner, String> {
+        Runner::new(if self.measure_cost { CostMode::Measure } else { CostMode::Off }).map_err(|e| e.to_string())
+    }
+}
+
+/// Where the time of one run went.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// Source to assembly (sysyc) or to an object file (gcc); the whole run for interpreters.
+    pub compile: Duration,
+    /// Assembling and linking.
+    pub build: Duration,
+    /// The qemu-arm run.
+    pub run: Duration,
+}
+
+impl Phases {
+    pub fn total(&self) -> Duration {
+        self.compile + self.build + self.run
+    }
 }
 
 /// The result of one run.
 #[derive(Clone, Debug)]
 pub struct EngineRun {
-    pub result: Result<Outcome, EngineFailure>,
-    /// Wall-clock time of the whole run (compilation included, for compiling engines).
-    pub elapsed: Duration,
-    /// Executed instructions and estimated cycles (the `qemu` engine when measuring).
+    pub result: Result<Outcome, Failure>,
+    /// Executed instructions and estimated cycles (measured runs; partial for a run killed at
+    /// its time limit).
     pub cost: Option<RunCost>,
+    pub phases: Phases,
 }
 
-/// Settings shared by every engine; each uses what applies to it.
-#[derive(Clone, Debug, Default)]
-pub struct EngineConfig {
-    /// Wall-clock limit per run.
-    pub timeout: Option<Duration>,
-    /// Optimisation level (`ir`, `qemu`).
-    pub opt_level: Option<u32>,
-    /// Explicit optimisation pass list, overriding the level (`ir`, `qemu`).
-    pub passes: Option<Vec<String>>,
-    /// Step budget of interpreting engines (`None`: unlimited).
-    pub max_steps: Option<u64>,
-    /// What interpreting engines do with reads the input cannot satisfy (compiled programs
-    /// always get the runtime library's 0).
-    pub input_failure: InputFailure,
-    /// Measure executed instructions with the cost plugin (`qemu`).
-    pub measure_cost: bool,
-}
-
-impl EngineConfig {
-    /// The compiler options of `--passes`, else `--opt` (default 2).
-    pub fn compile_options(&self) -> Result<CompileOptions, String> {
-        if let Some(passes) = &self.passes {
-            return CompileOptions::passes(&passes.join(","));
-        }
-        let level = self.opt_level.unwrap_or(2);
-        OptLevel::parse(&level.to_string())
-            .map(CompileOptions::level)
-            .ok_or_else(|| format!("no optimisation level -O{level} (0, 1 or 2)"))
+impl EngineRun {
+    fn failed(failure: Failure, phases: Phases) -> EngineRun {
+        EngineRun { result: Err(failure), cost: None, phases }
     }
 
-    /// `-O2` or `--passes=a,b` as the user wrote it.
-    fn pipeline_name(&self) -> String {
-        match &self.passes {
-            Some(p) => format!("--passes={}", p.join(",")),
-            None => format!("-O{}", self.opt_level.unwrap_or(2)),
-        }
+    /// A finished native run, with the phases before it.
+    fn of(run: Run, stage: Stage, mut phases: Phases) -> EngineRun {
+        phases.run = run.wall;
+        EngineRun { result: run.outcome(stage), cost: run.cost, phases }
     }
 }
 
 /// A way to execute SysY programs.
 pub trait Engine: Sync {
-    /// The name it is selected by, with its settings where they matter (e.g. `ir -O2`).
+    /// The name it is selected by, with its settings where they matter (`qemu -O2`).
     fn name(&self) -> String;
-    fn run(&self, case: &Case) -> EngineRun;
+    fn run(&self, subject: &Subject) -> EngineRun;
 }
 
 /// Engine names [`engine_by_name`] accepts.
 pub const ENGINE_NAMES: [&str; 4] = ["ref", "ir", "qemu", "gcc"];
 
-/// The engine called `name`, configured by `config`.
-pub fn engine_by_name(name: &str, config: &EngineConfig) -> Result<Box<dyn Engine>, String> {
+/// The engine called `name`.
+pub fn engine_by_name(name: &str, config: &Config, settings: &RunSettings) -> Result<Box<dyn Engine>, String> {
     match name {
-        "ref" => Ok(Box::new(RefEngine::new(config))),
-        "ir" => Ok(Box::new(IrEngine::new(config)?)),
-        "qemu" => Ok(Box::new(QemuEngine::new(config)?)),
-        "gcc" => Ok(Box::new(GccEngine::new(config)?)),
-        other => Err(format!(
-            "unknown engine `{other}` (known: {})",
-            ENGINE_NAMES.join(", ")
-        )),
+        "ref" => Ok(Box::new(RefEngine::new(settings))),
+        "ir" => Ok(Box::new(IrEngine { config: Config { verify_each: true, ..config.clone() }, timeout: settings.limits.timeout })),
+        "qemu" => Ok(Box::new(QemuEngine::new(config, settings)?)),
+        "gcc" => Ok(Box::new(GccEngine::new(config.opt_level().unwrap_or(OptLevel::O2), settings)?)),
+        other => Err(format!("unknown engine `{other}` (known: {})", ENGINE_NAMES.join(", "))),
     }
 }
 
@@ -132,159 +121,145 @@ pub struct RefEngine {
 }
 
 impl RefEngine {
-    pub fn new(config: &EngineConfig) -> RefEngine {
-        let mut ref_config = RefConfig {
-            timeout: config.timeout,
-            input_failure: config.input_failure,
-            ..RefConfig::default()
-        };
-        if let Some(steps) = config.max_steps {
-            ref_config.max_steps = steps;
+    pub fn new(settings: &RunSettings) -> RefEngine {
+        RefEngine {
+            config: RefConfig {
+                max_steps: settings.limits.max_steps,
+                timeout: Some(settings.limits.timeout),
+                input_failure: settings.input_failure,
+                ..RefConfig::default()
+            },
         }
-        RefEngine { config: ref_config }
     }
 }
 
 impl Engine for RefEngine {
     fn name(&self) -> String {
-        "ref".to_string()
+        "ref".into()
     }
 
-    fn run(&self, case: &Case) -> EngineRun {
+    fn run(&self, subject: &Subject) -> EngineRun {
         let start = Instant::now();
-        let file_name = case.path.display().to_string();
-        let result =
-            match refinterp::run_source(&file_name, &case.source, &case.stdin, &self.config) {
-                Ok(outcome) => Ok(outcome),
-                Err(RefError::Frontend(e)) => Err(EngineFailure::Compile(e.to_string())),
-                Err(RefError::TimedOut { .. }) => Err(EngineFailure::Timeout),
-                Err(e @ (RefError::InvalidProgram(_) | RefError::Thread(_))) => {
-                    Err(EngineFailure::Internal(e.to_string()))
-                }
-            };
-        EngineRun {
-            result,
-            elapsed: start.elapsed(),
-            cost: None,
+        let result = subject.reference(&self.config).map_err(|e| match e {
+            RefError::TimedOut { steps } => Failure::new(FailureKind::Timeout, Stage::Reference, format!("timed out after {steps} steps")),
+            e => Failure::new(FailureKind::HarnessError, Stage::Reference, e.to_string()),
+        });
+        EngineRun { result, cost: None, phases: Phases { compile: start.elapsed(), ..Phases::default() } }
+    }
+}
+
+/// sysyc's IR interpreter on the optimised IR, the verifier on after every pass.
+#[derive(Clone, Debug)]
+pub struct IrEngine {
+    config: Config,
+    timeout: Duration,
+}
+
+impl Engine for IrEngine {
+    fn name(&self) -> String {
+        format!("ir {}", self.config.pipeline_words())
+    }
+
+    fn run(&self, subject: &Subject) -> EngineRun {
+        let start = Instant::now();
+        let result = stages::lower(subject)
+            .and_then(|lowered| stages::optimise(&lowered, &self.config, None))
+            .and_then(|(module, _)| stages::interpret(&module, &subject.stdin, self.timeout));
+        EngineRun { result, cost: None, phases: Phases { compile: start.elapsed(), ..Phases::default() } }
+    }
+}
+
+/// sysyc to an ARM executable, run under qemu-arm (measured when the settings say so).
+///
+/// Besides [`Engine::run`], the steps are available one by one ([`QemuEngine::compile`],
+/// [`QemuEngine::run_asm`]) for callers that run one assembly text for several
+/// configurations that produce it.
+#[derive(Clone, Debug)]
+pub struct QemuEngine {
+    config: Config,
+    runner: Runner,
+    timeout: Duration,
+}
+
+impl QemuEngine {
+    /// Fails if qemu-arm, the cross toolchain, or (when measuring) the plugin is missing.
+    pub fn new(config: &Config, settings: &RunSettings) -> Result<QemuEngine, String> {
+        toolchain::arm_gcc().map_err(|e| e.to_string())?;
+        Ok(QemuEngine { config: config.clone(), runner: settings.runner()?, timeout: settings.limits.timeout })
+    }
+
+    /// The subject's assembly text under this engine's configuration, with the pass
+    /// manager's report.
+    pub fn compile(&self, subject: &Subject) -> Result<(String, PipelineReport), Failure> {
+        let lowered = stages::lower(subject)?;
+        let (module, report) = stages::optimise(&lowered, &self.config, None)?;
+        Ok((stages::select(&module, &self.config)?, report))
+    }
+
+    /// Links `asm` and runs it on `stdin`.
+    pub fn run_asm(&self, asm: &str, stdin: &[u8]) -> EngineRun {
+        match stages::execute(asm, stdin, &self.runner, self.timeout) {
+            Ok(execution) => EngineRun::of(execution.run, Stage::Qemu, Phases { build: execution.link, ..Phases::default() }),
+            Err(failure) => EngineRun::failed(failure, Phases::default()),
         }
     }
 }
 
-/// Time limit of a compiled run when the configuration sets none.
-pub const DEFAULT_NATIVE_TIMEOUT: Duration = Duration::from_secs(600);
+impl Engine for QemuEngine {
+    fn name(&self) -> String {
+        format!("qemu {}", self.config.pipeline_words())
+    }
+
+    fn run(&self, subject: &Subject) -> EngineRun {
+        let start = Instant::now();
+        match self.compile(subject) {
+            Ok((asm, _)) => {
+                let compile = start.elapsed();
+                let mut run = self.run_asm(&asm, &subject.stdin);
+                run.phases.compile = compile;
+                run
+            }
+            Err(failure) => EngineRun::failed(failure, Phases { compile: start.elapsed(), ..Phases::default() }),
+        }
+    }
+}
 
 /// gcc as an engine: [`cgen`] translation, cross-compiled at `-O<level>` with
 /// [`cgen::GCC_SEMANTIC_FLAGS`] to an object file, linked with the project's runtime, run under
-/// qemu-arm (with the cost plugin when measuring). Outcomes have no step count unless
-/// measured. gcc's executables carry no program markers; the program's code is every function
-/// of the object file ([`ProgramRanges::from_object`]), clones like `f_x.constprop.0` included.
+/// qemu-arm (with the cost plugin when measuring). gcc's executables carry no program
+/// markers; the program's code is every function of the object file
+/// ([`ProgramRanges::from_object`]), clones like `f_x.constprop.0` included.
 #[derive(Clone, Debug)]
 pub struct GccEngine {
-    runner: NativeRunner,
+    runner: Runner,
     opt_flag: String,
     timeout: Duration,
 }
 
 impl GccEngine {
     /// Fails if qemu-arm, the cross gcc or (when measuring) the plugin cannot be found.
-    pub fn new(config: &EngineConfig) -> Result<GccEngine, String> {
+    pub fn new(level: OptLevel, settings: &RunSettings) -> Result<GccEngine, String> {
         toolchain::arm_gcc().map_err(|e| e.to_string())?;
-        Ok(GccEngine {
-            runner: NativeRunner::new(cost_mode(config)).map_err(|e| e.to_string())?,
-            opt_flag: format!("-O{}", config.opt_level.unwrap_or(2)),
-            timeout: config.timeout.unwrap_or(DEFAULT_NATIVE_TIMEOUT),
-        })
+        Ok(GccEngine { runner: settings.runner()?, opt_flag: format!("-{}", level.name()), timeout: settings.limits.timeout })
     }
 
-    /// Translates the case to C and compiles it to the object file `object`.
-    fn compile_object(&self, case: &Case, object: &Path) -> Result<(), EngineFailure> {
-        let file_name = case.path.display().to_string();
-        let program = sysyc::frontend::compile_source(&file_name, &case.source)
-            .map_err(|e| EngineFailure::Compile(e.to_string()))?;
-        let c = cgen::emit(&program);
-        let internal = |what: String| EngineFailure::Internal(format!("gcc on the C translation: {what}"));
-        let gcc = toolchain::arm_gcc().map_err(|e| internal(e.to_string()))?;
-        let runtime = native_runtime().map_err(|e| internal(e.to_string()))?;
+    fn failure(what: String) -> Failure {
+        Failure::new(FailureKind::HarnessError, Stage::Gcc, format!("gcc on the C translation: {what}"))
+    }
+
+    /// Translates the subject to C and compiles it to the object file `object`.
+    fn compile_object(&self, subject: &Subject, object: &Path) -> Result<(), Failure> {
+        let c = cgen::emit(&subject.program);
+        let gcc = toolchain::arm_gcc().map_err(|e| Self::failure(e.to_string()))?;
+        let runtime = native_runtime().map_err(|e| Self::failure(e.to_string()))?;
         let mut args: Vec<OsString> = vec![self.opt_flag.clone().into()];
         args.extend(cgen::GCC_SEMANTIC_FLAGS.iter().map(OsString::from));
         args.extend(toolchain::TARGET_FLAGS.iter().map(OsString::from));
-        args.extend(["-I".into(), runtime.dir.into_os_string()]);
-        args.extend(["-include".into(), runtime.header.into_os_string()]);
+        args.extend(["-I".into(), runtime.dir.into_os_string(), "-include".into(), runtime.header.into_os_string()]);
         args.extend(["-c", "-x", "c", "-", "-o"].map(OsString::from));
         args.push(object.into());
-        let output = duct::cmd(&gcc, &args)
-            .env("LC_ALL", "C")
-            .stdin_bytes(c.into_bytes())
-            .stdout_capture()
-            .stderr_capture()
-            .unchecked()
-            .run()
-            .map_err(|e| internal(format!("cannot run {}: {e}", gcc.display())))?;
         // gcc rejecting the translation of a valid program is the emitter's fault.
-        if !output.status.success() {
-            return Err(internal(String::from_utf8_lossy(&output.stderr).into_owned()));
-        }
-        Ok(())
-    }
-
-    /// [`Engine::run`], with the time of each phase.
-    pub fn run_phased(&self, case: &Case) -> (EngineRun, Phases) {
-        let start = Instant::now();
-        let mut phases = Phases::default();
-        let (result, cost) = self.outcome(case, &mut phases);
-        let run = EngineRun {
-            result,
-            elapsed: start.elapsed(),
-            cost,
-        };
-        (run, phases)
-    }
-
-    fn outcome(
-        &self,
-        case: &Case,
-        phases: &mut Phases,
-    ) -> (Result<Outcome, EngineFailure>, Option<RunCost>) {
-        let start = Instant::now();
-        let dir = match tempfile::Builder::new().prefix("harness-gcc-").tempdir() {
-            Ok(d) => d,
-            Err(e) => {
-                let msg = format!("cannot create a temporary directory: {e}");
-                return (Err(EngineFailure::Internal(msg)), None);
-            }
-        };
-        let object = dir.path().join("prog.o");
-        let exe = dir.path().join("prog");
-        if let Err(e) = self.compile_object(case, &object) {
-            return (Err(e), None);
-        }
-        phases.compile = start.elapsed();
-        if let Err(e) = toolchain::compile_c(Source::Path(&object), &exe, &[&self.opt_flag]) {
-            let msg = format!("linking gcc's object: {e}");
-            return (Err(EngineFailure::Internal(msg)), None);
-        }
-        phases.build = start.elapsed() - phases.compile;
-        let ranges = if self.runner.measures() {
-            match ProgramRanges::from_object(&exe, &object) {
-                Ok(r) => r,
-                Err(e) => {
-                    let msg = format!("program ranges of gcc's executable: {e}");
-                    return (Err(EngineFailure::Internal(msg)), None);
-                }
-            }
-        } else {
-            ProgramRanges::default()
-        };
-        match self
-            .runner
-            .run_with_ranges(&exe, &case.stdin, self.timeout, ranges)
-        {
-            Ok(run) => {
-                phases.run = run.wall;
-                native_result(run)
-            }
-            Err(e) => (Err(EngineFailure::Internal(e.to_string())), None),
-        }
+        toolchain::run_tool(&gcc, &args, Some(c.as_bytes())).map(drop).map_err(|e| Self::failure(e.to_string()))
     }
 }
 
@@ -293,250 +268,35 @@ impl Engine for GccEngine {
         format!("gcc {}", self.opt_flag)
     }
 
-    fn run(&self, case: &Case) -> EngineRun {
-        self.run_phased(case).0
-    }
-}
-
-/// Time limit of an IR-interpreter run when the configuration sets none.
-pub const DEFAULT_IR_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// Compiles with sysyc, catching panics: a panic is a compiler bug, reported as such.
-fn compile_caught<T>(
-    compile: impl FnOnce() -> Result<T, CompileError>,
-) -> Result<T, EngineFailure> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(compile)) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) if e.is_user_error() => Err(EngineFailure::Compile(e.to_string())),
-        Ok(Err(e)) => Err(EngineFailure::Internal(e.to_string())),
-        Err(panic) => Err(EngineFailure::Internal(format!(
-            "compiler panicked: {}",
-            panic_message(&panic)
-        ))),
-    }
-}
-
-/// The message of a caught panic payload.
-pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(non-string panic payload)".to_string()
-    }
-}
-
-/// sysyc's IR interpreter on the optimised IR, the verifier on after every pass.
-#[derive(Clone, Debug)]
-pub struct IrEngine {
-    options: CompileOptions,
-    pipeline: String,
-    timeout: Duration,
-    max_steps: Option<u64>,
-}
-
-impl IrEngine {
-    pub fn new(config: &EngineConfig) -> Result<IrEngine, String> {
-        let mut options = config.compile_options()?;
-        options.verify_each = true;
-        Ok(IrEngine {
-            options,
-            pipeline: config.pipeline_name(),
-            timeout: config.timeout.unwrap_or(DEFAULT_IR_TIMEOUT),
-            max_steps: config.max_steps,
-        })
-    }
-}
-
-impl Engine for IrEngine {
-    fn name(&self) -> String {
-        format!("ir {}", self.pipeline)
-    }
-
-    fn run(&self, case: &Case) -> EngineRun {
+    fn run(&self, subject: &Subject) -> EngineRun {
         let start = Instant::now();
-        let file_name = case.path.display().to_string();
-        let result = compile_caught(|| {
-            driver::compile_ir(&file_name, &case.source, &self.options).map(|(m, _)| m)
-        })
-        .and_then(|module| {
-            let program = sysyc::ir::interp::Program::new(&module)
-                .map_err(|e| EngineFailure::Internal(format!("IR interpreter: {e}")))?;
-            let mut config = sysyc::ir::interp::InterpConfig::default();
-            if let Some(steps) = self.max_steps {
-                config.max_steps = steps;
-            }
-            driver::interpret_with_time_limit(&program, &case.stdin, &config, self.timeout)
-                .map(|r| r.outcome)
-                .map_err(|_| EngineFailure::Timeout)
+        let mut phases = Phases::default();
+        let mut object = None;
+        let exe = Executable::build(|exe| {
+            let obj = exe.with_extension("o");
+            self.compile_object(subject, &obj)?;
+            phases.compile = start.elapsed();
+            library::compile_c(Source::Path(&obj), exe, &[&self.opt_flag]).map_err(|e| Self::failure(format!("linking gcc's object: {e}")))?;
+            phases.build = start.elapsed() - phases.compile;
+            object = Some(obj);
+            Ok(())
         });
-        EngineRun {
-            result,
-            elapsed: start.elapsed(),
-            cost: None,
-        }
-    }
-}
-
-/// Where the time of one compiled run went.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Phases {
-    /// Source to assembly (sysyc) or to an object file (gcc).
-    pub compile: Duration,
-    /// Assembling and linking.
-    pub build: Duration,
-    /// The qemu-arm run.
-    pub run: Duration,
-}
-
-/// The result of running one built executable.
-#[derive(Clone, Debug)]
-pub struct NativeOutcome {
-    pub result: Result<Outcome, EngineFailure>,
-    pub cost: Option<RunCost>,
-    pub build: Duration,
-    pub run: Duration,
-}
-
-impl NativeOutcome {
-    fn failed(failure: EngineFailure, build: Duration) -> NativeOutcome {
-        NativeOutcome {
-            result: Err(failure),
-            cost: None,
-            build,
-            run: Duration::ZERO,
-        }
-    }
-}
-
-/// A finished native run as an outcome: the exit status, a crash or a timeout. Steps are the
-/// executed instructions when measured, else 0.
-fn native_result(run: NativeRun) -> (Result<Outcome, EngineFailure>, Option<RunCost>) {
-    let result = match run.status {
-        RunStatus::Exited(status) => Ok(Outcome {
-            stdout: run.stdout,
-            exit_status: Some(status),
-            trap: None,
-            steps: run.cost.as_ref().map_or(0, |c| c.counts.total),
-        }),
-        RunStatus::Signaled(_) => Err(EngineFailure::Crashed(run.status.to_string())),
-        RunStatus::TimedOut => Err(EngineFailure::Timeout),
-    };
-    (result, run.cost)
-}
-
-fn cost_mode(config: &EngineConfig) -> CostMode {
-    if config.measure_cost {
-        CostMode::Measure
-    } else {
-        CostMode::Off
-    }
-}
-
-/// sysyc to an ARM executable, run under qemu-arm (with the cost plugin when measuring).
-///
-/// Besides [`Engine::run`], the steps are available one by one ([`QemuEngine::compile`],
-/// [`QemuEngine::run_asm`]) for callers that time them or run an assembly text once for
-/// several configurations that produce it.
-#[derive(Clone, Debug)]
-pub struct QemuEngine {
-    options: CompileOptions,
-    pipeline: String,
-    runner: NativeRunner,
-    timeout: Duration,
-}
-
-impl QemuEngine {
-    /// Fails if qemu-arm, the cross toolchain, or (when measuring) the plugin is missing.
-    pub fn new(config: &EngineConfig) -> Result<QemuEngine, String> {
-        toolchain::arm_gcc().map_err(|e| e.to_string())?;
-        Ok(QemuEngine {
-            options: config.compile_options()?,
-            pipeline: config.pipeline_name(),
-            runner: NativeRunner::new(cost_mode(config)).map_err(|e| e.to_string())?,
-            timeout: config.timeout.unwrap_or(DEFAULT_NATIVE_TIMEOUT),
-        })
-    }
-
-    /// The case's assembly text under this engine's pipeline, with the pass manager's report.
-    pub fn compile(&self, case: &Case) -> Result<(String, PipelineReport), EngineFailure> {
-        let file_name = case.path.display().to_string();
-        compile_caught(|| {
-            driver::compile_asm(&file_name, &case.source, &self.options)
-                .map(|(asm, _, report)| (asm, report))
-        })
-    }
-
-    /// Assembles and links `asm`, and runs it on `stdin`.
-    pub fn run_asm(&self, asm: &str, stdin: &[u8]) -> NativeOutcome {
-        let start = Instant::now();
-        let dir = match tempfile::Builder::new().prefix("harness-qemu-").tempdir() {
-            Ok(d) => d,
-            Err(e) => {
-                let msg = format!("cannot create a temporary directory: {e}");
-                return NativeOutcome::failed(EngineFailure::Internal(msg), start.elapsed());
+        let (exe, object) = match (exe, object) {
+            (Ok(exe), Some(object)) => (exe, object),
+            (Err(failure), _) => return EngineRun::failed(failure, phases),
+            (Ok(_), None) => return EngineRun::failed(Self::failure("no object file was built".into()), phases),
+        };
+        let ranges = if self.runner.measures() {
+            match ProgramRanges::from_object(&exe.path, &object) {
+                Ok(r) => r,
+                Err(e) => return EngineRun::failed(Self::failure(format!("program ranges of gcc's executable: {e}")), phases),
             }
+        } else {
+            ProgramRanges::default()
         };
-        let exe = dir.path().join("prog");
-        if let Err(e) = driver::build_executable(asm, &exe) {
-            return NativeOutcome::failed(EngineFailure::Internal(e.to_string()), start.elapsed());
+        match self.runner.run_with_ranges(&exe.path, &subject.stdin, self.timeout, ranges) {
+            Ok(run) => EngineRun::of(run, Stage::Gcc, phases),
+            Err(e) => EngineRun::failed(Self::failure(e.to_string()), phases),
         }
-        let build = start.elapsed();
-        let run = match self.runner.run(&exe, stdin, self.timeout) {
-            Ok(run) => run,
-            Err(e) => return NativeOutcome::failed(EngineFailure::Internal(e.to_string()), build),
-        };
-        let wall = run.wall;
-        let (result, cost) = native_result(run);
-        NativeOutcome {
-            result,
-            cost,
-            build,
-            run: wall,
-        }
-    }
-
-    /// [`Engine::run`], with the time of each phase.
-    pub fn run_phased(&self, case: &Case) -> (EngineRun, Phases) {
-        let start = Instant::now();
-        let (asm, _) = match self.compile(case) {
-            Ok(compiled) => compiled,
-            Err(e) => {
-                let run = EngineRun {
-                    result: Err(e),
-                    elapsed: start.elapsed(),
-                    cost: None,
-                };
-                let phases = Phases {
-                    compile: run.elapsed,
-                    ..Phases::default()
-                };
-                return (run, phases);
-            }
-        };
-        let compile = start.elapsed();
-        let native = self.run_asm(&asm, &case.stdin);
-        let run = EngineRun {
-            result: native.result,
-            elapsed: start.elapsed(),
-            cost: native.cost,
-        };
-        let phases = Phases {
-            compile,
-            build: native.build,
-            run: native.run,
-        };
-        (run, phases)
-    }
-}
-
-impl Engine for QemuEngine {
-    fn name(&self) -> String {
-        format!("qemu {}", self.pipeline)
-    }
-
-    fn run(&self, case: &Case) -> EngineRun {
-        self.run_phased(case).0
     }
 }

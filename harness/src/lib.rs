@@ -1,5 +1,7 @@
 //! The differential fuzzing and benchmark harness of the `sysyc` compiler, as a library (the
-//! `harness` binary is a thin front end over it).
+//! `harness` binary is a thin front end over it). `doc/DESIGN.md` describes how the pieces
+//! fit: a [`subject::Subject`] goes through the [`stages`], and every outcome is judged by
+//! [`failure::judge`] into the one failure vocabulary of [`failure`].
 
 pub mod bench;
 pub mod campaign;
@@ -7,11 +9,13 @@ pub mod cgen;
 pub mod cli;
 pub mod conform;
 pub mod engine;
+pub mod failure;
 pub mod generators;
 pub mod memory;
-pub mod native;
 pub mod oracles;
 pub mod qemu;
 pub mod refinterp;
 pub mod speedup;
+pub mod stages;
+pub mod subject;
 pub mod triage;

@@ -3,18 +3,17 @@
 
 use clap::{Parser, Subcommand};
 use harness::cli::{self, conform, interp};
-use harness::engine::{Case, Engine, EngineConfig, GccEngine};
+use harness::engine::{Engine, GccEngine, RunSettings};
 use harness::generators::{self, GeneratedProgram};
 use harness::refinterp::{self, RefConfig};
+use harness::subject::{Limits, Subject};
 use std::process::ExitCode;
 use sysyc::frontend::{LineIndex, hir};
+use sysyc::passes::OptLevel;
 use sysyc::runtime::Outcome;
 
 #[derive(Parser)]
-#[command(
-    name = "harness",
-    about = "Differential fuzzing and benchmark harness for sysyc"
-)]
+#[command(name = "harness", version, about = "Differential fuzzing and benchmark harness for sysyc")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -47,8 +46,7 @@ enum Command {
     /// Bisect and reduce a failure directory; write the result as a regression case.
     Triage(harness::triage::cli::TriageArgs),
     /// The differential campaign: generate programs, check each under many pass
-    /// configurations against the reference interpreter, record, report (see
-    /// `harness::campaign`).
+    /// configurations against the reference interpreter, record, report.
     Campaign(harness::campaign::cli::CampaignArgs),
     /// Merge the shard directories of a sharded campaign into one campaign directory.
     Merge(harness::campaign::merge::MergeArgs),
@@ -79,9 +77,9 @@ fn main() -> ExitCode {
         Command::Conform(args) => conform::run(args),
         Command::Gen(args) => report(generators::cli::run_gen(&args)),
         Command::GenStats(args) => report(gen_stats(&args)),
-        Command::Bisect(args) => report(harness::triage::cli::run_bisect(&args)),
-        Command::Reduce(args) => report(harness::triage::cli::run_reduce(&args)),
-        Command::Triage(args) => report(harness::triage::cli::run_triage(&args)),
+        Command::Bisect(args) => status(harness::triage::cli::run_bisect(&args)),
+        Command::Reduce(args) => status(harness::triage::cli::run_reduce(&args)),
+        Command::Triage(args) => status(harness::triage::cli::run_triage(&args)),
         Command::Campaign(args) => match harness::campaign::cli::run(&args) {
             Ok(code) => ExitCode::from(code),
             Err(e) => cli::fail(&format!("{e:#}")),
@@ -93,10 +91,11 @@ fn main() -> ExitCode {
 }
 
 fn report(result: anyhow::Result<()>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => cli::fail(&format!("{e:#}")),
-    }
+    status(result.map(|()| ExitCode::SUCCESS))
+}
+
+fn status(result: anyhow::Result<ExitCode>) -> ExitCode {
+    result.unwrap_or_else(|e| cli::fail(&format!("{e:#}")))
 }
 
 /// `gen-stats` with the reference interpreter, and the gcc engine at -O0 under `--gcc`.
@@ -110,25 +109,14 @@ fn gen_stats(args: &generators::stats::StatsArgs) -> anyhow::Result<()> {
         refinterp::run(program, &lines, &p.stdin, &config).map_err(|e| e.to_string())
     };
     let gcc_engine = if args.gcc {
-        let config = EngineConfig {
-            opt_level: Some(0),
-            ..EngineConfig::default()
-        };
-        Some(GccEngine::new(&config).map_err(anyhow::Error::msg)?)
+        Some(GccEngine::new(OptLevel::O0, &RunSettings::new(Limits::GENERATED)).map_err(anyhow::Error::msg)?)
     } else {
         None
     };
     let gcc = |p: &GeneratedProgram| -> Result<Outcome, String> {
-        let engine = gcc_engine
-            .as_ref()
-            .expect("gcc runner used only with --gcc");
-        let case = Case {
-            name: format!("seed-{}", p.seed.unwrap_or_default()),
-            path: "generated.sy".into(),
-            source: p.source.clone(),
-            stdin: p.stdin.clone(),
-        };
-        engine.run(&case).result.map_err(|e| format!("{e:?}"))
+        let engine = gcc_engine.as_ref().expect("gcc runner used only with --gcc");
+        let subject = Subject::from_ast("generated.sy", &p.unit, &p.source, &p.stdin).map_err(|f| f.to_string())?;
+        engine.run(&subject).result.map_err(|f| f.to_string())
     };
     let runners = generators::stats::Runners {
         interp: Some(&interp),

@@ -1,4 +1,8 @@
-//! Running an ARM executable under `qemu-arm`, deterministically and with a time limit.
+//! Running ARM executables under `qemu-arm`, deterministically, with a time limit, and with
+//! the cost plugin counting executed instructions: the one place that knows how an
+//! executable, its stdin and a time limit become an exit status, stdout and exact counts.
+//!
+//! [`Runner`] is what the rest of the harness uses; [`Qemu`] is the process underneath.
 //!
 //! Determinism: a guest's instruction count depends on its environment, its `argv[0]` and the
 //! kind of its stdin/stdout (glibc's start-up code and stdio look at all three). Every run
@@ -13,6 +17,13 @@
 //! (SIGKILL to the qemu process, which is the whole guest: SysY programs cannot fork) and
 //! reported as [`RunStatus::TimedOut`] with whatever output it had produced.
 //!
+//! Counting: the plugin (`harness/plugin`, found by [`sysy_cost_model::locate_plugin`]:
+//! `$SYSY_COST_PLUGIN` or next to the running binary) writes its counters to a memory-mapped
+//! file while the guest runs, so a run killed at its time limit still leaves the counts of
+//! every block entered (`complete == false`). The program's own code is told apart from the
+//! runtime library by the `__sysy_prog_begin`/`__sysy_prog_end` markers the back end emits;
+//! executables without them (gcc's) count everything as runtime unless ranges are given.
+//!
 //! qemu itself is found through `$SYSYC_QEMU` (a path or a name on `PATH`), else `qemu-arm`
 //! on `PATH`. qemu's own failures (a bad `-plugin` argument, say) also end with status 1 and a
 //! message on stderr, so a caller that passes extra arguments should check stderr too.
@@ -23,6 +34,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use sysy_cost_model::{CostCounts, CycleEstimate, LatencyTable, PluginConfig, ProgramRanges, locate_plugin, plugin_option};
 use sysyc::toolchain::{command_line, find_program};
 
 /// Environment variable naming the qemu binary to use instead of [`DEFAULT_QEMU`].
@@ -286,6 +298,140 @@ fn status_of(status: std::process::ExitStatus) -> RunStatus {
         (None, Some(signal)) => RunStatus::Signaled(signal),
         // Stopped/continued statuses are not reported by a plain wait.
         (None, None) => RunStatus::Signaled(0),
+    }
+}
+
+/// Why a run could not be made or measured (as opposed to a run whose program misbehaved).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Qemu(#[from] QemuError),
+    #[error("cost plugin: {0}")]
+    Plugin(String),
+    #[error("cannot create a temporary directory: {0}")]
+    TempDir(std::io::Error),
+}
+
+/// Whether runs are measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostMode {
+    /// Load the plugin; a missing plugin or an unreadable counter file is an error.
+    Measure,
+    /// Plain qemu-arm.
+    Off,
+}
+
+/// What one run cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunCost {
+    pub counts: CostCounts,
+    /// Under [`LatencyTable::default`].
+    pub cycles: CycleEstimate,
+}
+
+/// One finished (or killed) run.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub status: RunStatus,
+    pub stdout: Vec<u8>,
+    pub wall: Duration,
+    pub cost: Option<RunCost>,
+}
+
+/// qemu-arm, with the cost plugin when measuring: the one place the harness runs an ARM
+/// executable.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    qemu: Qemu,
+    plugin: Option<PathBuf>,
+    table: LatencyTable,
+}
+
+impl Runner {
+    /// Finds qemu-arm, and the plugin under [`CostMode::Measure`].
+    pub fn new(mode: CostMode) -> Result<Runner, RunError> {
+        let qemu = Qemu::locate()?;
+        let plugin = match mode {
+            CostMode::Measure => {
+                Some(locate_plugin().map_err(|e| RunError::Plugin(e.to_string()))?)
+            }
+            CostMode::Off => None,
+        };
+        Ok(Runner {
+            qemu,
+            plugin,
+            table: LatencyTable::default(),
+        })
+    }
+
+    pub fn measures(&self) -> bool {
+        self.plugin.is_some()
+    }
+
+    pub fn qemu(&self) -> &Qemu {
+        &self.qemu
+    }
+
+    /// Runs `exe` on `stdin` for at most `timeout`; the program's code is located by the
+    /// back end's markers (none found: everything counts as runtime).
+    pub fn run(
+        &self,
+        exe: &Path,
+        stdin: &[u8],
+        timeout: Duration,
+    ) -> Result<Run, RunError> {
+        let ranges = ProgramRanges::from_markers(exe).unwrap_or_else(|_| ProgramRanges::new([]));
+        self.run_with_ranges(exe, stdin, timeout, ranges)
+    }
+
+    /// [`Runner::run`] with explicit program address ranges.
+    pub fn run_with_ranges(
+        &self,
+        exe: &Path,
+        stdin: &[u8],
+        timeout: Duration,
+        ranges: ProgramRanges,
+    ) -> Result<Run, RunError> {
+        let mut opts = RunOptions {
+            stdin: Stdin::Bytes(stdin.to_vec()),
+            timeout,
+            ..RunOptions::default()
+        };
+        let counter_dir = match &self.plugin {
+            Some(_) => Some(
+                tempfile::Builder::new()
+                    .prefix("harness-cost-")
+                    .tempdir()
+                    .map_err(RunError::TempDir)?,
+            ),
+            None => None,
+        };
+        let counter_file = counter_dir.as_ref().map(|d| d.path().join("counts"));
+        if let (Some(plugin), Some(file)) = (&self.plugin, &counter_file) {
+            let option = plugin_option(plugin, &PluginConfig::new(file, ranges))
+                .map_err(|e| RunError::Plugin(e.to_string()))?;
+            opts.extra_args = vec!["-plugin".into(), option.into()];
+        }
+        let run = self.qemu.run(exe, &opts)?;
+        let cost = match &counter_file {
+            Some(file) => {
+                let counts = CostCounts::read(file).map_err(|e| {
+                    RunError::Plugin(format!(
+                        "{e} (qemu stderr: {})",
+                        String::from_utf8_lossy(&run.stderr).trim()
+                    ))
+                })?;
+                let cycles = counts.cycles(&self.table);
+                Some(RunCost { counts, cycles })
+            }
+            None => None,
+        };
+        Ok(Run {
+            status: run.status,
+            stdout: run.stdout,
+            wall: run.wall,
+            cost,
+        })
     }
 }
 

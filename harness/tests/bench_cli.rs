@@ -68,7 +68,7 @@ fn bench_measures_compares_with_gcc_and_repeats_exactly() {
     for run in ["first", "second"] {
         let out = format!("{run}.csv");
         let result = harness(
-            &["bench", "cases", "--opt", "O2", "--vs-gcc", "--jobs", "1", "--out", &out],
+            &["bench", "cases", "--vs-gcc", "--jobs", "1", "--out", &out],
             &dir,
         );
         let stdout = String::from_utf8_lossy(&result.stdout);

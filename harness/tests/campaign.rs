@@ -85,7 +85,7 @@ fn bad_options_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("campaign.json"));
 }
 
-/// Runs a short campaign with `fault` on and returns the failing rows' (kind, oracle, label).
+/// Runs a short campaign with `fault` on and returns the failing rows' (kind, stage, label).
 #[cfg(feature = "fault-injection")]
 fn failures_with_fault(fault: &str, programs: &str, strategy: &str) -> Vec<(String, String, String)> {
     let scratch = common::scratch();
@@ -98,8 +98,8 @@ fn failures_with_fault(fault: &str, programs: &str, strategy: &str) -> Vec<(Stri
     let failing: Vec<(String, String, String)> = reader
         .records()
         .map(|r| r.expect("row"))
-        .filter(|r| &r[7] == "fail")
-        .map(|r| (r[8].to_string(), r[9].to_string(), r[4].to_string()))
+        .filter(|r| &r[6] == "fail")
+        .map(|r| (r[7].to_string(), r[8].to_string(), r[4].to_string()))
         .collect();
     assert_eq!(out.status.success(), failing.is_empty(), "exit status reports failures");
     if !failing.is_empty() {
@@ -144,7 +144,7 @@ fn rows_with_kind(dir: &Path) -> Vec<(u64, String, String, String)> {
         .records()
         .map(|r| {
             let r = r.expect("well-formed row");
-            (r[0].parse().expect("program number"), r[3].to_string(), r[4].to_string(), r[8].to_string())
+            (r[0].parse().expect("program number"), r[3].to_string(), r[4].to_string(), r[7].to_string())
         })
         .collect()
 }

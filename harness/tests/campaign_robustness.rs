@@ -17,7 +17,6 @@ fn row(program: u64, config: &str) -> Row {
         seed: program + 7,
         config_id: config.into(),
         label: format!("label-{config}"),
-        verdict: "pass".into(),
         detail: "some detail, with a comma".into(),
         insns: Some(1234),
         passes_changed: "0110".into(),
@@ -32,7 +31,7 @@ fn line(program: u64, checks: u64) -> ProgramLine {
 /// Appends programs `range`, each with two rows.
 fn append(records: &mut Records, range: std::ops::Range<u64>) {
     for p in range {
-        records.append_program(&[row(p, "a"), row(p, "b")], &line(p, 2)).expect("append");
+        records.append_program(&[row(p, "a"), row(p, "b")], &[], &line(p, 2)).expect("append");
     }
 }
 
@@ -238,7 +237,7 @@ fn a_full_disk_is_an_error_and_resume_keeps_every_finished_program() {
     let mut finished = 0u64;
     let error = loop {
         assert!(finished < 10_000, "a 64 KiB disk never filled up");
-        match records.append_program(&[row(finished, "a"), row(finished, "b")], &line(finished, 2)) {
+        match records.append_program(&[row(finished, "a"), row(finished, "b")], &[], &line(finished, 2)) {
             Ok(()) => finished += 1,
             Err(e) => break e,
         }

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 use sysyc::runtime::outcome::format_expected;
+use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source};
 
 /// qemu if both it and the cross gcc are installed (else a note and `None`).
@@ -55,7 +56,7 @@ fn gcc_run(
     let exe = dir.join(format!("{name}{opt}"));
     let mut flags = vec![opt];
     flags.extend(cgen::GCC_SEMANTIC_FLAGS);
-    toolchain::compile_c(Source::Text(c_source), &exe, &flags).map_err(|e| e.to_string())?;
+    library::compile_c(Source::Text(c_source), &exe, &flags).map_err(|e| e.to_string())?;
     let opts = RunOptions {
         stdin: Stdin::Bytes(stdin.to_vec()),
         timeout: Duration::from_secs(60),
@@ -94,7 +95,7 @@ fn check_dir(qemu: &Qemu, dir: &Path, group: &str) -> (usize, Vec<String>) {
                     Ok(got) if got == expected => None,
                     Ok(got) => Some(format!(
                         "{name} {opt}: {}",
-                        harness::conform::first_difference(&expected, &got)
+                        harness::failure::first_difference(&expected, &got)
                     )),
                     Err(e) => Some(format!("{name} {opt}: {e}")),
                 })
@@ -114,7 +115,7 @@ fn lang_corpus_through_gcc() {
 
 #[test]
 fn functional_suite_through_gcc_when_present() {
-    let Some(root) = sysyc::toolchain::sysy_tests_dir() else {
+    let Some(root) = sysyc::suites::sysy_tests_dir() else {
         eprintln!("skipped: the competition suites are not present (set $SYSY_TESTS)");
         return;
     };
@@ -260,7 +261,7 @@ fn evaluation_order_matches_the_reference_interpreter() {
                     Ok(got) if got == expected => None,
                     Ok(got) => Some(format!(
                         "{name} {how}: {}",
-                        harness::conform::first_difference(&expected, &got)
+                        harness::failure::first_difference(&expected, &got)
                     )),
                     Err(e) => Some(format!("{name} {how}: {e}")),
                 })
@@ -286,11 +287,9 @@ fn gcc_engine_in_the_conformance_runner() {
     std::fs::write(dir.join("ok.out"), "0x1.333334p-2\n21\n").unwrap();
     std::fs::write(dir.join("wrong.sy"), "int main() { return 1; }").unwrap();
     std::fs::write(dir.join("wrong.out"), "2\n").unwrap();
-    let config = harness::engine::EngineConfig {
-        opt_level: Some(1),
-        ..Default::default()
-    };
-    let engine = harness::engine::engine_by_name("gcc", &config).expect("tools are present");
+    let config = sysyc::config::Config::level(sysyc::passes::OptLevel::O1);
+    let settings = harness::engine::RunSettings::new(harness::subject::Limits::SUITE);
+    let engine = harness::engine::engine_by_name("gcc", &config, &settings).expect("tools are present");
     assert_eq!(engine.name(), "gcc -O1");
     let cases = harness::conform::discover(&dir, None).unwrap();
     let mut report = Vec::new();

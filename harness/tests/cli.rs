@@ -68,7 +68,7 @@ fn interp_reports_traps_with_status_125() {
     );
 
     let looping = write(&dir, "loop.sy", "int main() { while (1) {} return 0; }");
-    let out = harness(&["interp", &looping, "--steps", "1000"], b"");
+    let out = harness(&["interp", &looping, "--max-steps", "1000"], b"");
     assert_eq!(out.status.code(), Some(125));
     assert!(
         text(&out.stderr).starts_with("trap: step-limit"),
@@ -209,8 +209,7 @@ fn conform_passes_with_filter_and_rejects_unknown_engines() {
             &dir.to_string_lossy(),
             "--filter",
             "pass",
-            "--opt",
-            "2",
+            "-O2",
         ],
         b"",
     );

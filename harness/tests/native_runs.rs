@@ -9,6 +9,7 @@ use std::time::Duration;
 use common::{asm_main, build_c, link_asm, scratch, tools};
 use harness::qemu::{RunOptions, RunStatus, Stdin};
 use sysyc::runtime::Io;
+use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source, ToolchainError};
 
 #[test]
@@ -241,7 +242,7 @@ fn assembler_errors_carry_the_command_and_its_stderr() {
     }
     let dir = scratch();
     let out = dir.path().join("never");
-    let err = toolchain::link_executable(Source::Text(&asm_main("\tfrobnicate r0, r1")), &out)
+    let err = library::link_executable(Source::Text(&asm_main("\tfrobnicate r0, r1")), &out)
         .unwrap_err();
     let ToolchainError::Failed {
         command,
@@ -263,7 +264,7 @@ fn assembler_errors_carry_the_command_and_its_stderr() {
     assert!(!out.exists());
 
     // An undefined symbol is a link error, reported the same way.
-    let err = toolchain::link_executable(Source::Text(&asm_main("\tb no_such_function")), &out)
+    let err = library::link_executable(Source::Text(&asm_main("\tb no_such_function")), &out)
         .unwrap_err();
     assert!(
         matches!(&err, ToolchainError::Failed { stderr, .. } if stderr.contains("no_such_function")),

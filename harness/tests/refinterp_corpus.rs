@@ -1,5 +1,5 @@
 //! The reference interpreter reproduces the expected result of every program of
-//! `corpus/lang` (and of the competition's functional suite when `/work/shared` is present).
+//! `corpus/lang` (and of the competition's functional suite when it is present).
 
 use harness::refinterp::{self, RefConfig};
 use std::path::{Path, PathBuf};
@@ -20,8 +20,9 @@ fn mismatches(dir: &Path) -> (usize, Vec<String>) {
         let expected = std::fs::read(path.with_extension("out")).unwrap();
         match refinterp::run_source(&name, &source, &stdin, &RefConfig::default()) {
             Ok(outcome) => {
-                if let Some(reason) = harness::conform::outcome_mismatch(&outcome, &expected) {
-                    failures.push(format!("{name}: {reason}"));
+                let expected = harness::failure::Expected::OutFile(expected);
+                if let Err(f) = harness::failure::judge(&expected, &outcome, harness::failure::Stage::Reference) {
+                    failures.push(format!("{name}: {f}"));
                 }
             }
             Err(e) => failures.push(format!("{name}: {e}")),
@@ -40,7 +41,7 @@ fn lang_corpus() {
 
 #[test]
 fn functional_suite_when_present() {
-    let Some(root) = sysyc::toolchain::sysy_tests_dir() else {
+    let Some(root) = sysyc::suites::sysy_tests_dir() else {
         eprintln!("skipped: the competition suites are not present (set $SYSY_TESTS)");
         return;
     };

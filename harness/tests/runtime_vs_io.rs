@@ -17,7 +17,8 @@ use std::time::Duration;
 use common::tools;
 use harness::qemu::{Qemu, RunOptions, RunStatus, Stdin};
 use sysyc::runtime::{Io, PutfArg};
-use sysyc::toolchain::{self, Source};
+use sysyc::runtime::library;
+use sysyc::toolchain::Source;
 
 /// One runtime call.
 #[derive(Clone, Debug)]
@@ -176,7 +177,7 @@ fn driver() -> Option<(Qemu, PathBuf)> {
             let private = dir.join(format!("runtime_driver.{}", std::process::id()));
             let shared = dir.join("runtime_driver");
             let source = include_str!("data/runtime_driver.c");
-            if let Err(e) = toolchain::compile_c(Source::Text(source), &private, &["-O1"]) {
+            if let Err(e) = library::compile_c(Source::Text(source), &private, &["-O1"]) {
                 panic!("building the driver failed: {e}");
             }
             std::fs::rename(&private, &shared).expect("rename the driver into place");
@@ -948,7 +949,7 @@ fn getfloat_through_a_pipe() {
         int c; while ((c = getchar()) != EOF) printf(\" %02x\", c); return 0; }\n";
     let dir = common::scratch();
     let exe = dir.path().join("pipe_getfloat");
-    if let Err(e) = toolchain::compile_c(Source::Text(program), &exe, &["-O1"]) {
+    if let Err(e) = library::compile_c(Source::Text(program), &exe, &["-O1"]) {
         panic!("building the pipe test failed: {e}");
     }
     for input in [

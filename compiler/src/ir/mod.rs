@@ -7,9 +7,11 @@
 //! * [`module`] — functions, globals, strings.
 //! * [`printer`] / [`parser`] — the textual form (syntax documented in [`printer`]).
 //! * [`verifier`] — structural, type and SSA checks.
+//! * [`fold`] — constant evaluation of pure opcodes (what folding passes share).
 //! * [`interp`] — an interpreter, the reference semantics the passes are checked against.
 
 pub mod entities;
+pub mod fold;
 pub mod function;
 pub mod instr;
 pub mod interp;

@@ -15,7 +15,7 @@
 
 use smallvec::SmallVec;
 
-use super::simplify_cfg::{Preds, predecessors};
+use super::cfg_edit::{Preds, predecessors};
 use super::{FunctionCx, FunctionPass};
 use crate::ir::{Block, Function, Inst};
 

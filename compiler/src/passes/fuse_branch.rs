@@ -32,8 +32,7 @@
 
 use smallvec::SmallVec;
 
-use super::constfold::remove_one_phi_entry;
-use super::simplify_cfg::{Preds, predecessors, remove_one};
+use super::cfg_edit::{Preds, predecessors, remove_one, remove_one_phi_entry};
 use super::{FunctionCx, FunctionPass};
 use crate::ir::{Block, Function, Inst, InstData, Opcode, Value};
 

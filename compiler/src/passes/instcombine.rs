@@ -13,7 +13,7 @@
 //! constants of `+` chains float outwards (`(x + c) + y → (x + y) + c`) so they meet and fold.
 //!
 //! Rules (every one exact under i32 two's-complement wrapping):
-//! * all-constant operands fold with [`super::constfold::fold`] (never a trapping division);
+//! * all-constant operands fold with [`crate::ir::fold::fold`] (never a trapping division);
 //! * `x+0, x-0, x*1, x/1 → x`; `x*0, x%1, x-x → 0`; `x*-1 → 0-x`; `0-(0-x) → x`;
 //!   `a+(0-b) → a-b`; `a-(0-b) → a+b`; `(x+y)-y → x`; `(x-y)+y → x`; `x-(x-y) → y`;
 //! * `(x+c1)+c2 → x+(c1+c2)`, `(x*c1)*c2 → x*(c1*c2)`; `x+x → x*2`; `x*c+x → x*(c+1)`;
@@ -181,7 +181,7 @@ fn combine(func: &mut Function, inst: Inst) -> Option<Change> {
     let ty = func.inst(inst).ty;
     if !matches!(op, Opcode::Phi | Opcode::Call(_) | Opcode::Load | Opcode::Alloca { .. }) && !args.is_empty() {
         let consts: Option<Vec<Const>> = args.iter().map(|&a| func.as_const(a)).collect();
-        if let Some(c) = consts.and_then(|cs| super::constfold::fold(op, &cs, ty)) {
+        if let Some(c) = consts.and_then(|cs| crate::ir::fold::fold(op, &cs, ty)) {
             return Some(Change::Value(func.const_value(c)));
         }
     }

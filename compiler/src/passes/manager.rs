@@ -17,19 +17,8 @@ use cranelift_entity::EntityRef;
 
 use super::{Counters, FunctionCx, ModuleCx, PassBody, PassInfo};
 use crate::analysis::cache::AnalysisCache;
-use crate::faults::FaultSet;
+use crate::config::Config;
 use crate::ir::{FuncRef, Module, verifier};
-
-#[derive(Clone, Debug, Default)]
-pub struct PipelineOptions {
-    /// Run the verifier on the input and after every pass.
-    pub verify_each: bool,
-    /// Run only the first N (pass, function) steps; `None` runs everything.
-    pub opt_bisect_limit: Option<u64>,
-    /// Record every step in [`PipelineReport::bisect_log`].
-    pub log_steps: bool,
-    pub faults: FaultSet,
-}
 
 /// Statistics of one pipeline position.
 #[derive(Clone, Debug)]
@@ -56,6 +45,8 @@ pub struct BisectStep {
 #[derive(Clone, Debug, Default)]
 pub struct PipelineReport {
     pub runs: Vec<PassRunStats>,
+    /// Every step, run or skipped, when an opt-bisect limit is set (`u64::MAX` logs a whole
+    /// pipeline).
     pub bisect_log: Vec<BisectStep>,
     /// Number of steps counted (run or skipped).
     pub steps: u64,
@@ -89,110 +80,97 @@ impl PipelineReport {
 pub enum PipelineError {
     #[error("IR verifier failed {where_}:\n{errors}")]
     Verifier { where_: String, errors: String },
-}
-
-pub struct PassManager {
-    passes: Vec<&'static PassInfo>,
+    #[error("`{0}` is a back-end stage and cannot run in the IR pipeline")]
+    NotAnIrPass(&'static str),
 }
 
 /// Observer of the pipeline: called after every pass with its position, the pass and the
 /// module as it now stands.
 pub type Observer<'o> = dyn FnMut(usize, &'static PassInfo, &Module) + 'o;
 
-impl PassManager {
-    pub fn new(passes: Vec<&'static PassInfo>) -> PassManager {
-        PassManager { passes }
+/// Runs the IR pipeline of `config` over `module` (verifying, limiting and logging steps
+/// as `config` says), calling `observer` after every pass.
+pub fn run(module: &mut Module, config: &Config, mut observer: Option<&mut Observer<'_>>) -> Result<PipelineReport, PipelineError> {
+    let opts = config;
+    let mut report = PipelineReport::default();
+    if opts.verify_each {
+        verify(module, "on the input")?;
     }
-
-    pub fn passes(&self) -> &[&'static PassInfo] {
-        &self.passes
-    }
-
-    pub fn run(
-        &self,
-        module: &mut Module,
-        opts: &PipelineOptions,
-        mut observer: Option<&mut Observer<'_>>,
-    ) -> Result<PipelineReport, PipelineError> {
-        let mut report = PipelineReport::default();
-        if opts.verify_each {
-            verify(module, "on the input")?;
-        }
-        let mut analyses: Vec<AnalysisCache> = Vec::new();
-        for (pos, pass) in self.passes.iter().enumerate() {
-            let insts_before = count_insts(module);
-            let mut counters = Counters::new();
-            let start = Instant::now();
-            let changed = match pass.body {
-                PassBody::Function(fp) => {
-                    let mut changed = false;
-                    let mut funcinfo = None;
-                    for f in module.func_refs() {
-                        if !step(&mut report, opts, pass.name, module.func(f).name.clone()) {
-                            continue;
-                        }
-                        if analyses.len() <= f.index() {
-                            analyses.resize_with(module.num_func_slots(), AnalysisCache::default);
-                        }
-                        let mut func = module.take_function(f);
-                        let mut cx = FunctionCx {
-                            module,
-                            func_ref: f,
-                            analyses: &mut analyses[f.index()],
-                            faults: &opts.faults,
-                            counters: &mut counters,
-                            funcinfo: &mut funcinfo,
-                        };
-                        changed |= fp.run(&mut func, &mut cx);
-                        module.put_back(f, func);
+    let mut analyses: Vec<AnalysisCache> = Vec::new();
+    for (pos, pass) in config.pipeline.iter().enumerate() {
+        let insts_before = count_insts(module);
+        let mut counters = Counters::new();
+        let start = Instant::now();
+        let changed = match pass.body {
+            PassBody::Function(fp) => {
+                let mut changed = false;
+                let mut funcinfo = None;
+                for f in module.func_refs() {
+                    if !step(&mut report, opts, pass.name, module.func(f).name.clone()) {
+                        continue;
                     }
-                    changed
-                }
-                PassBody::Module(mp) => {
-                    let names: Vec<(FuncRef, String)> =
-                        module.funcs().map(|(f, func)| (f, func.name.clone())).collect();
-                    let mut gate = |f: FuncRef| {
-                        let name = names
-                            .iter()
-                            .find(|(g, _)| *g == f)
-                            .map(|(_, n)| n.clone())
-                            .unwrap_or_else(|| f.to_string());
-                        step(&mut report, opts, pass.name, name)
-                    };
-                    let mut cx = ModuleCx {
+                    if analyses.len() <= f.index() {
+                        analyses.resize_with(module.num_func_slots(), AnalysisCache::default);
+                    }
+                    let mut func = module.take_function(f);
+                    let mut cx = FunctionCx {
+                        module,
+                        func_ref: f,
+                        analyses: &mut analyses[f.index()],
                         faults: &opts.faults,
-                        analyses: &mut analyses,
-                        step_gate: &mut gate,
                         counters: &mut counters,
+                        funcinfo: &mut funcinfo,
                     };
-                    mp.run(module, &mut cx)
+                    changed |= fp.run(&mut func, &mut cx);
+                    module.put_back(f, func);
                 }
-            };
-            let time = start.elapsed();
-            report.runs.push(PassRunStats {
-                pass: pass.name,
-                changed,
-                counters,
-                insts_before,
-                insts_after: count_insts(module),
-                time,
-            });
-            if opts.verify_each {
-                verify(module, &format!("after pass `{}` (pipeline position {})", pass.name, pos + 1))?;
+                changed
             }
-            if let Some(obs) = observer.as_deref_mut() {
-                obs(pos, pass, module);
+            PassBody::Module(mp) => {
+                let names: Vec<(FuncRef, String)> =
+                    module.funcs().map(|(f, func)| (f, func.name.clone())).collect();
+                let mut gate = |f: FuncRef| {
+                    let name = names
+                        .iter()
+                        .find(|(g, _)| *g == f)
+                        .map(|(_, n)| n.clone())
+                        .unwrap_or_else(|| f.to_string());
+                    step(&mut report, opts, pass.name, name)
+                };
+                let mut cx = ModuleCx {
+                    faults: &opts.faults,
+                    analyses: &mut analyses,
+                    step_gate: &mut gate,
+                    counters: &mut counters,
+                };
+                mp.run(module, &mut cx)
             }
+            PassBody::Backend(_) => return Err(PipelineError::NotAnIrPass(pass.name)),
+        };
+        let time = start.elapsed();
+        report.runs.push(PassRunStats {
+            pass: pass.name,
+            changed,
+            counters,
+            insts_before,
+            insts_after: count_insts(module),
+            time,
+        });
+        if opts.verify_each {
+            verify(module, &format!("after pass `{}` (pipeline position {})", pass.name, pos + 1))?;
         }
-        Ok(report)
+        if let Some(obs) = observer.as_deref_mut() {
+            obs(pos, pass, module);
+        }
     }
+    Ok(report)
 }
 
 /// Counts one opt-bisect step; returns whether it may run.
-fn step(report: &mut PipelineReport, opts: &PipelineOptions, pass: &'static str, function: String) -> bool {
+fn step(report: &mut PipelineReport, opts: &Config, pass: &'static str, function: String) -> bool {
     report.steps += 1;
     let ran = opts.opt_bisect_limit.is_none_or(|limit| report.steps <= limit);
-    if opts.log_steps {
+    if opts.opt_bisect_limit.is_some() {
         report.bisect_log.push(BisectStep { index: report.steps, pass, function, ran });
     }
     ran

@@ -8,6 +8,7 @@
 
 pub mod array_hoist;
 pub mod block_reorder;
+pub mod cfg_edit;
 pub mod const_arrays;
 pub mod constfold;
 pub mod dce;
@@ -48,8 +49,9 @@ use crate::analysis::cache::AnalysisCache;
 use crate::analysis::funcinfo::FuncInfo;
 use crate::faults::FaultSet;
 use crate::ir::{FuncRef, Function, Module};
+use crate::isa::arm::Stage;
 
-pub use manager::{PassManager, PipelineOptions, PipelineReport, PassRunStats, PipelineError};
+pub use manager::{PassRunStats, PipelineError, PipelineReport};
 
 /// A pass over one function at a time.
 pub trait FunctionPass: Sync {
@@ -66,6 +68,9 @@ pub trait ModulePass: Sync {
 pub enum PassBody {
     Function(&'static dyn FunctionPass),
     Module(&'static dyn ModulePass),
+    /// An optional stage of the ARM back end: it runs on machine code, not on the IR, and is
+    /// switched on and off by `--backend-stages` rather than placed in a pipeline.
+    Backend(Stage),
 }
 
 /// A registry entry.
@@ -78,6 +83,32 @@ pub struct PassInfo {
     /// follows, when there is one.
     pub catalogue: Option<&'static str>,
     pub body: PassBody,
+}
+
+impl PassInfo {
+    /// The registry entry of a back-end stage.
+    const fn backend(stage: Stage) -> PassInfo {
+        PassInfo { name: stage.name(), description: stage.description(), catalogue: None, body: PassBody::Backend(stage) }
+    }
+
+    pub fn is_backend(&self) -> bool {
+        matches!(self.body, PassBody::Backend(_))
+    }
+}
+
+impl PartialEq for PassInfo {
+    /// Entries are unique by name.
+    fn eq(&self, other: &PassInfo) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for PassInfo {}
+
+impl std::hash::Hash for PassInfo {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name.hash(state);
+    }
 }
 
 impl std::fmt::Debug for PassInfo {
@@ -157,7 +188,8 @@ impl ModuleCx<'_> {
     }
 }
 
-/// Every pass of the compiler, in a stable order.
+/// Every pass of the compiler, in a stable order: the IR passes, then the optional back-end
+/// stages (in back-end order).
 pub static REGISTRY: &[PassInfo] = &[
     PassInfo {
         name: "mem2reg",
@@ -327,20 +359,38 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("HoistGlobalArrayLoad"),
         body: PassBody::Function(&hoist_global_loads::HoistGlobalLoads),
     },
+    PassInfo::backend(Stage::AddrFold),
+    PassInfo::backend(Stage::OpFold),
+    PassInfo::backend(Stage::ConstDiv),
+    PassInfo::backend(Stage::ConstHoist),
+    PassInfo::backend(Stage::SpillElim),
+    PassInfo::backend(Stage::CopyProp),
+    PassInfo::backend(Stage::LeafRegs),
+    PassInfo::backend(Stage::Peephole),
+    PassInfo::backend(Stage::BranchOpt),
 ];
+
+/// The IR passes of the registry.
+pub fn ir_passes() -> impl Iterator<Item = &'static PassInfo> {
+    REGISTRY.iter().filter(|p| !p.is_backend())
+}
 
 pub fn lookup(name: &str) -> Option<&'static PassInfo> {
     REGISTRY.iter().find(|p| p.name == name)
 }
 
-/// Parses a comma-separated pipeline; unknown names are an error listing the valid ones.
+/// Parses a comma-separated pipeline of IR passes; unknown names (and back-end stages) are
+/// an error listing the valid ones.
 pub fn parse_pipeline(spec: &str) -> Result<Vec<&'static PassInfo>, String> {
     let mut out = Vec::new();
     for name in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match lookup(name) {
+            Some(p) if p.is_backend() => {
+                return Err(format!("`{name}` is a back-end stage, not an IR pass: use --backend-stages"));
+            }
             Some(p) => out.push(p),
             None => {
-                let valid: Vec<&str> = REGISTRY.iter().map(|p| p.name).collect();
+                let valid: Vec<&str> = ir_passes().map(|p| p.name).collect();
                 return Err(format!("unknown pass `{name}`; valid passes: {}", valid.join(", ")));
             }
         }

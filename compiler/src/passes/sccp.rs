@@ -11,7 +11,7 @@
 //! executable, and instructions whose operands' cells fell. A block is visited when its first
 //! incoming edge becomes executable; a phi meets only the entries of executable edges; a
 //! `br` whose condition is `Const` makes one edge executable, `Bottom` both. Instructions
-//! evaluate with [`super::constfold::fold`] (the interpreter's exact semantics; a trapping
+//! evaluate with [`crate::ir::fold::fold`] (the interpreter's exact semantics; a trapping
 //! division or a NaN result is not folded and so is `Bottom`). Loads, calls, allocas,
 //! parameters, global addresses and `undef` are `Bottom`. Cells only fall, so the fixpoint is
 //! reached after each cell changed at most twice: linear time.
@@ -25,7 +25,8 @@
 use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashSet;
 
-use super::constfold::{fold, remove_one_phi_entry};
+use super::cfg_edit::remove_one_phi_entry;
+use crate::ir::fold::fold;
 use super::{FunctionCx, FunctionPass};
 use crate::ir::{Block, Const, Function, Inst, InstData, Opcode, Value, ValueDef};
 

@@ -5,39 +5,16 @@
 //! Why both at once: each enables the other (threading an empty block leaves a jump whose
 //! target now has one predecessor; merging a chain exposes a block that only branches on).
 //! The rewrites themselves are documented in [`super::fuse_blocks`] and
-//! [`super::fuse_branch`]; this module also holds what they share: predecessor lists kept up
-//! to date incrementally, so a sweep is linear in the size of the function.
+//! [`super::fuse_branch`]; what they share (predecessor lists kept up to date incrementally,
+//! so a sweep is linear in the size of the function) is in [`super::cfg_edit`].
 
-use cranelift_entity::SecondaryMap;
-use smallvec::SmallVec;
-
+use super::cfg_edit::predecessors;
 use super::fuse_blocks::merge_successor;
 use super::fuse_branch::{BranchStats, fuse_at};
 use super::{FunctionCx, FunctionPass};
-use crate::ir::{Block, Function};
+use crate::ir::Function;
 
 pub struct SimplifyCfg;
-
-/// Predecessors per block, one entry per edge.
-pub(super) type Preds = SecondaryMap<Block, SmallVec<[Block; 4]>>;
-
-/// The predecessor lists of `func`, one entry per edge.
-pub(super) fn predecessors(func: &Function) -> Preds {
-    let mut preds: Preds = SecondaryMap::new();
-    for &b in func.layout() {
-        for &s in func.successors(b) {
-            preds[s].push(b);
-        }
-    }
-    preds
-}
-
-/// Removes one occurrence of `b` from a predecessor list.
-pub(super) fn remove_one(list: &mut SmallVec<[Block; 4]>, b: Block) {
-    if let Some(i) = list.iter().position(|&x| x == b) {
-        list.remove(i);
-    }
-}
 
 impl FunctionPass for SimplifyCfg {
     fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {

@@ -10,7 +10,8 @@
 
 use cranelift_entity::EntityRef;
 
-use super::{OptLevel, PassInfo, PassManager, PipelineOptions, REGISTRY};
+use super::{OptLevel, PassInfo, ir_passes, manager};
+use crate::config::Config;
 use crate::frontend::hir::Builtin;
 use crate::ir::interp::{InterpConfig, InterpResult, run};
 use crate::ir::random_tests::{Rng, random_module};
@@ -18,20 +19,20 @@ use crate::ir::{Block, Callee, Function, InstData, IntCC, Module, Opcode, Type, 
 
 fn pipelines() -> Vec<(String, Vec<&'static PassInfo>)> {
     let mut out: Vec<(String, Vec<&'static PassInfo>)> =
-        REGISTRY.iter().map(|p| (p.name.to_string(), vec![p])).collect();
+        ir_passes().map(|p| (p.name.to_string(), vec![p])).collect();
     out.push(("-O1".into(), OptLevel::O1.pipeline()));
     out.push(("-O2".into(), OptLevel::O2.pipeline()));
-    out.push(("all".into(), REGISTRY.iter().chain(REGISTRY).collect()));
+    out.push(("all".into(), ir_passes().chain(ir_passes()).collect()));
     out
 }
 
 fn check_preserved(m: &Module, round: usize, config: &InterpConfig) -> usize {
     let before = run(m, b"", config).expect("runnable");
-    let opts = PipelineOptions { verify_each: true, ..PipelineOptions::default() };
+    let opts = Config { verify_each: true, ..Config::default() };
     let mut compared = 0;
     for (name, pipeline) in pipelines() {
         let mut opt = m.clone();
-        if let Err(e) = PassManager::new(pipeline).run(&mut opt, &opts, None) {
+        if let Err(e) = manager::run(&mut opt, &opts.with_pipeline(pipeline), None) {
             panic!("round {round}, {name}: {e}\n{}", print_module(m));
         }
         if before.outcome.trap.is_some() {
@@ -162,18 +163,14 @@ fn passes_preserve_random_slot_programs() {
         m.add_function(random_slot_function(&mut rng));
         compared += check_preserved(&m, round, &config);
         let mut opt = m.clone();
-        PassManager::new(OptLevel::O2.pipeline())
-            .run(&mut opt, &PipelineOptions::default(), None)
-            .expect("pipeline runs");
+        manager::run(&mut opt, &Config::level(OptLevel::O2), None).expect("pipeline runs");
         let main = opt.func(crate::ir::FuncRef::new(0));
         let has_allocas = main.all_insts().any(|(_, i)| matches!(main.opcode(i), Opcode::Alloca { .. }));
         assert!(!has_allocas, "round {round}: mem2reg left an alloca\n{}", print_module(&opt));
         // Promotion across loops is counted after O1: at O2 the loop passes fully unroll the
         // fuel-counting loops with constant trip counts, which removes their phis.
         let mut o1 = m.clone();
-        PassManager::new(OptLevel::O1.pipeline())
-            .run(&mut o1, &PipelineOptions::default(), None)
-            .expect("pipeline runs");
+        manager::run(&mut o1, &Config::level(OptLevel::O1), None).expect("pipeline runs");
         let main1 = o1.func(crate::ir::FuncRef::new(0));
         if main1.all_insts().any(|(_, i)| main1.opcode(i) == Opcode::Phi) {
             promoted_loops += 1;

@@ -2,7 +2,7 @@
 //! programs, its C implementation `sysy_rt.c`.
 
 pub mod io;
-pub mod native;
+pub mod library;
 pub mod outcome;
 mod printf;
 

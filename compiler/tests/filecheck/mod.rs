@@ -34,27 +34,52 @@ pub struct Directive {
     pub line: usize,
 }
 
+/// What a test checks: the optimised IR, or the assembly the back end makes of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Ir,
+    Asm,
+}
+
 /// The header and directives of a test file.
 #[derive(Clone, Debug)]
 pub struct TestSpec {
-    /// The `passes:` line (comma-separated, possibly empty).
-    pub passes: String,
+    /// The compiler configuration as `sysyc` options: the `config:` line, or `--passes=LIST`
+    /// for a `passes: LIST` line (the short form of pass tests).
+    pub config: String,
+    /// The `output:` line (`ir`, the default, or `asm`).
+    pub output: Output,
     pub directives: Vec<Directive>,
 }
 
-/// Reads the `passes:` header and the directives from the comment lines of a test file.
+/// Reads the header (`config:` or `passes:`, optional `output:`) and the directives from the
+/// comment lines of a test file.
 pub fn parse_spec(text: &str, comment: &str) -> Result<TestSpec, String> {
-    let mut passes = None;
+    let mut config = None;
+    let mut output = Output::Ir;
     let mut directives = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let Some(rest) = line.trim_start().strip_prefix(comment) else { continue };
         let rest = rest.trim_start();
         let Some((key, value)) = rest.split_once(':') else { continue };
+        let header = match key.trim() {
+            "config" => Some(value.trim().to_string()),
+            "passes" => Some(format!("--passes={}", value.split_whitespace().collect::<String>())),
+            _ => None,
+        };
+        if let Some(header) = header {
+            if config.replace(header).is_some() {
+                return Err(format!("line {}: second `config:`/`passes:` line", i + 1));
+            }
+            continue;
+        }
         let kind = match key.trim() {
-            "passes" => {
-                if passes.replace(value.trim().to_string()).is_some() {
-                    return Err(format!("line {}: second `passes:` line", i + 1));
-                }
+            "output" => {
+                output = match value.trim() {
+                    "ir" => Output::Ir,
+                    "asm" => Output::Asm,
+                    other => return Err(format!("line {}: `output: {other}`: expected ir or asm", i + 1)),
+                };
                 continue;
             }
             "check" => Kind::Check,
@@ -68,11 +93,11 @@ pub fn parse_spec(text: &str, comment: &str) -> Result<TestSpec, String> {
         }
         directives.push(Directive { kind, pattern, line: i + 1 });
     }
-    let passes = passes.ok_or("no `passes:` line")?;
+    let config = config.ok_or("no `config:` or `passes:` line")?;
     if !directives.iter().any(|d| d.kind != Kind::Not) {
         return Err("no `check:` or `nextln:` directive".into());
     }
-    Ok(TestSpec { passes, directives })
+    Ok(TestSpec { config, output, directives })
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

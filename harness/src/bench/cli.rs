@@ -7,9 +7,12 @@
 
 use super::report::{self, RunInfo};
 use super::{BenchRow, Engines, Summary};
-use crate::cli::{fail, seconds};
+use crate::cli::fail;
 use crate::conform::{self, Verdict};
-use crate::engine::EngineConfig;
+use crate::engine::RunSettings;
+use crate::subject::Limits;
+use sysyc::config::{Config, ConfigArgs};
+use sysyc::passes::OptLevel;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,12 +21,9 @@ use std::process::ExitCode;
 pub struct BenchArgs {
     /// Directory of cases (NAME.sy, NAME.in, NAME.out).
     pub dir: PathBuf,
-    /// Our optimisation level: `O0`, `O1`, `O2` (or 0, 1, 2).
-    #[arg(long, default_value = "O2")]
-    pub opt: String,
-    /// Comma-separated pass list, overriding --opt.
-    #[arg(long, value_delimiter = ',')]
-    pub passes: Option<Vec<String>>,
+    /// Our configuration (default -O2).
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Also build every case with the ARM cross gcc at -O2 (from the C translation of the
     /// program), check its answer and add ratio columns ours/gcc.
     #[arg(long)]
@@ -35,9 +35,10 @@ pub struct BenchArgs {
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
-    /// Time limit per run in seconds (a run killed at the limit keeps its partial counts).
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
-    pub timeout: f64,
+    /// Time limit per run in seconds (default 600; a run killed at the limit keeps its
+    /// partial counts).
+    #[arg(long)]
+    pub timeout: Option<f64>,
     /// Only cases whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
@@ -47,33 +48,13 @@ pub struct BenchArgs {
 }
 
 impl BenchArgs {
-    fn config(&self) -> Result<EngineConfig, String> {
-        let level = sysyc::passes::OptLevel::parse(&self.opt)
-            .ok_or_else(|| format!("unknown --opt `{}` (O0, O1 or O2)", self.opt))?;
-        let opt_level = match level {
-            sysyc::passes::OptLevel::O0 => 0,
-            sysyc::passes::OptLevel::O1 => 1,
-            sysyc::passes::OptLevel::O2 => 2,
-        };
-        if let Some(passes) = &self.passes {
-            sysyc::passes::parse_pipeline(&passes.join(","))?;
-        }
-        Ok(EngineConfig {
-            timeout: seconds(Some(self.timeout))?,
-            opt_level: Some(opt_level),
-            passes: self.passes.clone(),
-            measure_cost: true,
-            ..EngineConfig::default()
-        })
+    fn config(&self) -> Result<Config, String> {
+        self.config.config(OptLevel::O2).map_err(|e| e.to_string())
     }
 
     /// The command line that reproduces this run.
-    fn command(&self) -> String {
-        let mut c = format!("harness bench {}", self.dir.display());
-        match &self.passes {
-            Some(p) => c.push_str(&format!(" --passes={}", p.join(","))),
-            None => c.push_str(&format!(" --opt {}", self.opt)),
-        }
+    fn command(&self) -> Result<String, String> {
+        let mut c = format!("harness bench {} {}", self.dir.display(), self.config()?);
         if self.vs_gcc {
             c.push_str(" --vs-gcc");
         }
@@ -84,16 +65,13 @@ impl BenchArgs {
             c.push_str(&format!(" --filter {f}"));
         }
         // The limit decides which cases finish, so a non-default one is part of the result.
-        if self.timeout != DEFAULT_TIMEOUT {
-            c.push_str(&format!(" --timeout {}", self.timeout));
+        if let Some(t) = self.timeout {
+            c.push_str(&format!(" --timeout {t}"));
         }
         c.push_str(&format!(" --out {}", self.out.display()));
-        c
+        Ok(c)
     }
 }
-
-/// Seconds per run unless `--timeout` says otherwise.
-const DEFAULT_TIMEOUT: f64 = 600.0;
 
 fn progress_line(row: &BenchRow) -> String {
     // Instructions and cycles, so a log of an interrupted run still holds the measurements.
@@ -125,7 +103,8 @@ pub fn run(args: &BenchArgs) -> ExitCode {
 
 fn run_inner(args: &BenchArgs) -> Result<bool, String> {
     let config = args.config()?;
-    let engines = Engines::new(&config, args.vs_gcc, args.overhead)?;
+    let settings = RunSettings::new(Limits::SUITE.with_timeout(args.timeout)?);
+    let engines = Engines::new(&config, &settings, args.vs_gcc, args.overhead)?;
     let cases = conform::discover(&args.dir, args.filter.as_deref())
         .map_err(|e| format!("cannot list {}: {e}", args.dir.display()))?;
     if cases.is_empty() {
@@ -145,11 +124,8 @@ fn run_inner(args: &BenchArgs) -> Result<bool, String> {
     let md_path = args.out.with_extension("md");
     let info = RunInfo {
         suite: args.dir.display().to_string(),
-        pipeline: match &args.passes {
-            Some(p) => format!("--passes={}", p.join(",")),
-            None => format!("-{}", sysyc::passes::OptLevel::parse(&args.opt).map_or("O?", |l| l.name())),
-        },
-        command: args.command(),
+        pipeline: config.to_string(),
+        command: args.command()?,
     };
     std::fs::write(&md_path, report::markdown(&rows, &info))
         .map_err(|e| format!("cannot write {}: {e}", md_path.display()))?;
@@ -189,15 +165,20 @@ mod tests {
     }
 
     fn command(line: &[&str]) -> String {
-        Wrapper::try_parse_from(std::iter::once("bench").chain(line.iter().copied())).expect("valid arguments").args.command()
+        let args = Wrapper::try_parse_from(std::iter::once("bench").chain(line.iter().copied())).expect("valid arguments").args;
+        args.command().expect("valid configuration")
     }
 
     #[test]
     fn the_reproducing_command_names_every_choice_that_changes_the_result() {
-        assert_eq!(command(&["suite", "--out", "b.csv"]), "harness bench suite --opt O2 --out b.csv");
+        assert_eq!(command(&["suite", "--out", "b.csv"]), "harness bench suite -O2 --out b.csv");
         assert_eq!(
-            command(&["suite", "--opt", "O0", "--vs-gcc", "--filter", "dce", "--timeout", "2700", "--jobs", "1", "--out", "b.csv"]),
-            "harness bench suite --opt O0 --vs-gcc --filter dce --timeout 2700 --out b.csv"
+            command(&["suite", "-O0", "--vs-gcc", "--filter", "dce", "--timeout", "2700", "--jobs", "1", "--out", "b.csv"]),
+            "harness bench suite -O0 --vs-gcc --filter dce --timeout 2700 --out b.csv"
+        );
+        assert_eq!(
+            command(&["suite", "--passes=mem2reg,dce", "--backend-stages=none", "--out", "b.csv"]),
+            "harness bench suite --passes=mem2reg,dce --backend-stages=none --out b.csv"
         );
     }
 }

@@ -18,10 +18,13 @@ pub mod cli;
 pub mod report;
 
 use crate::conform::{self, CaseFiles, Verdict};
-use crate::engine::{Case, EngineConfig, EngineRun, GccEngine, Phases, QemuEngine};
-use crate::native::RunCost;
+use crate::engine::{Engine, EngineRun, GccEngine, Phases, QemuEngine, RunSettings};
+use crate::failure::Expected;
+use crate::qemu::RunCost;
 use rayon::prelude::*;
 use std::time::Duration;
+use sysyc::config::Config;
+use sysyc::passes::OptLevel;
 
 /// One engine's run of one case.
 #[derive(Clone, Debug)]
@@ -36,14 +39,9 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    fn of(name: &str, expected: &[u8], run: &EngineRun, phases: Phases) -> Measurement {
-        let report = conform::judge(name, expected, run);
-        Measurement {
-            verdict: report.verdict,
-            reason: report.reason,
-            cost: run.cost.clone(),
-            phases,
-        }
+    fn of(name: &str, expected: &Expected, run: &EngineRun) -> Measurement {
+        let report = conform::judge_run(name, expected, run);
+        Measurement { verdict: report.verdict, reason: report.reason, cost: run.cost.clone(), phases: run.phases }
     }
 
     fn unloadable(reason: String) -> Measurement {
@@ -159,91 +157,39 @@ pub struct Engines {
 }
 
 impl Engines {
-    /// Our engine measuring under `config` (whose `measure_cost` is forced on); gcc at `-O2`
-    /// with the same time limit when `vs_gcc`; plain qemu when `overhead`.
-    pub fn new(config: &EngineConfig, vs_gcc: bool, overhead: bool) -> Result<Engines, String> {
-        let measured = EngineConfig {
-            measure_cost: true,
-            ..config.clone()
-        };
-        let gcc = if vs_gcc {
-            let gcc_config = EngineConfig {
-                opt_level: Some(2),
-                passes: None,
-                ..measured.clone()
-            };
-            Some(GccEngine::new(&gcc_config)?)
-        } else {
-            None
-        };
-        let plain = if overhead {
-            Some(QemuEngine::new(&EngineConfig {
-                measure_cost: false,
-                ..config.clone()
-            })?)
-        } else {
-            None
-        };
+    /// Our engine measuring `config` under `settings` (whose `measure_cost` is forced on);
+    /// gcc at `-O2` with the same limits when `vs_gcc`; plain qemu when `overhead`.
+    pub fn new(config: &Config, settings: &RunSettings, vs_gcc: bool, overhead: bool) -> Result<Engines, String> {
+        let measured = RunSettings { measure_cost: true, ..settings.clone() };
+        let plain = RunSettings { measure_cost: false, ..settings.clone() };
         Ok(Engines {
-            ours: QemuEngine::new(&measured)?,
-            gcc,
-            plain,
+            ours: QemuEngine::new(config, &measured)?,
+            gcc: if vs_gcc { Some(GccEngine::new(OptLevel::O2, &measured)?) } else { None },
+            plain: if overhead { Some(QemuEngine::new(config, &plain)?) } else { None },
         })
     }
 }
 
-/// A case's inputs read from disk: the case and the expected output.
-pub fn load_case(files: &CaseFiles) -> Result<(Case, Vec<u8>), String> {
-    let read = |path: &std::path::Path| {
-        std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-    };
-    let source = sysyc::frontend::source_from_bytes(&read(&files.source)?);
-    let stdin = match &files.input {
-        Some(path) => read(path)?,
-        None => Vec::new(),
-    };
-    let expected = read(&files.expected)?;
-    let case = Case {
-        name: files.name.clone(),
-        path: files.source.clone(),
-        source,
-        stdin,
-    };
-    Ok((case, expected))
-}
-
 /// Runs one case with every engine.
 pub fn bench_case(engines: &Engines, files: &CaseFiles) -> BenchRow {
-    let (case, expected) = match load_case(files) {
-        Ok(loaded) => loaded,
+    let case = match conform::load(files) {
+        Ok(case) => case,
         Err(reason) => {
             return BenchRow {
                 case: files.name.clone(),
                 ours: Measurement::unloadable(reason.clone()),
-                gcc: engines
-                    .gcc
-                    .as_ref()
-                    .map(|_| Measurement::unloadable(reason)),
+                gcc: engines.gcc.as_ref().map(|_| Measurement::unloadable(reason)),
                 plain_run: None,
             };
         }
     };
-    let (run, phases) = engines.ours.run_phased(&case);
-    let ours = Measurement::of(&case.name, &expected, &run, phases);
-    let gcc = engines.gcc.as_ref().map(|gcc| {
-        let (run, phases) = gcc.run_phased(&case);
-        Measurement::of(&case.name, &expected, &run, phases)
-    });
+    let ours = Measurement::of(&files.name, &case.expected, &engines.ours.run(&case.subject));
+    let gcc = engines.gcc.as_ref().map(|gcc| Measurement::of(&files.name, &case.expected, &gcc.run(&case.subject)));
     let plain_run = engines.plain.as_ref().and_then(|plain| {
-        let (run, phases) = plain.run_phased(&case);
-        run.result.is_ok().then_some(phases.run)
+        let run = plain.run(&case.subject);
+        run.result.is_ok().then_some(run.phases.run)
     });
-    BenchRow {
-        case: case.name,
-        ours,
-        gcc,
-        plain_run,
-    }
+    BenchRow { case: files.name.clone(), ours, gcc, plain_run }
 }
 
 /// Runs every case on `jobs` threads; `progress` is called with each row as it finishes

@@ -14,12 +14,13 @@
 //! (triage runs the compiler in-process; see [`super::isolate`]): its `triage.json` says so.
 
 use super::failures::SavedFailure;
-use super::oracle::Kind;
-use crate::qemu::Qemu;
-use crate::triage::bisect::Culprit;
-use crate::triage::case::{ConfigOverrides, FailureCase};
+use crate::failure::FailureKind;
+use crate::qemu::Runner;
+use crate::triage::bisect::{Checks, Culprit};
+use crate::triage::case::FailureCase;
 use crate::triage::reduce::count_lines;
 use crate::triage::regression::{TriageOptions, triage};
+use sysyc::config::ConfigArgs;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -29,9 +30,9 @@ use std::time::Instant;
 pub struct TriageRecord {
     /// The failure directory's name.
     pub failure: String,
-    /// The campaign's failure kind and oracle (from the directory).
-    pub kind: String,
-    pub oracle: String,
+    /// The campaign's failure kind and the stage it showed in (from the directory).
+    pub kind: Option<FailureKind>,
+    pub stage: Option<crate::failure::Stage>,
     /// Short culprit name: a pass name, `stage:a+b`, `backend`, `lowering`,
     /// `not-reproduced`, or `error`.
     pub culprit: String,
@@ -53,7 +54,7 @@ pub struct TriageRecord {
 impl TriageRecord {
     /// The nightly summary's dedup key: culprit pass + mismatch kind + reduced program hash.
     pub fn dedup_key(&self) -> String {
-        format!("{}|{}|{}", self.culprit, self.kind, self.program_hash)
+        format!("{}|{}|{}", self.culprit, self.kind.map_or(String::new(), |k| k.to_string()), self.program_hash)
     }
 }
 
@@ -76,22 +77,19 @@ pub fn program_hash(source: &str) -> String {
 #[derive(Clone, Debug)]
 pub struct AutoTriage {
     pub options: TriageOptions,
-    pub qemu: Option<Qemu>,
+    /// qemu-arm for back-end failures (`None`: the IR is judged only).
+    pub runner: Option<Runner>,
 }
 
 impl AutoTriage {
     /// Triages `saved`, writes the files (see the module docs) and returns the record.
     pub fn run(&self, saved: &SavedFailure) -> TriageRecord {
-        if saved.kind == Kind::CompilerCrash.name() {
+        if saved.kind == FailureKind::CompilerCrash {
             return not_triaged(saved, NO_CRASH_TRIAGE);
         }
         let start = Instant::now();
-        let mut record = TriageRecord {
-            failure: saved.id.clone(),
-            kind: saved.kind.to_string(),
-            oracle: saved.oracle.to_string(),
-            ..TriageRecord::default()
-        };
+        let mut record =
+            TriageRecord { failure: saved.id.clone(), kind: Some(saved.kind), stage: Some(saved.stage), ..TriageRecord::default() };
         let outcome = self.triage_into(saved, &mut record);
         if let Err(e) = outcome {
             record.culprit = "error".into();
@@ -107,21 +105,22 @@ impl AutoTriage {
     }
 
     fn triage_into(&self, saved: &SavedFailure, record: &mut TriageRecord) -> Result<(), String> {
-        let case = FailureCase::from_dir(&saved.dir, &ConfigOverrides::default())?;
-        record.lines_before = count_lines(&case.source);
-        record.bytes_before = case.source.len();
-        record.program_hash = program_hash(&case.source);
+        let case = FailureCase::from_dir(&saved.dir, &ConfigArgs::default())?;
+        record.lines_before = count_lines(&case.subject.source);
+        record.bytes_before = case.subject.source.len();
+        record.program_hash = program_hash(&case.subject.source);
         let mut options = self.options.clone();
         if !case.config.faults.is_empty() {
             options.regressions_dir = None;
         }
-        let report = triage(&case, self.qemu.as_ref(), &options)?;
+        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref() };
+        let report = triage(&case, &checks, &options)?;
         let mut text = String::from("== original program\n");
         text.push_str(&report.bisect.render(&case.config));
         let best = report.reduced_bisect.as_ref().filter(|b| b.located.is_some()).unwrap_or(&report.bisect);
         record.culprit = culprit_name(&report.bisect.culprit());
         record.culprit_detail = match &report.bisect.located {
-            Some(l) => format!("{} ({} in the {})", l.culprit, l.kind, l.level),
+            Some(l) => format!("{} ({} in the {} stage)", l.culprit, l.kind, l.stage),
             None => report.bisect.culprit().to_string(),
         };
         record.minimal_pipeline = best.minimal_pipeline.as_ref().map(|p| p.join(","));
@@ -148,8 +147,8 @@ const NO_CRASH_TRIAGE: &str = "a compiler-crash kills the process that compiles 
 pub fn not_triaged(saved: &SavedFailure, why: &str) -> TriageRecord {
     let record = TriageRecord {
         failure: saved.id.clone(),
-        kind: saved.kind.to_string(),
-        oracle: saved.oracle.to_string(),
+        kind: Some(saved.kind),
+        stage: Some(saved.stage),
         culprit: "not-triaged".into(),
         error: Some(why.to_string()),
         ..TriageRecord::default()

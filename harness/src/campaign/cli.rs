@@ -22,11 +22,10 @@ use super::config::DEFAULT_STRATEGIES;
 use super::failures::SavedFailure;
 use super::isolate;
 use super::{CampaignOptions, Shard, campaign_id, load_options, resume, start};
-use crate::qemu::Qemu;
-use crate::triage::oracle::OracleSettings;
+use crate::qemu::{CostMode, Runner};
+use crate::subject::Limits;
 use crate::triage::reduce::ReduceOptions;
 use crate::triage::regression::TriageOptions;
-use std::time::Duration;
 use anyhow::{Context, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -86,8 +85,8 @@ pub struct CampaignArgs {
     /// Also run gcc -O0 and -O2 of each program (a third opinion).
     #[arg(long)]
     pub gcc: bool,
-    /// Time limit of each run, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    /// Time limit of each run, in seconds (default 10).
+    #[arg(long, default_value_t = Limits::GENERATED.timeout.as_secs_f64())]
     pub timeout: f64,
     /// Use the generator's default configuration instead of swarm configurations.
     #[arg(long)]
@@ -130,21 +129,20 @@ fn auto_triage(args: &CampaignArgs, options: &CampaignOptions) -> Result<Option<
     if args.no_triage {
         return Ok(None);
     }
-    let timeout = Duration::try_from_secs_f64(options.timeout_secs).context("invalid timeout")?;
-    let settings = OracleSettings { timeout, ..OracleSettings::default() };
+    let limits = Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
     let regressions = match options.failures_dir.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.join("regressions"),
         _ => PathBuf::from("regressions"),
     };
     Ok(Some(AutoTriage {
         options: TriageOptions {
-            settings: settings.clone(),
-            reduce: ReduceOptions { settings, max_candidates: args.triage_candidates, ..ReduceOptions::default() },
+            limits: limits.clone(),
+            reduce: ReduceOptions { limits, max_candidates: args.triage_candidates, ..ReduceOptions::default() },
             regressions_dir: Some(regressions),
         },
         // Without qemu-arm triage judges the IR only (the campaign itself needs qemu, so
         // this is the exception).
-        qemu: Qemu::locate().ok(),
+        runner: Runner::new(CostMode::Off).ok(),
     }))
 }
 
@@ -229,6 +227,9 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
     // Check what the child would refuse before creating anything.
     super::config::Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;
     sysyc::faults::FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;
+    Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
+    Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?;
+    sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
     eprintln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
     Ok(Resolved { dir, options, resume: false })
 }

@@ -2,10 +2,10 @@
 //! stages) and the strategies that enumerate them.
 //!
 //! Every strategy reads the pass registry ([`sysyc::passes::REGISTRY`]), the level pipelines
-//! and the back-end stage list ([`sysyc::isa::arm::backend_stages`]) at run time, so passes
-//! added to the compiler are covered without touching this file. A configuration's id is a
-//! hash of its exact pipeline and stage set: two strategies that produce the same pipeline
-//! produce the same id (and the campaign runs it once per program).
+//! and the back-end stages ([`sysyc::isa::arm::Stage`]) at run time, so passes added to the
+//! compiler are covered without touching this file. A configuration's id is a hash of its
+//! exact pipeline and stage set ([`Config::id`]): two strategies that produce the same
+//! pipeline produce the same id (and the campaign runs it once per program).
 //!
 //! Strategies:
 //! * `o-levels` — `-O0`, `-O1`, `-O2` (all back-end stages) and `-O0` with no optional
@@ -21,79 +21,34 @@
 //!   (named passes missing from `-O2` are appended when on): 2^k configurations.
 
 use crate::generators::{Choices, SeededChoices};
-use sysyc::driver::CompileOptions;
-use sysyc::faults::FaultSet;
-use sysyc::isa::arm::{BackendOptions, backend_stages};
-use sysyc::passes::{self, O1_PIPELINE, O2_PIPELINE, REGISTRY};
+use sysyc::config::Config;
+use sysyc::isa::arm::Stage;
+use sysyc::passes::{O1_PIPELINE, O2_PIPELINE, PassInfo, ir_passes, lookup};
 
-/// One way to compile: exact IR pipeline and enabled optional back-end stages.
+/// A configuration a strategy chose, with the name it gave it (`O2`, `single:dce`,
+/// `loo:arm-peephole`, `random:3`, ...). Every check verifies the IR after every pass and the
+/// machine code after every back-end stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Configuration {
-    /// How the strategy named it (`O2`, `single:dce`, `loo:arm-peephole`, `random:3`, ...).
+pub struct Planned {
     pub label: String,
-    /// IR passes in order (repeats allowed).
-    pub passes: Vec<&'static str>,
-    /// Enabled optional back-end stages, in the back end's order.
-    pub stages: Vec<&'static str>,
+    pub config: Config,
 }
 
-impl Configuration {
-    fn new(label: impl Into<String>, passes: Vec<&'static str>, stages: Vec<&'static str>) -> Self {
-        let mut stages = stages;
-        stages.sort_by_key(|s| stage_position(s));
-        stages.dedup();
-        Configuration { label: label.into(), passes, stages }
+impl Planned {
+    fn new(label: impl Into<String>, passes: &[&'static str], stages: impl IntoIterator<Item = Stage>) -> Planned {
+        let pipeline = passes.iter().map(|p| pass(p)).collect();
+        let config = Config { verify_each: true, ..Config::default() }.with_pipeline(pipeline).with_stages(stages);
+        Planned { label: label.into(), config }
     }
 
-    /// Stable id: the first 10 hex digits of the BLAKE3 hash of the exact configuration.
+    /// The configuration's stable id ([`Config::id`]).
     pub fn id(&self) -> String {
-        let text = format!("passes={};stages={}", self.passes.join(","), self.stages.join(","));
-        blake3::hash(text.as_bytes()).to_hex()[..10].to_string()
+        self.config.id()
     }
+}
 
-    /// The pipeline as `sysyc --passes` takes it (empty for no pass).
-    pub fn passes_arg(&self) -> String {
-        self.passes.join(",")
-    }
-
-    /// The stage set as `sysyc --backend-stages` takes it (`all`, `none` or a list).
-    pub fn stages_arg(&self) -> String {
-        if self.stages.is_empty() {
-            "none".to_string()
-        } else if self.stages.len() == backend_stages().len() {
-            "all".to_string()
-        } else {
-            self.stages.join(",")
-        }
-    }
-
-    /// The `sysyc` options selecting this configuration.
-    pub fn sysyc_args(&self) -> String {
-        let passes = if self.passes.is_empty() { "-O0".to_string() } else { format!("--passes={}", self.passes_arg()) };
-        format!("{passes} --backend-stages={}", self.stages_arg())
-    }
-
-    /// Back-end options (with `faults` for the stages that have fault sites).
-    pub fn backend_options(&self, faults: &FaultSet) -> BackendOptions {
-        let mut options = BackendOptions::mandatory_only();
-        for stage in &self.stages {
-            // Stage names come from the back end's own list.
-            let _ = options.set(stage, true);
-        }
-        options.faults = faults.clone();
-        options
-    }
-
-    /// Compiler options: the pipeline, verification after every pass, the faults.
-    pub fn compile_options(&self, faults: &FaultSet) -> CompileOptions {
-        CompileOptions {
-            pipeline: self.passes.iter().filter_map(|p| passes::lookup(p)).collect(),
-            verify_each: true,
-            faults: faults.clone(),
-            backend: self.backend_options(faults),
-            ..CompileOptions::default()
-        }
-    }
+fn pass(name: &str) -> &'static PassInfo {
+    lookup(name).expect("strategies name registered passes")
 }
 
 /// A way of choosing configurations.
@@ -154,7 +109,7 @@ pub const DEFAULT_STRATEGIES: &str = "o-levels,singles,leave-one-out,random";
 #[derive(Clone, Debug)]
 pub struct Plan {
     /// Configurations shared by every program (deduplicated by id).
-    pub fixed: Vec<Configuration>,
+    pub fixed: Vec<Planned>,
     /// Random configurations drawn per program (0 without the `random` strategy).
     pub random_per_program: usize,
 }
@@ -162,7 +117,7 @@ pub struct Plan {
 impl Plan {
     /// The plan of `strategies`; `over` names the passes of `exhaustive`.
     pub fn new(strategies: &[Strategy], over: &[String], random_per_program: usize) -> Result<Plan, String> {
-        let mut fixed: Vec<Configuration> = Vec::new();
+        let mut fixed: Vec<Planned> = Vec::new();
         for strategy in strategies {
             let configs = match strategy {
                 Strategy::OLevels => o_levels(),
@@ -187,7 +142,7 @@ impl Plan {
 
     /// Every configuration of one program: the fixed ones, then its random ones (drawn from
     /// `seed`, so a resumed campaign redraws the same), without duplicate ids.
-    pub fn for_program(&self, seed: u64) -> Vec<Configuration> {
+    pub fn for_program(&self, seed: u64) -> Vec<Planned> {
         let mut out = self.fixed.clone();
         for c in random_configs(seed, self.random_per_program) {
             if !out.iter().any(|f| f.id() == c.id()) {
@@ -199,41 +154,33 @@ impl Plan {
 }
 
 fn ir_pass_names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|p| p.name).collect()
-}
-
-fn stage_names() -> Vec<&'static str> {
-    backend_stages().iter().map(|(n, _)| *n).collect()
-}
-
-fn stage_position(name: &str) -> usize {
-    backend_stages().iter().position(|(n, _)| *n == name).unwrap_or(usize::MAX)
+    ir_passes().map(|p| p.name).collect()
 }
 
 const MEM2REG: &str = "mem2reg";
 
-fn o_levels() -> Vec<Configuration> {
+fn o_levels() -> Vec<Planned> {
     vec![
-        Configuration::new("O0-plain", vec![], vec![]),
-        Configuration::new("O0", vec![], stage_names()),
-        Configuration::new("O1", O1_PIPELINE.to_vec(), stage_names()),
-        Configuration::new("O2", O2_PIPELINE.to_vec(), stage_names()),
+        Planned::new("O0-plain", &[], []),
+        Planned::new("O0", &[], Stage::ALL),
+        Planned::new("O1", O1_PIPELINE, Stage::ALL),
+        Planned::new("O2", O2_PIPELINE, Stage::ALL),
     ]
 }
 
-fn singles() -> Vec<Configuration> {
+fn singles() -> Vec<Planned> {
     let mut out = Vec::new();
     for pass in ir_pass_names() {
         let pipeline = if pass == MEM2REG { vec![MEM2REG] } else { vec![MEM2REG, pass] };
-        out.push(Configuration::new(format!("single:{pass}"), pipeline, vec![]));
+        out.push(Planned::new(format!("single:{pass}"), &pipeline, []));
     }
-    for stage in stage_names() {
-        out.push(Configuration::new(format!("single:{stage}"), vec![MEM2REG], vec![stage]));
+    for stage in Stage::ALL {
+        out.push(Planned::new(format!("single:{}", stage.name()), &[MEM2REG], [stage]));
     }
     out
 }
 
-fn leave_one_out() -> Vec<Configuration> {
+fn leave_one_out() -> Vec<Planned> {
     let mut out = Vec::new();
     let mut seen: Vec<&str> = Vec::new();
     for &pass in O2_PIPELINE {
@@ -242,28 +189,30 @@ fn leave_one_out() -> Vec<Configuration> {
         }
         seen.push(pass);
         let pipeline: Vec<&'static str> = O2_PIPELINE.iter().copied().filter(|p| *p != pass).collect();
-        out.push(Configuration::new(format!("loo:{pass}"), pipeline, stage_names()));
+        out.push(Planned::new(format!("loo:{pass}"), &pipeline, Stage::ALL));
     }
-    for stage in stage_names() {
-        let stages = stage_names().into_iter().filter(|s| *s != stage).collect();
-        out.push(Configuration::new(format!("loo:{stage}"), O2_PIPELINE.to_vec(), stages));
+    for stage in Stage::ALL {
+        out.push(Planned::new(format!("loo:{}", stage.name()), O2_PIPELINE, Stage::ALL.into_iter().filter(|s| *s != stage)));
     }
     out
 }
 
-fn pairs() -> Vec<Configuration> {
+fn pairs() -> Vec<Planned> {
+    let ir = ir_pass_names();
     let items: Vec<&'static str> =
-        ir_pass_names().into_iter().filter(|p| *p != MEM2REG).chain(stage_names()).collect();
-    let is_stage = |name: &str| stage_position(name) != usize::MAX;
+        ir.iter().copied().filter(|p| *p != MEM2REG).chain(Stage::ALL.map(Stage::name)).collect();
     let mut out = Vec::new();
     for (i, &a) in items.iter().enumerate() {
         for &b in &items[i + 1..] {
             let mut pipeline = vec![MEM2REG];
             let mut stages = Vec::new();
             for x in [a, b] {
-                if is_stage(x) { stages.push(x) } else { pipeline.push(x) }
+                match Stage::from_name(x) {
+                    Some(stage) => stages.push(stage),
+                    None => pipeline.push(x),
+                }
             }
-            out.push(Configuration::new(format!("pair:{a}+{b}"), pipeline, stages));
+            out.push(Planned::new(format!("pair:{a}+{b}"), &pipeline, stages));
         }
     }
     out
@@ -272,12 +221,11 @@ fn pairs() -> Vec<Configuration> {
 /// Subsets of more passes than this are refused (2^12 configurations per program).
 const MAX_EXHAUSTIVE: usize = 12;
 
-fn exhaustive(over: &[String]) -> Result<Vec<Configuration>, String> {
+fn exhaustive(over: &[String]) -> Result<Vec<Planned>, String> {
     let ir = ir_pass_names();
-    let stages = stage_names();
     let mut named: Vec<&'static str> = Vec::new();
     for name in over {
-        let Some(&n) = ir.iter().chain(stages.iter()).find(|n| **n == name.as_str()) else {
+        let Some(n) = lookup(name).map(|p| p.name) else {
             return Err(format!("--over: unknown pass or back-end stage `{name}`"));
         };
         if !named.contains(&n) {
@@ -296,19 +244,18 @@ fn exhaustive(over: &[String]) -> Result<Vec<Configuration>, String> {
                 pipeline.push(n);
             }
         }
-        let enabled: Vec<&'static str> = stages.iter().copied().filter(|s| on(s)).collect();
+        let enabled = Stage::ALL.into_iter().filter(|s| on(s.name()));
         let on_names: Vec<&str> = named.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, n)| *n).collect();
-        out.push(Configuration::new(format!("subset:{{{}}}", on_names.join("+")), pipeline, enabled));
+        out.push(Planned::new(format!("subset:{{{}}}", on_names.join("+")), &pipeline, enabled));
     }
     Ok(out)
 }
 
 /// `n` random configurations for the program of `seed`.
-pub fn random_configs(seed: u64, n: usize) -> Vec<Configuration> {
+pub fn random_configs(seed: u64, n: usize) -> Vec<Planned> {
     // A stream separate from the generator's use of the same seed.
     let mut rng = SeededChoices::new(seed ^ 0x005e_ed0f_c0f1_6500);
     let ir = ir_pass_names();
-    let stages = stage_names();
     (0..n)
         .map(|i| {
             let len = rng.range(1, 2 * ir.len() as i64) as usize;
@@ -319,8 +266,8 @@ pub fn random_configs(seed: u64, n: usize) -> Vec<Configuration> {
             for _ in 0..len {
                 pipeline.push(ir[rng.below(ir.len() as u64) as usize]);
             }
-            let enabled = stages.iter().copied().filter(|_| rng.chance(0.5)).collect();
-            Configuration::new(format!("random:{i}"), pipeline, enabled)
+            let enabled: Vec<Stage> = Stage::ALL.into_iter().filter(|_| rng.chance(0.5)).collect();
+            Planned::new(format!("random:{i}"), &pipeline, enabled)
         })
         .collect()
 }
@@ -336,13 +283,14 @@ mod tests {
         for pass in ir_pass_names() {
             assert!(plan.fixed.iter().any(|c| c.label == format!("single:{pass}")), "{pass}");
         }
-        for stage in stage_names() {
-            assert!(plan.fixed.iter().any(|c| c.passes == vec![MEM2REG] && c.stages == vec![stage]));
+        for stage in Stage::ALL {
+            assert!(plan.fixed.iter().any(|c| c.config.pass_names() == vec![MEM2REG] && c.config.stages == [stage].into()));
         }
-        let ids: std::collections::BTreeSet<String> = plan.fixed.iter().map(Configuration::id).collect();
+        let ids: std::collections::BTreeSet<String> = plan.fixed.iter().map(Planned::id).collect();
         assert_eq!(ids.len(), plan.fixed.len(), "ids are unique");
         assert_eq!(plan.for_program(7), plan.for_program(7), "random configurations are seeded");
         assert!(plan.for_program(7).len() > plan.fixed.len());
+        assert!(plan.fixed.iter().all(|c| c.config.verify_each));
     }
 
     #[test]
@@ -350,19 +298,19 @@ mod tests {
         let over = vec!["constfold".to_string(), "arm-peephole".to_string()];
         let plan = Plan::new(&[Strategy::Exhaustive], &over, 0).expect("plan");
         assert_eq!(plan.fixed.len(), 4);
-        let none = &plan.fixed[0];
-        assert!(!none.passes.contains(&"constfold") && !none.stages.contains(&"arm-peephole"));
-        let all = &plan.fixed[3];
-        assert!(all.passes.contains(&"constfold") && all.stages.contains(&"arm-peephole"));
+        let none = &plan.fixed[0].config;
+        assert!(!none.pass_names().contains(&"constfold") && !none.stages.contains(&Stage::Peephole));
+        let all = &plan.fixed[3].config;
+        assert!(all.pass_names().contains(&"constfold") && all.stages.contains(&Stage::Peephole));
         assert!(Plan::new(&[Strategy::Exhaustive], &["nope".into()], 0).is_err());
         assert!(Strategy::parse_list("o-levels,bogus").is_err());
     }
 
     #[test]
-    fn sysyc_arguments_spell_the_configuration() {
-        let c = Configuration::new("x", vec![MEM2REG, "dce"], vec![]);
-        assert_eq!(c.sysyc_args(), "--passes=mem2reg,dce --backend-stages=none");
-        let o0 = Configuration::new("y", vec![], stage_names());
-        assert_eq!(o0.sysyc_args(), "-O0 --backend-stages=all");
+    fn configurations_print_as_sysyc_options() {
+        let c = Planned::new("x", &[MEM2REG, "dce"], []);
+        assert_eq!(c.config.to_string(), "--passes=mem2reg,dce --backend-stages=none --verify-each");
+        let o0 = Planned::new("y", &[], Stage::ALL);
+        assert_eq!(o0.config.to_string(), "-O0 --verify-each");
     }
 }

@@ -10,7 +10,7 @@
 //! sum of the shards' checks over the longest shard's session (the shards run side by side).
 
 use super::autotriage::failure_dirs;
-use super::records::{self, ProgramLine, Row, programs_path, runs_path};
+use super::records::{self, ProgramLine, Row, programs_path, runs_path, selftests_path};
 use super::summary::{Session, Stats};
 use super::{CampaignOptions, load_options, nightly, write_report};
 use anyhow::{Context, Result, bail};
@@ -138,9 +138,10 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
     }
     merge_file(dirs, runs_path, &done, &runs_path(out))?;
     merge_file(dirs, programs_path, &done, &programs_path(out))?;
+    merge_file(dirs, selftests_path, &done, &selftests_path(out))?;
     let rows: Vec<Row> = records::read_runs(out)?;
     let programs: Vec<ProgramLine> = records::read_programs(out)?;
-    let stats = Stats::compute(&rows, &programs);
+    let stats = Stats::compute(&rows, &programs, &records::read_selftests(out)?);
 
     let mut session = Session {
         campaign_id: format!("{} (merge of {} shards)", shards[0].campaign_id, dirs.len()),

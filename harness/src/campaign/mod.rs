@@ -5,9 +5,9 @@
 //! every failure, report.
 //!
 //! Modules: [`config`] (configurations and strategies), [`check`] (one program under its
-//! configurations: the oracles, in-process compilation with caught panics, dedup by IR and
-//! assembly hash), [`oracle`] (judging and failure kinds), [`records`] (`runs.csv` and
-//! `programs.csv`, append-only, with resume), [`failures`] (the failure corpus),
+//! configurations through the stages of [`crate::stages`], with a dedup cache by IR and
+//! assembly hash), [`records`] (`runs.csv`, `programs.csv` and `selftests.csv`, append-only,
+//! with resume), [`failures`] (the failure corpus),
 //! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
 //! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
 //! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
@@ -35,7 +35,6 @@
 //! report, and the failure corpus when `--out` was given (else failures go to
 //! `corpus/failures/`).
 
-pub mod analysis;
 pub mod autotriage;
 pub mod check;
 pub mod cli;
@@ -45,16 +44,14 @@ pub mod isolate;
 pub mod memory_log;
 pub mod merge;
 pub mod nightly;
-pub mod oracle;
 pub mod progress;
 pub mod records;
 pub mod summary;
 
 use anyhow::{Context, Result};
 use check::Checker;
-use config::{Configuration, Plan, Strategy};
+use config::{Plan, Planned, Strategy};
 use failures::SavedFailure;
-use oracle::Mismatch;
 use progress::Progress;
 use rayon::prelude::*;
 use records::Records;
@@ -66,8 +63,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use sysyc::faults::FaultSet;
 
+use crate::failure::{Failure, FailureKind, Stage};
 use crate::generators::{GenConfig, generate};
-use crate::native::{CostMode, NativeRunner};
+use crate::qemu::{CostMode, Runner};
+use crate::subject::Limits;
 
 /// What to run; saved as `campaign.json` so that `--resume` repeats it exactly.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -190,17 +189,17 @@ fn run(
     let strategies = Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;
     let plan = Plan::new(&strategies, &options.over, options.random_per_program).map_err(anyhow::Error::msg)?;
     let faults = FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;
-    let timeout = Duration::try_from_secs_f64(options.timeout_secs).context("invalid timeout")?;
+    let limits = Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
     let checker = Checker {
-        runner: NativeRunner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?,
+        runner: Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?,
         faults: faults.clone(),
-        timeout,
-        gcc: if options.gcc { Some(check::gcc_engines(timeout).map_err(anyhow::Error::msg)?) } else { None },
+        gcc: if options.gcc { Some(check::gcc_engines(&limits).map_err(anyhow::Error::msg)?) } else { None },
+        limits,
         journal: Some(isolate::Journal::open(dir)?),
         crashed: isolate::Crashed::read(dir)?,
     };
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
-    check::quiet_panics();
+    crate::stages::quiet_panics(check::WORKER_PREFIX);
 
     let shard = options.shard_or_whole();
     let remaining =
@@ -271,7 +270,7 @@ fn run(
     }
     let rows = records::read_runs(dir)?;
     let programs = records::read_programs(dir)?;
-    let stats = summary::Stats::compute(&rows, &programs);
+    let stats = summary::Stats::compute(&rows, &programs, &records::read_selftests(dir)?);
     let session = summary::Session {
         campaign_id: options.campaign_id.clone(),
         seconds: progress.elapsed().as_secs_f64(),
@@ -328,20 +327,21 @@ fn check_one(
     let checked = checker.check(index, &program, &configs);
 
     // Group failures by symptom before saving (see `failures`).
-    let mut groups: BTreeMap<(oracle::Kind, oracle::Oracle), (Mismatch, Vec<Configuration>)> = BTreeMap::new();
-    for (i, m) in checked.mismatches.iter().enumerate() {
-        let Some(m) = m else { continue };
-        let config = configs.get(i).cloned().unwrap_or_else(|| Configuration {
-            label: checked.rows[i].label.clone(),
-            passes: Vec::new(),
-            stages: Vec::new(),
-        });
-        groups.entry((m.kind, m.oracle)).or_insert_with(|| (m.clone(), Vec::new())).1.push(config);
+    let mut groups: BTreeMap<(FailureKind, Stage), (Failure, Vec<String>)> = BTreeMap::new();
+    for (row, failure) in checked.rows.iter().zip(&checked.failures) {
+        let Some(f) = failure else { continue };
+        groups.entry((f.kind, f.stage)).or_insert_with(|| (f.clone(), Vec::new())).1.push(row.config_id.clone());
     }
+    for test in checked.selftests.iter().filter(|t| t.kind.is_some()) {
+        let failure = Failure::new(test.kind.unwrap_or(FailureKind::HarnessError), Stage::Analysis, test.detail.clone());
+        groups.entry((failure.kind, failure.stage)).or_insert_with(|| (failure, Vec::new()));
+    }
+    let by_id = |id: &str| configs.iter().find(|c| c.id() == id).cloned();
     let mut dirs = Vec::new();
     if let Some(truth) = &checked.truth {
-        for (mismatch, failing) in groups.values() {
-            let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, mismatch, failing, faults)?;
+        for (failure, ids) in groups.values() {
+            let failing: Vec<Planned> = ids.iter().filter_map(|id| by_id(id)).collect();
+            let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, failure, &failing, faults)?;
             if let Some(hook) = hook {
                 // Triage compiles in-process: a triage that killed the process is not
                 // repeated (see `isolate`; the hook itself skips compiler-crash failures).
@@ -359,7 +359,7 @@ fn check_one(
     records
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?
-        .append_program(&checked.rows, &checked.line)?;
+        .append_program(&checked.rows, &checked.selftests, &checked.line)?;
     Ok((checked.line.checks, checked.line.failures, dirs))
 }
 

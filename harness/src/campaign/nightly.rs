@@ -28,21 +28,19 @@ pub struct DistinctFailure {
     pub example: PathBuf,
 }
 
-/// The record of a failure directory: its `triage.json`, or one built from `config.txt`
+/// The record of a failure directory: its `triage.json`, or one built from `failure.txt`
 /// and `prog.sy` when it was not triaged.
 pub fn record_of(dir: &Path) -> TriageRecord {
     if let Some(r) = read_record(dir) {
         return r;
     }
-    let config = std::fs::read_to_string(dir.join("config.txt")).unwrap_or_default();
-    let field = |key: &str| {
-        config.lines().find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string())).unwrap_or_default()
-    };
+    let text = std::fs::read_to_string(dir.join("failure.txt")).unwrap_or_default();
+    let field = |key: &str| text.lines().find_map(|l| l.strip_prefix(key).map(|v| v.trim().to_string())).unwrap_or_default();
     let source = std::fs::read_to_string(dir.join("prog.sy")).unwrap_or_default();
     TriageRecord {
         failure: dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
-        kind: field("kind:"),
-        oracle: field("oracle:"),
+        kind: field("kind:").parse().ok(),
+        stage: field("stage:").parse().ok(),
         culprit: "untriaged".into(),
         lines_before: source.lines().count(),
         bytes_before: source.len(),
@@ -71,7 +69,7 @@ const FAILURE_COLUMNS: [&str; 11] = [
     "key",
     "culprit",
     "kind",
-    "oracle",
+    "stage",
     "program_hash",
     "lines_before",
     "lines_after",
@@ -90,8 +88,8 @@ pub fn failures_csv(failures: &[DistinctFailure]) -> Result<String> {
         w.write_record([
             f.key.clone(),
             r.culprit.clone(),
-            r.kind.clone(),
-            r.oracle.clone(),
+            r.kind.map(|k| k.to_string()).unwrap_or_default(),
+            r.stage.map(|s| s.to_string()).unwrap_or_default(),
             r.program_hash.clone(),
             r.lines_before.to_string(),
             r.lines_after.map(|n| n.to_string()).unwrap_or_default(),
@@ -139,7 +137,7 @@ pub fn section(failures: &[DistinctFailure], current_stats: &BTreeMap<String, St
     if !failures.is_empty() {
         let _ = writeln!(
             s,
-            "| culprit | kind | oracle | minimal pipeline | lines (orig → reduced) | triage s | count | example |\n|---|---|---|---|---|---|---|---|"
+            "| culprit | kind | stage | minimal pipeline | lines (orig → reduced) | triage s | count | example |\n|---|---|---|---|---|---|---|---|"
         );
         for f in failures {
             let r = &f.record;
@@ -148,8 +146,8 @@ pub fn section(failures: &[DistinctFailure], current_stats: &BTreeMap<String, St
                 s,
                 "| {} | {} | {} | {} | {} → {reduced} | {:.1} | {} | `{}` |",
                 r.culprit,
-                r.kind,
-                r.oracle,
+                r.kind.map(|k| k.to_string()).unwrap_or_default(),
+                r.stage.map(|s| s.to_string()).unwrap_or_default(),
                 r.minimal_pipeline.as_deref().unwrap_or("-"),
                 r.lines_before,
                 r.seconds,
@@ -176,7 +174,8 @@ pub fn section(failures: &[DistinctFailure], current_stats: &BTreeMap<String, St
     let gone: Vec<(&String, &(String, String))> = before.iter().filter(|(k, _)| !now.contains(k)).collect();
     let _ = writeln!(s, "\nNew failures: {}.", new.len());
     for f in &new {
-        let _ = writeln!(s, "- {} / {} (`{}`)", f.record.culprit, f.record.kind, f.record.program_hash);
+        let kind = f.record.kind.map(|k| k.to_string()).unwrap_or_default();
+        let _ = writeln!(s, "- {} / {kind} (`{}`)", f.record.culprit, f.record.program_hash);
     }
     let _ = writeln!(s, "\nDisappeared failures: {}.", gone.len());
     for (key, (culprit, kind)) in &gone {
@@ -195,7 +194,7 @@ mod tests {
         std::fs::create_dir_all(&dir).expect("dir");
         let record = TriageRecord {
             failure: name.into(),
-            kind: kind.into(),
+            kind: Some(kind.parse().expect("a failure kind")),
             culprit: culprit.into(),
             program_hash: hash.into(),
             ..TriageRecord::default()
@@ -213,7 +212,7 @@ mod tests {
         let c = write_failure(root, "c-s3-x", "gvn", "crash", "bb");
         let untriaged = root.join("c-s4-x");
         std::fs::create_dir_all(&untriaged).expect("dir");
-        std::fs::write(untriaged.join("config.txt"), "kind: timeout\noracle: qemu\n").expect("write");
+        std::fs::write(untriaged.join("failure.txt"), "kind: timeout\nstage: qemu\n").expect("write");
         std::fs::write(untriaged.join("prog.sy"), "int main(){return 0;}\n").expect("write");
         let found = distinct(&[c, b, a, untriaged]);
         assert_eq!(found.len(), 3);
@@ -221,7 +220,7 @@ mod tests {
         assert_eq!(found[0].count, 2);
         assert!(found[0].example.ends_with("c-s1-x"));
         assert_eq!(found[2].record.culprit, "untriaged");
-        assert_eq!(found[2].record.kind, "timeout");
+        assert_eq!(found[2].record.kind, Some(crate::failure::FailureKind::Timeout));
 
         // Previous night: the gvn failure and one that is fixed now.
         let prev = root.join("prev");
@@ -229,7 +228,7 @@ mod tests {
         let mut old = found[1..2].to_vec();
         old.push(DistinctFailure {
             key: "licm|crash|cc".into(),
-            record: TriageRecord { culprit: "licm".into(), kind: "crash".into(), ..TriageRecord::default() },
+            record: TriageRecord { culprit: "licm".into(), kind: Some(crate::failure::FailureKind::Crash), ..TriageRecord::default() },
             count: 1,
             example: prev.join("x"),
         });

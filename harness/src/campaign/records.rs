@@ -18,12 +18,13 @@
 //! `runs.csv` is an error that names the file and changes nothing. Every rewrite goes through
 //! a synced temporary file and a rename, so a failure (a full disk) leaves the original.
 
-use super::oracle::one_line;
+use crate::failure::{Failure, FailureKind, Stage, one_line};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use sysy_cost_model::{InsnClass, NUM_CLASSES};
 
 /// One check: a program under one configuration.
@@ -32,21 +33,20 @@ pub struct Row {
     pub program: u64,
     pub seed: u64,
     pub gen_config: String,
+    /// [`sysyc::config::Config::id`] of the configuration.
     pub config_id: String,
     pub label: String,
-    pub passes: String,
-    pub stages: String,
-    /// `pass` or `fail`.
-    pub verdict: String,
-    /// A [`super::oracle::Kind`] name, empty when passed.
-    pub kind: String,
-    /// A [`super::oracle::Oracle`] name, empty when passed.
-    pub oracle: String,
+    /// The configuration as `sysyc` options ([`sysyc::config::Config`]'s text form).
+    pub config: String,
+    /// How the check failed (`None`: it passed).
+    pub kind: Option<FailureKind>,
+    pub stage: Option<Stage>,
     pub detail: String,
     /// Executed instructions (qemu with the cost plugin), all and in the program's code.
     pub insns: Option<u64>,
     pub program_insns: Option<u64>,
     pub cycles: Option<u64>,
+    /// Executed instructions per class ([`InsnClass::ALL`] order), one column each.
     pub class_counts: Option<[u64; NUM_CLASSES]>,
     pub compile_us: u64,
     pub run_us: u64,
@@ -60,17 +60,17 @@ pub struct Row {
     pub passes_changed: String,
 }
 
-const FIXED_COLUMNS: [&str; 23] = [
+/// The columns before the per-class counts.
+const FIXED_COLUMNS: [&str; 20] = [
     "program",
     "seed",
     "gen_config",
     "config_id",
     "label",
-    "passes",
-    "stages",
+    "config",
     "verdict",
     "kind",
-    "oracle",
+    "stage",
     "detail",
     "insns",
     "program_insns",
@@ -82,41 +82,70 @@ const FIXED_COLUMNS: [&str; 23] = [
     "ir_shared",
     "asm_shared",
     "passes_changed",
-    "cost_classes",
-    "class_counts",
 ];
 
-/// Header of `runs.csv`. Per-class counts are one `;`-separated cell whose class order is
-/// given by the `cost_classes` cell of every row (stable, and readable without the header).
-pub fn runs_header() -> Vec<&'static str> {
-    FIXED_COLUMNS.to_vec()
+/// Header of `runs.csv`: the fixed columns, then `class_<name>` per instruction class.
+pub fn runs_header() -> Vec<String> {
+    FIXED_COLUMNS.iter().map(|s| s.to_string()).chain(InsnClass::ALL.iter().map(|c| format!("class_{}", c.name()))).collect()
 }
 
-fn class_names() -> String {
-    InsnClass::ALL.iter().map(|c| c.name()).collect::<Vec<_>>().join(";")
-}
-
-fn opt(v: Option<u64>) -> String {
+fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|v| v.to_string()).unwrap_or_default()
 }
 
+/// The fields of a record by column name (a record read with its file's header).
+struct Fields<'a> {
+    header: &'a csv::StringRecord,
+    record: &'a csv::StringRecord,
+}
+
+impl Fields<'_> {
+    fn get(&self, column: &str) -> Option<&str> {
+        self.header.iter().position(|h| h == column).and_then(|i| self.record.get(i))
+    }
+
+    fn text(&self, column: &str) -> Option<String> {
+        self.get(column).map(str::to_string)
+    }
+
+    /// An optional typed value: empty is `None`, anything unparsable makes the row invalid.
+    fn typed<T: FromStr>(&self, column: &str) -> Option<Option<T>> {
+        match self.get(column)? {
+            "" => Some(None),
+            s => s.parse().ok().map(Some),
+        }
+    }
+
+    fn number(&self, column: &str) -> Option<u64> {
+        self.get(column)?.parse().ok()
+    }
+}
+
 impl Row {
+    /// A passing row, or the row of `failure`.
+    pub fn set_result(&mut self, result: &Result<(), Failure>) {
+        if let Err(f) = result {
+            self.kind = Some(f.kind);
+            self.stage = Some(f.stage);
+            self.detail = one_line(&f.detail);
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.kind.is_some()
+    }
+
     fn record(&self) -> Vec<String> {
-        let counts = self
-            .class_counts
-            .map(|c| c.iter().map(u64::to_string).collect::<Vec<_>>().join(";"))
-            .unwrap_or_default();
-        vec![
+        let mut r = vec![
             self.program.to_string(),
             self.seed.to_string(),
             self.gen_config.clone(),
             self.config_id.clone(),
             self.label.clone(),
-            self.passes.clone(),
-            self.stages.clone(),
-            self.verdict.clone(),
-            self.kind.clone(),
-            self.oracle.clone(),
+            self.config.clone(),
+            if self.failed() { "fail" } else { "pass" }.to_string(),
+            opt(self.kind),
+            opt(self.stage),
             one_line(&self.detail),
             opt(self.insns),
             opt(self.program_insns),
@@ -128,47 +157,41 @@ impl Row {
             u8::from(self.ir_shared).to_string(),
             u8::from(self.asm_shared).to_string(),
             self.passes_changed.clone(),
-            if self.class_counts.is_some() { class_names() } else { String::new() },
-            counts,
-        ]
+        ];
+        match self.class_counts {
+            Some(counts) => r.extend(counts.iter().map(u64::to_string)),
+            None => r.extend(std::iter::repeat_n(String::new(), NUM_CLASSES)),
+        }
+        r
     }
 
-    /// Parses a record written by [`Row::record`].
-    pub fn from_record(r: &csv::StringRecord) -> Option<Row> {
-        let get = |i: usize| r.get(i).map(str::to_string);
-        let num = |i: usize| r.get(i).and_then(|s| s.parse::<u64>().ok());
-        let counts = r.get(22).filter(|s| !s.is_empty()).and_then(|s| {
-            let values: Vec<u64> = s.split(';').filter_map(|x| x.parse().ok()).collect();
-            <[u64; NUM_CLASSES]>::try_from(values).ok()
-        });
+    /// Reads a record written by [`Row::record`] under `header`; `None` when it is malformed.
+    pub fn from_record(header: &csv::StringRecord, record: &csv::StringRecord) -> Option<Row> {
+        let f = Fields { header, record };
+        let counts: Option<Vec<u64>> =
+            InsnClass::ALL.iter().map(|c| f.get(&format!("class_{}", c.name())).and_then(|s| s.parse().ok())).collect();
         Some(Row {
-            program: num(0)?,
-            seed: num(1)?,
-            gen_config: get(2)?,
-            config_id: get(3)?,
-            label: get(4)?,
-            passes: get(5)?,
-            stages: get(6)?,
-            verdict: get(7)?,
-            kind: get(8)?,
-            oracle: get(9)?,
-            detail: get(10)?,
-            insns: num(11),
-            program_insns: num(12),
-            cycles: num(13),
-            compile_us: num(14).unwrap_or(0),
-            run_us: num(15).unwrap_or(0),
-            ir_hash: get(16)?,
-            asm_hash: get(17)?,
-            ir_shared: r.get(18)? == "1",
-            asm_shared: r.get(19)? == "1",
-            passes_changed: get(20)?,
-            class_counts: counts,
+            program: f.number("program")?,
+            seed: f.number("seed")?,
+            gen_config: f.text("gen_config")?,
+            config_id: f.text("config_id")?,
+            label: f.text("label")?,
+            config: f.text("config")?,
+            kind: f.typed("kind")?,
+            stage: f.typed("stage")?,
+            detail: f.text("detail")?,
+            insns: f.typed("insns")?,
+            program_insns: f.typed("program_insns")?,
+            cycles: f.typed("cycles")?,
+            class_counts: counts.and_then(|c| <[u64; NUM_CLASSES]>::try_from(c).ok()),
+            compile_us: f.number("compile_us").unwrap_or(0),
+            run_us: f.number("run_us").unwrap_or(0),
+            ir_hash: f.text("ir_hash")?,
+            asm_hash: f.text("asm_hash")?,
+            ir_shared: f.get("ir_shared")? == "1",
+            asm_shared: f.get("asm_shared")? == "1",
+            passes_changed: f.text("passes_changed")?,
         })
-    }
-
-    pub fn failed(&self) -> bool {
-        self.verdict == "fail"
     }
 }
 
@@ -184,11 +207,11 @@ pub struct ProgramLine {
     pub reason: String,
     pub lines: u64,
     pub ref_steps: u64,
+    /// Differential checks recorded in `runs.csv`.
     pub checks: u64,
     pub failures: u64,
     pub millis: u64,
-    /// Functions on which the two data-flow solvers were compared (one per function per
-    /// distinct IR).
+    /// Functions on which the two data-flow solvers were compared.
     pub analysis_functions: u64,
 }
 
@@ -236,8 +259,50 @@ impl ProgramLine {
             checks: num(7)?,
             failures: num(8)?,
             millis: num(9)?,
-            // Absent in records written before the column existed.
             analysis_functions: num(10).unwrap_or(0),
+        })
+    }
+}
+
+/// The self-test of one program (`selftests.csv`): an oracle that checks the compiler's own
+/// consistency rather than a configuration's output (today the data-flow agreement).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SelfTest {
+    pub program: u64,
+    pub oracle: String,
+    pub kind: Option<FailureKind>,
+    pub detail: String,
+    /// Functions (or other units) the oracle checked.
+    pub checked: u64,
+    pub micros: u64,
+}
+
+const SELFTEST_COLUMNS: [&str; 6] = ["program", "oracle", "kind", "detail", "checked", "micros"];
+
+impl SelfTest {
+    fn record(&self) -> Vec<String> {
+        vec![
+            self.program.to_string(),
+            self.oracle.clone(),
+            opt(self.kind),
+            one_line(&self.detail),
+            self.checked.to_string(),
+            self.micros.to_string(),
+        ]
+    }
+
+    fn from_record(r: &csv::StringRecord) -> Option<SelfTest> {
+        let kind = match r.get(2)? {
+            "" => None,
+            k => Some(k.parse().ok()?),
+        };
+        Some(SelfTest {
+            program: r.get(0)?.parse().ok()?,
+            oracle: r.get(1)?.to_string(),
+            kind,
+            detail: r.get(3)?.to_string(),
+            checked: r.get(4)?.parse().ok()?,
+            micros: r.get(5)?.parse().ok()?,
         })
     }
 }
@@ -246,6 +311,7 @@ impl ProgramLine {
 pub struct Records {
     runs: File,
     programs: File,
+    selftests: File,
 }
 
 fn csv_bytes(records: impl IntoIterator<Item = Vec<String>>) -> Result<Vec<u8>> {
@@ -268,21 +334,32 @@ pub fn programs_path(dir: &Path) -> PathBuf {
     dir.join("programs.csv")
 }
 
+pub fn selftests_path(dir: &Path) -> PathBuf {
+    dir.join("selftests.csv")
+}
+
+fn header_of(columns: &[&str]) -> Vec<String> {
+    columns.iter().map(|s| s.to_string()).collect()
+}
+
 impl Records {
     /// Creates fresh record files in `dir` (which must not hold records yet).
     pub fn create(dir: &Path) -> Result<Records> {
-        for path in [runs_path(dir), programs_path(dir)] {
+        for path in [runs_path(dir), programs_path(dir), selftests_path(dir)] {
             if path.exists() {
                 anyhow::bail!("{} exists; use --resume {} to continue that campaign", path.display(), dir.display());
             }
         }
-        let mut runs = append_file(&runs_path(dir))?;
-        runs.write_all(&csv_bytes([runs_header().iter().map(|s| s.to_string()).collect()])?).context("writing runs.csv")?;
-        let mut programs = append_file(&programs_path(dir))?;
-        programs
-            .write_all(&csv_bytes([PROGRAM_COLUMNS.iter().map(|s| s.to_string()).collect()])?)
-            .context("writing programs.csv")?;
-        Ok(Records { runs, programs })
+        let open = |path: PathBuf, header: Vec<String>| -> Result<File> {
+            let mut file = append_file(&path)?;
+            file.write_all(&csv_bytes([header])?).with_context(|| format!("writing {}", path.display()))?;
+            Ok(file)
+        };
+        Ok(Records {
+            runs: open(runs_path(dir), runs_header())?,
+            programs: open(programs_path(dir), header_of(&PROGRAM_COLUMNS))?,
+            selftests: open(selftests_path(dir), header_of(&SELFTEST_COLUMNS))?,
+        })
     }
 
     /// Reopens the records of an interrupted campaign; returns them and the complete programs.
@@ -293,17 +370,21 @@ impl Records {
     pub fn resume(dir: &Path) -> Result<(Records, BTreeSet<u64>)> {
         let programs_file = programs_path(dir);
         truncate_partial_line(&programs_file)?;
-        restore_header(&programs_file, &PROGRAM_COLUMNS)?;
+        restore_header(&programs_file, &header_of(&PROGRAM_COLUMNS))?;
         let runs_file = runs_path(dir);
         truncate_partial_line(&runs_file)?;
-        restore_header(&runs_file, &FIXED_COLUMNS)?;
+        restore_header(&runs_file, &runs_header())?;
+        let selftests_file = selftests_path(dir);
+        truncate_partial_line(&selftests_file)?;
+        restore_header(&selftests_file, &header_of(&SELFTEST_COLUMNS))?;
 
         let mut reader = csv::Reader::from_path(&runs_file).with_context(|| format!("reading {}", runs_file.display()))?;
+        let header = reader.headers().with_context(|| format!("reading {}", runs_file.display()))?.clone();
         let mut records = Vec::new();
         let mut rows_of: BTreeMap<u64, u64> = BTreeMap::new();
         for record in reader.records() {
             let record = record.with_context(|| format!("parsing {} (fix or remove the bad line to resume)", runs_file.display()))?;
-            let program = Row::from_record(&record).map(|row| row.program);
+            let program = Row::from_record(&header, &record).map(|row| row.program);
             if let Some(p) = program {
                 *rows_of.entry(p).or_insert(0) += 1;
             }
@@ -323,7 +404,7 @@ impl Records {
             }
         }
         if complete.len() < lines_read {
-            rewrite(dir, &programs_file, &PROGRAM_COLUMNS, complete)?;
+            rewrite(dir, &programs_file, &header_of(&PROGRAM_COLUMNS), complete)?;
         }
         let kept: Vec<Vec<String>> = records
             .iter()
@@ -331,15 +412,28 @@ impl Records {
             .map(|(_, r)| r.iter().map(str::to_string).collect())
             .collect();
         if kept.len() < records.len() {
-            rewrite(dir, &runs_file, &FIXED_COLUMNS, kept)?;
+            rewrite(dir, &runs_file, &runs_header(), kept)?;
         }
-        Ok((Records { runs: append_file(&runs_file)?, programs: append_file(&programs_file)? }, done))
+        let selftests = read_selftests(dir)?;
+        let kept_tests: Vec<Vec<String>> = selftests.iter().filter(|t| done.contains(&t.program)).map(SelfTest::record).collect();
+        if kept_tests.len() < selftests.len() {
+            rewrite(dir, &selftests_file, &header_of(&SELFTEST_COLUMNS), kept_tests)?;
+        }
+        let records = Records {
+            runs: append_file(&runs_file)?,
+            programs: append_file(&programs_file)?,
+            selftests: append_file(&selftests_file)?,
+        };
+        Ok((records, done))
     }
 
-    /// Appends one program's rows, then its `programs.csv` line (see the module docs).
-    pub fn append_program(&mut self, rows: &[Row], line: &ProgramLine) -> Result<()> {
+    /// Appends one program's rows and self-tests, then its `programs.csv` line (see the
+    /// module docs).
+    pub fn append_program(&mut self, rows: &[Row], tests: &[SelfTest], line: &ProgramLine) -> Result<()> {
         self.runs.write_all(&csv_bytes(rows.iter().map(Row::record))?).context("appending to runs.csv")?;
         self.runs.flush().context("appending to runs.csv")?;
+        self.selftests.write_all(&csv_bytes(tests.iter().map(SelfTest::record))?).context("appending to selftests.csv")?;
+        self.selftests.flush().context("appending to selftests.csv")?;
         self.programs.write_all(&csv_bytes([line.record()])?).context("appending to programs.csv")?;
         self.programs.flush().context("appending to programs.csv")?;
         Ok(())
@@ -348,9 +442,9 @@ impl Records {
 
 /// Replaces the record file `path` by `columns` and `records`, through a synced temporary
 /// file in `dir` and a rename: a failure (a full disk) leaves the original as it was.
-fn rewrite(dir: &Path, path: &Path, columns: &[&str], records: Vec<Vec<String>>) -> Result<()> {
+fn rewrite(dir: &Path, path: &Path, header: &[String], records: Vec<Vec<String>>) -> Result<()> {
     let tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    let header: Vec<String> = columns.iter().map(|s| s.to_string()).collect();
+    let header = header.to_vec();
     let bytes = csv_bytes(std::iter::once(header).chain(records))?;
     let context = || format!("writing the new {}", path.display());
     tmp.as_file().write_all(&bytes).with_context(context)?;
@@ -362,9 +456,9 @@ fn rewrite(dir: &Path, path: &Path, columns: &[&str], records: Vec<Vec<String>>)
 
 /// Checks the header line of a record file: an empty file (cut inside its header) gets
 /// `columns` written back; a different header is an error naming the file.
-fn restore_header(path: &Path, columns: &[&str]) -> Result<()> {
+fn restore_header(path: &Path, columns: &[String]) -> Result<()> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let expected = csv_bytes([columns.iter().map(|s| s.to_string()).collect()])?;
+    let expected = csv_bytes([columns.to_vec()])?;
     if bytes.is_empty() {
         return append_file(path)?.write_all(&expected).with_context(|| format!("writing {}", path.display()));
     }
@@ -393,14 +487,25 @@ fn truncate_partial_line(path: &Path) -> Result<()> {
 pub fn read_runs(dir: &Path) -> Result<Vec<Row>> {
     let path = runs_path(dir);
     let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+    let header = reader.headers().with_context(|| format!("reading {}", path.display()))?.clone();
     let mut rows = Vec::new();
     for record in reader.records() {
         // A partial last record (the campaign is being killed right now) is skipped.
-        if let Some(row) = record.ok().as_ref().and_then(Row::from_record) {
+        if let Some(row) = record.ok().and_then(|r| Row::from_record(&header, &r)) {
             rows.push(row);
         }
     }
     Ok(rows)
+}
+
+/// Every self-test of `selftests.csv` in `dir` (none when the file is absent).
+pub fn read_selftests(dir: &Path) -> Result<Vec<SelfTest>> {
+    let path = selftests_path(dir);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(reader.records().filter_map(|r| r.ok().as_ref().and_then(SelfTest::from_record)).collect())
 }
 
 /// Every line of `programs.csv` in `dir`.
@@ -423,7 +528,8 @@ mod tests {
             program,
             seed: program + 100,
             config_id: config.into(),
-            verdict: "pass".into(),
+            kind: Some(FailureKind::WrongOutput),
+            stage: Some(Stage::Qemu),
             detail: "a, \"quoted\"\nline".into(),
             insns: Some(5),
             class_counts: Some([1; NUM_CLASSES]),
@@ -440,8 +546,9 @@ mod tests {
     fn rows_round_trip_and_resume_drops_incomplete_programs() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut records = Records::create(dir.path()).expect("create");
-        records.append_program(&[row(0, "a"), row(0, "b")], &line(0)).expect("append");
-        records.append_program(&[row(1, "a"), row(1, "b")], &line(1)).expect("append");
+        let test = |program| SelfTest { program, oracle: "dataflow".into(), checked: 3, ..SelfTest::default() };
+        records.append_program(&[row(0, "a"), row(0, "b")], &[test(0)], &line(0)).expect("append");
+        records.append_program(&[row(1, "a"), row(1, "b")], &[test(1)], &line(1)).expect("append");
         drop(records);
         // A kill while program 2 was being written: one whole row, one half row, no line.
         let mut runs = append_file(&runs_path(dir.path())).expect("open");
@@ -452,11 +559,12 @@ mod tests {
 
         let (mut records, done) = Records::resume(dir.path()).expect("resume");
         assert_eq!(done.into_iter().collect::<Vec<_>>(), vec![0, 1]);
-        records.append_program(&[row(2, "a"), row(2, "b")], &line(2)).expect("append");
+        records.append_program(&[row(2, "a"), row(2, "b")], &[test(2)], &line(2)).expect("append");
         let rows = read_runs(dir.path()).expect("read");
         assert_eq!(rows.len(), 6);
         assert_eq!(rows[0], row(0, "a").clone_with_detail_flattened());
         assert_eq!(read_programs(dir.path()).expect("read").len(), 3);
+        assert_eq!(read_selftests(dir.path()).expect("read").iter().map(|t| t.program).collect::<Vec<_>>(), vec![0, 1, 2]);
     }
 
     impl Row {

@@ -9,12 +9,13 @@
 //! Dedup ratio: the share of checks that reused an earlier configuration's result — of the
 //! back end (same optimised IR and stage set) or of the qemu run (same assembly).
 
-use super::oracle::Kind;
-use super::records::{ProgramLine, Row};
+use super::records::{ProgramLine, Row, SelfTest};
+use crate::failure::FailureKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
-use sysyc::isa::arm::backend_stages;
-use sysyc::passes::REGISTRY;
+use sysyc::config::Config;
+use sysyc::isa::arm::Stage;
+use sysyc::passes::ir_passes;
 
 /// Figures of this session (not derivable from the records).
 #[derive(Clone, Debug, Default)]
@@ -43,7 +44,7 @@ pub struct Stats {
     pub timeouts: u64,
     pub failures: u64,
     pub failing_programs: u64,
-    pub by_kind: BTreeMap<String, u64>,
+    pub by_kind: BTreeMap<FailureKind, u64>,
     /// label → (config id, failures)
     pub by_config: BTreeMap<String, (String, u64)>,
     /// pass → (pipeline positions run, positions that changed the module)
@@ -51,11 +52,13 @@ pub struct Stats {
     pub insns: u64,
     /// Functions on which the data-flow solvers were compared.
     pub analysis_functions: u64,
+    /// Self-tests that failed (programs).
+    pub selftest_failures: u64,
 }
 
 impl Stats {
-    pub fn compute(rows: &[Row], programs: &[ProgramLine]) -> Stats {
-        let mut s = Stats::default();
+    pub fn compute(rows: &[Row], programs: &[ProgramLine], selftests: &[SelfTest]) -> Stats {
+        let mut s = Stats { selftest_failures: selftests.iter().filter(|t| t.kind.is_some()).count() as u64, ..Stats::default() };
         for p in programs {
             s.analysis_functions += p.analysis_functions;
             if p.status == "checked" {
@@ -78,17 +81,18 @@ impl Stats {
             if !r.asm_shared {
                 s.insns += r.insns.unwrap_or(0);
             }
-            if r.failed() {
+            if let Some(kind) = r.kind {
                 s.failures += 1;
                 failing_programs.insert(r.program);
-                *s.by_kind.entry(r.kind.clone()).or_default() += 1;
+                *s.by_kind.entry(kind).or_default() += 1;
                 s.by_config.entry(r.label.clone()).or_insert_with(|| (r.config_id.clone(), 0)).1 += 1;
-                if r.kind == Kind::Timeout.name() {
+                if kind == FailureKind::Timeout {
                     s.timeouts += 1;
                 }
             }
-            let passes = r.passes.split(',').filter(|p| !p.is_empty());
-            for (pass, changed) in passes.zip(r.passes_changed.chars()) {
+            // Rows of a compiler that had passes this one does not know parse to nothing.
+            let passes = r.config.parse::<Config>().map(|c| c.pass_names()).unwrap_or_default();
+            for (pass, changed) in passes.into_iter().zip(r.passes_changed.chars()) {
                 let e = s.pass_changes.entry(pass.to_string()).or_default();
                 e.0 += 1;
                 e.1 += u64::from(changed == '1');
@@ -111,8 +115,7 @@ impl Stats {
 
     /// Registered IR passes that never changed a program (with whether they ran at all).
     pub fn never_fired(&self) -> Vec<(&'static str, bool)> {
-        REGISTRY
-            .iter()
+        ir_passes()
             .filter(|p| self.pass_changes.get(p.name).is_none_or(|(_, changed)| *changed == 0))
             .map(|p| (p.name, self.pass_changes.get(p.name).is_some_and(|(runs, _)| *runs > 0)))
             .collect()
@@ -149,9 +152,10 @@ pub fn stats_csv(stats: &Stats, session: &Session) -> String {
     put("session_checks_per_s", format!("{:.2}", per_second(session.checks, session.seconds)));
     put("session_programs_per_s", format!("{:.3}", per_second(session.programs, session.seconds)));
     put("jobs", session.jobs.to_string());
-    for kind in Kind::ALL {
-        put(&format!("failures:{}", kind.name()), stats.by_kind.get(kind.name()).copied().unwrap_or(0).to_string());
+    for kind in FailureKind::ALL {
+        put(&format!("failures:{kind}"), stats.by_kind.get(kind).copied().unwrap_or(0).to_string());
     }
+    put("selftest_failures", stats.selftest_failures.to_string());
     for (pass, (runs, changed)) in &stats.pass_changes {
         put(&format!("pass_runs:{pass}"), runs.to_string());
         put(&format!("pass_changed:{pass}"), changed.to_string());
@@ -167,7 +171,7 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
         let _ = writeln!(s, "_Interrupted (Ctrl-C); every finished program is recorded. Continue with `--resume`._\n");
     }
     let _ = writeln!(s, "| figure | value |\n|---|---|");
-    let disagreements = stats.by_kind.get(Kind::AnalysisDisagreement.name()).copied().unwrap_or(0);
+    let disagreements = stats.selftest_failures;
     let rows: [(&str, String); 12] = [
         ("programs checked", stats.programs.to_string()),
         ("programs discarded (generator problems)", stats.discarded.to_string()),
@@ -236,7 +240,7 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
             let _ = writeln!(s, "- `{pass}`{}", if ran { "" } else { " (never run by the chosen strategies)" });
         }
     }
-    let stages: Vec<&str> = backend_stages().iter().map(|(n, _)| *n).collect();
+    let stages: Vec<&str> = Stage::ALL.iter().map(|s| s.name()).collect();
     let _ = writeln!(
         s,
         "\nBack-end stages ({}) do not report whether they changed the code; their effect shows as the share of checks whose assembly differs.",
@@ -254,10 +258,9 @@ mod tests {
             program,
             config_id: format!("c-{passes}"),
             label: passes.into(),
-            passes: passes.into(),
+            config: format!("--passes={passes}"),
             passes_changed: changed.into(),
-            verdict: if kind.is_empty() { "pass" } else { "fail" }.into(),
-            kind: kind.into(),
+            kind: (!kind.is_empty()).then(|| kind.parse().expect("a failure kind")),
             asm_hash: "h".into(),
             ir_shared: shared,
             asm_shared: shared,
@@ -277,7 +280,7 @@ mod tests {
             ProgramLine { program: 1, status: "checked".into(), ..ProgramLine::default() },
             ProgramLine { program: 2, status: "discarded".into(), reason: "trap".into(), ..ProgramLine::default() },
         ];
-        let s = Stats::compute(&rows, &programs);
+        let s = Stats::compute(&rows, &programs, &[]);
         assert_eq!((s.programs, s.discarded, s.checks, s.configs), (2, 1, 3, 2));
         assert_eq!((s.failures, s.timeouts, s.failing_programs), (1, 1, 1));
         assert_eq!(s.pass_changes["dce"], (2, 1));

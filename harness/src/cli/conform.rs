@@ -1,12 +1,15 @@
 //! `harness conform`: run a directory of cases with an engine and compare with `.out` files.
 
-use super::{fail, seconds};
+use super::fail;
 use crate::conform;
-use crate::engine::{EngineConfig, engine_by_name};
+use crate::engine::{RunSettings, engine_by_name};
 use crate::refinterp::InputFailure;
+use crate::subject::Limits;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use sysyc::config::ConfigArgs;
+use sysyc::passes::OptLevel;
 
 #[derive(Args)]
 pub struct ConformArgs {
@@ -14,25 +17,21 @@ pub struct ConformArgs {
     pub dir: PathBuf,
     /// Engine to run the cases with: `ref` (the reference interpreter), `ir` (sysyc's IR
     /// interpreter after the pipeline), `qemu` (compiled by sysyc, run under qemu-arm) or
-    /// `gcc` (the C translation compiled by the ARM cross gcc, run under qemu). Compiling
-    /// engines use -O<opt> (default -O2) or --passes.
+    /// `gcc` (the C translation compiled by the ARM cross gcc, run under qemu).
     #[arg(long, default_value = "ref")]
     pub engine: String,
+    /// The compiling engines' configuration (default -O2; `ref` ignores it).
+    #[command(flatten)]
+    pub config: ConfigArgs,
     /// Worker threads (default: the number of CPUs).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Time limit per case in seconds.
+    /// Time limit per case in seconds (default 600).
     #[arg(long)]
     pub timeout: Option<f64>,
     /// Only cases whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Optimisation level of the compiling engines (`ref` ignores it).
-    #[arg(long)]
-    pub opt: Option<u32>,
-    /// Comma-separated optimisation passes, overriding --opt (`ref` ignores it).
-    #[arg(long, value_delimiter = ',')]
-    pub passes: Option<Vec<String>>,
     /// A read the input cannot satisfy, in interpreting engines: `zero` (reads 0, as the
     /// runtime library compiled programs use does; some competition cases rely on it) or
     /// `trap`.
@@ -41,18 +40,16 @@ pub struct ConformArgs {
 }
 
 pub fn run(args: ConformArgs) -> ExitCode {
-    let config = EngineConfig {
-        timeout: match seconds(args.timeout) {
-            Ok(t) => t,
-            Err(e) => return fail(&e),
-        },
-        opt_level: args.opt,
-        passes: args.passes,
-        max_steps: None,
-        input_failure: args.input_failure,
-        measure_cost: false,
+    let config = match args.config.config(OptLevel::O2) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
     };
-    let engine = match engine_by_name(&args.engine, &config) {
+    let limits = match Limits::SUITE.with_timeout(args.timeout) {
+        Ok(l) => l,
+        Err(e) => return fail(&e),
+    };
+    let settings = RunSettings { input_failure: args.input_failure, ..RunSettings::new(limits) };
+    let engine = match engine_by_name(&args.engine, &config, &settings) {
         Ok(e) => e,
         Err(e) => return fail(&e),
     };
@@ -61,9 +58,7 @@ pub fn run(args: ConformArgs) -> ExitCode {
         Ok(c) => c,
         Err(e) => return fail(&format!("cannot list {}: {e}", dir.display())),
     };
-    let jobs = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = args.jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let mut out = std::io::stdout().lock();
     match conform::run_all(engine.as_ref(), &cases, jobs, &mut out) {
         Ok(summary) if summary.failed == 0 => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! `harness interp`: run one SysY program in the reference interpreter.
 
-use super::{fail, seconds};
+use super::fail;
+use crate::subject::Limits;
 use crate::refinterp::{self, InputFailure, RefConfig, RefError};
 use clap::Args;
 use std::io::{Read, Write};
@@ -16,9 +17,9 @@ pub const TIMEOUT_STATUS: u8 = 124;
 pub struct InterpArgs {
     /// The SysY source file.
     pub file: PathBuf,
-    /// Step budget (statements executed plus loop-condition evaluations).
+    /// Step budget (statements executed plus loop-condition evaluations); unlimited by default.
     #[arg(long)]
-    pub steps: Option<u64>,
+    pub max_steps: Option<u64>,
     /// Maximum call depth.
     #[arg(long, default_value_t = refinterp::DEFAULT_MAX_DEPTH)]
     pub max_depth: u32,
@@ -44,12 +45,12 @@ pub fn run(args: &InterpArgs) -> ExitCode {
     if let Err(e) = std::io::stdin().read_to_end(&mut stdin) {
         return fail(&format!("cannot read stdin: {e}"));
     }
-    let timeout = match seconds(args.timeout) {
-        Ok(t) => t,
+    let timeout = match args.timeout.map(|s| Limits::SUITE.with_timeout(Some(s))).transpose() {
+        Ok(limits) => limits.map(|l| l.timeout),
         Err(e) => return fail(&e),
     };
     let config = RefConfig {
-        max_steps: args.steps.unwrap_or(u64::MAX),
+        max_steps: args.max_steps.unwrap_or(u64::MAX),
         max_depth: args.max_depth,
         timeout,
         input_failure: args.input_failure,

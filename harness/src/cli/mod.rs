@@ -5,7 +5,6 @@ pub mod conform;
 pub mod interp;
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 /// Prints `harness: MESSAGE` on stderr and returns the generic failure status.
 pub fn fail(message: &str) -> ExitCode {
@@ -13,8 +12,3 @@ pub fn fail(message: &str) -> ExitCode {
     ExitCode::FAILURE
 }
 
-/// A `--timeout` in seconds as a duration.
-pub fn seconds(s: Option<f64>) -> Result<Option<Duration>, String> {
-    s.map(|s| Duration::try_from_secs_f64(s).map_err(|e| format!("invalid --timeout {s}: {e}")))
-        .transpose()
-}

@@ -1,66 +1,38 @@
-//! In-process oracles over generated programs: checks that need no qemu, shared by the
-//! libFuzzer targets (`fuzz/`), the harness tests and the CLI.
+//! In-process oracles: checks that need no qemu, shared by the libFuzzer targets (`fuzz/`),
+//! the campaign, the harness tests and the CLI. Generators make programs; oracles decide
+//! whether the compiler treated them right (the wasmtime split).
 //!
-//! * [`per_pass`] — the reference interpreter's outcome against the IR interpreter's after
-//!   every pass of a pipeline (the first disagreeing pass is the culprit);
+//! * [`per_pass`] — the expected outcome against the IR interpreter's after every pass of a
+//!   pipeline (the first disagreeing pass is the culprit);
 //! * [`roundtrip`] — lowered IR printed, parsed and printed again is unchanged, and the
 //!   verifier accepts the module after every pass;
+//! * [`dataflow`] — the iterative and the region-based data-flow solvers agree on every
+//!   function;
 //! * [`frontend`] — arbitrary bytes through the front end: a diagnostic or a program, never a
 //!   panic.
 //!
-//! Each check returns `Ok(Checked)` (with `Checked::Skipped` when the program is outside what
-//! the oracle can judge, e.g. it exhausts the reference interpreter's budget) or a
-//! [`Violation`] that says what went wrong, precisely enough to file a bug.
+//! Every oracle reports what it found as a [`crate::failure::Failure`], in the same
+//! vocabulary as the campaign.
 
+pub mod dataflow;
 pub mod frontend;
 pub mod per_pass;
 pub mod roundtrip;
 
-use std::fmt;
+use sysyc::config::Config;
+use sysyc::passes::{ir_passes, lookup};
 
-/// A check that ran.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Checked {
-    Passed,
-    /// The program could not be judged (the truth itself trapped or ran out of budget).
-    Skipped,
-}
-
-/// What an oracle found wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Violation {
-    /// `wrong-output`, `wrong-exit-status`, `trap`, `verifier`, `panic`, `roundtrip`, ...
-    pub kind: &'static str,
-    /// The pass after which it showed (pipeline position and name), if any.
-    pub after_pass: Option<(usize, &'static str)>,
-    pub detail: String,
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.kind)?;
-        if let Some((index, name)) = self.after_pass {
-            write!(f, " after pass #{index} `{name}`")?;
-        }
-        write!(f, ": {}", self.detail)
-    }
-}
-
-impl std::error::Error for Violation {}
-
-/// A pipeline drawn from fuzzer bytes: `mem2reg` first (most passes expect SSA), then up to
-/// 16 registered passes in any order, repeats allowed — swarm testing over passes.
-pub fn random_pipeline(
-    u: &mut arbitrary::Unstructured<'_>,
-) -> arbitrary::Result<Vec<&'static sysyc::passes::PassInfo>> {
-    use sysyc::passes::{REGISTRY, lookup};
+/// A configuration drawn from fuzzer bytes: `mem2reg` first (most passes expect SSA) most of
+/// the time, then up to 16 IR passes in any order, repeats allowed — swarm testing over
+/// passes — with every back-end stage.
+pub fn random_config(u: &mut arbitrary::Unstructured<'_>) -> arbitrary::Result<Config> {
+    let passes: Vec<_> = ir_passes().collect();
     let mut pipeline = Vec::new();
     if u.arbitrary::<bool>()? {
         pipeline.extend(lookup("mem2reg"));
     }
-    let len = u.int_in_range(0..=16)?;
-    for _ in 0..len {
-        pipeline.push(u.choose(REGISTRY)?);
+    for _ in 0..u.int_in_range(0..=16)? {
+        pipeline.push(*u.choose(&passes)?);
     }
-    Ok(pipeline)
+    Ok(Config { verify_each: true, ..Config::default() }.with_pipeline(pipeline))
 }

@@ -1,158 +1,96 @@
-//! The per-pass oracle: the reference interpreter runs the source once; the IR interpreter
-//! runs the lowered module and the module after every pass of the pipeline. The first
-//! module whose behaviour (stdout, exit status, trap) differs names the culprit: lowering, or
-//! the pass that just ran. The verifier runs after every pass too.
+//! The per-pass oracle: the lowered module and the module after every pass of a pipeline run
+//! in the IR interpreter and are judged against the expected outcome; the first that goes
+//! wrong names the culprit — lowering, or the pass that just ran. The IR verifier runs after
+//! every pass too (a rejection blames the pass that produced the IR).
 //!
-//! Budgets: the reference interpreter gets [`PerPassConfig::ref_steps`]; a program that traps
-//! or exhausts it is skipped (the generator promises neither, so a skip rate above zero is a
-//! generator finding, which the callers count). The IR interpreter gets a step budget scaled
-//! from the reference run, generous enough that only a pass that made the program loop
-//! forever (or much slower) exhausts it — reported as `step-limit`.
+//! This is the one per-pass oracle: triage's bisection and the `differential` fuzz target
+//! both use it. Unchanged IR is not run again (the interpreter is deterministic), so the
+//! cost is one compilation plus one interpretation per pass that changed the module.
+//!
+//! Budgets: every interpretation gets the wall-clock limit, and optionally a step budget (the
+//! fuzz target derives one from the reference run, generous enough that only a pass that made
+//! the program loop forever, or much slower, exhausts it — a timeout).
 
-use super::{Checked, Violation};
-use crate::refinterp::{self, RefConfig};
-use sysyc::driver::{self, CompileError, CompileOptions};
-use sysyc::frontend::{self, LineIndex};
+use std::time::Duration;
+
+use sysyc::config::Config;
 use sysyc::ir::Module;
 use sysyc::ir::interp::InterpConfig;
 use sysyc::passes::PassInfo;
-use sysyc::runtime::Outcome;
 
-/// Budgets of one check.
+use crate::failure::{Failure, FailureKind, Stage, judge};
+use crate::stages;
+use crate::subject::Case;
+
+/// Limits of the interpretations.
 #[derive(Clone, Copy, Debug)]
-pub struct PerPassConfig {
-    /// Reference-interpreter steps before the program is skipped.
-    pub ref_steps: u64,
-    /// IR-interpreter steps allowed per reference step (plus [`PerPassConfig::ir_slack`]).
-    pub ir_steps_per_ref_step: u64,
-    pub ir_slack: u64,
+pub struct Budget {
+    pub timeout: Duration,
+    /// IR-interpreter steps per run (`None`: the interpreter's own limit).
+    pub max_steps: Option<u64>,
 }
 
-impl Default for PerPassConfig {
-    fn default() -> PerPassConfig {
-        PerPassConfig {
-            ref_steps: 2_000_000,
-            ir_steps_per_ref_step: 200,
-            ir_slack: 1_000_000,
-        }
-    }
+/// What went wrong first, and where.
+#[derive(Clone, Debug)]
+pub struct PassFailure {
+    /// The pass after which it showed, as (pipeline position, name); `None`: lowering.
+    pub pass: Option<(usize, &'static str)>,
+    pub failure: Failure,
+    /// The printed IR before the culprit (empty for lowering) and after it (empty when the
+    /// verifier rejected it).
+    pub before: String,
+    pub after: String,
 }
 
-/// Checks `source` (with `stdin`) under `pipeline`.
-pub fn check(
-    source: &str,
-    stdin: &[u8],
-    pipeline: &[&'static PassInfo],
-    config: &PerPassConfig,
-) -> Result<Checked, Violation> {
-    let options = CompileOptions { pipeline: pipeline.to_vec(), ..CompileOptions::default() };
-    check_with(source, stdin, &options, config)
-}
-
-/// [`check`] with full compiler options (e.g. injected faults); the verifier always runs.
-pub fn check_with(
-    source: &str,
-    stdin: &[u8],
-    options: &CompileOptions,
-    config: &PerPassConfig,
-) -> Result<Checked, Violation> {
-    let Ok(program) = frontend::compile_source("per-pass.sy", source) else {
-        return Ok(Checked::Skipped);
-    };
-    let lines = LineIndex::new(source);
-    let ref_config = RefConfig {
-        max_steps: config.ref_steps,
-        ..RefConfig::default()
-    };
-    let truth = match refinterp::run(&program, &lines, stdin, &ref_config) {
-        Ok(outcome) if outcome.trap.is_none() => outcome,
-        _ => return Ok(Checked::Skipped),
-    };
-    let interp_config = InterpConfig {
-        max_steps: truth
-            .steps
-            .saturating_mul(config.ir_steps_per_ref_step)
-            .saturating_add(config.ir_slack),
-        ..InterpConfig::default()
-    };
-    let lowered = driver::lower_source("per-pass.sy", source).map_err(|e| Violation {
-        kind: "frontend",
-        after_pass: None,
-        detail: e.to_string(),
-    })?;
-    judge(&truth, &lowered, stdin, &interp_config).map_err(|(kind, detail)| Violation {
-        kind,
-        after_pass: None,
-        detail: format!("lowering: {detail}"),
-    })?;
-
-    let options = CompileOptions {
-        verify_each: true,
-        ..options.clone()
-    };
-    let mut first: Option<Violation> = None;
-    let mut observe = |index: usize, pass: &'static PassInfo, module: &Module| {
-        if first.is_none() {
-            first = judge(&truth, module, stdin, &interp_config)
-                .err()
-                .map(|(kind, detail)| Violation {
-                    kind,
-                    after_pass: Some((index, pass.name)),
-                    detail,
-                });
-        }
-    };
-    let compiled = driver::compile_ir_observed("per-pass.sy", source, &options, Some(&mut observe));
-    if let Some(violation) = first {
-        return Err(violation);
-    }
-    match compiled {
-        Ok(_) => Ok(Checked::Passed),
-        Err(CompileError::Pipeline(e)) => Err(Violation {
-            kind: "verifier",
-            after_pass: None,
-            detail: e.to_string(),
-        }),
-        Err(e) => Err(Violation {
-            kind: "compile",
-            after_pass: None,
-            detail: e.to_string(),
-        }),
-    }
-}
-
-/// Runs `module` and compares it with the truth: `Err((kind, detail))` on a difference.
-fn judge(
-    truth: &Outcome,
-    module: &Module,
-    stdin: &[u8],
-    config: &InterpConfig,
-) -> Result<(), (&'static str, String)> {
-    let result =
-        driver::interpret(module, stdin, config).map_err(|e| ("interp-error", e.to_string()))?;
-    let got = result.outcome;
-    if let Some(trap) = &got.trap {
-        let kind = if trap.kind == sysyc::runtime::TrapKind::StepLimit {
-            "step-limit"
-        } else {
-            "trap"
+/// Runs the pipeline of `config` on `case`, judging the IR after lowering and after every
+/// pass that changed it; `None` when every step is right.
+pub fn first_failure(case: &Case, config: &Config, budget: Budget) -> Option<PassFailure> {
+    let judge_module = |module: &Module| -> Result<(), Failure> {
+        let outcome = match budget.max_steps {
+            None => stages::interpret(module, &case.subject.stdin, budget.timeout)?,
+            Some(steps) => stages::caught(Stage::IrInterp, || {
+                sysyc::driver::interpret(module, &case.subject.stdin, &InterpConfig { max_steps: steps, ..InterpConfig::default() })
+            })?
+            .map(|r| r.outcome)
+            .map_err(|e| Failure::new(FailureKind::VerifierFailure, Stage::IrInterp, e.to_string()))?,
         };
-        return Err((kind, format!("{} {}", trap.kind, trap.detail)));
+        judge(&case.expected, &outcome, Stage::IrInterp)
+    };
+    let lowered = match stages::lower(&case.subject) {
+        Ok(m) => m,
+        Err(failure) => return Some(PassFailure { pass: None, failure, before: String::new(), after: String::new() }),
+    };
+    let mut before = sysyc::ir::print_module(&lowered);
+    if let Err(failure) = judge_module(&lowered) {
+        return Some(PassFailure { pass: None, failure, before: String::new(), after: before });
     }
-    if got.stdout != truth.stdout {
-        return Err((
-            "wrong-output",
-            crate::conform::first_difference(&truth.stdout, &got.stdout),
-        ));
+    let mut found: Option<PassFailure> = None;
+    let mut observed = 0usize;
+    let mut observer = |position: usize, pass: &'static PassInfo, module: &Module| {
+        observed = position + 1;
+        if found.is_some() {
+            return;
+        }
+        let after = sysyc::ir::print_module(module);
+        if after == before {
+            return;
+        }
+        match judge_module(module) {
+            Err(failure) => {
+                found = Some(PassFailure { pass: Some((position, pass.name)), failure, before: before.clone(), after })
+            }
+            Ok(()) => before = after,
+        }
+    };
+    let verified = Config { verify_each: true, ..config.clone() };
+    let result = stages::optimise(&lowered, &verified, Some(&mut observer));
+    if found.is_some() {
+        return found;
     }
-    if got.exit_status != truth.exit_status {
-        return Err((
-            "wrong-exit-status",
-            format!(
-                "expected {:?}, got {:?}",
-                truth.exit_status, got.exit_status
-            ),
-        ));
-    }
-    Ok(())
+    // The verifier (or a panic) stopped the pipeline in the pass after the last observed one.
+    result.err().map(|failure| {
+        let position = observed.min(config.pipeline.len().saturating_sub(1));
+        let name = config.pipeline.get(position).map_or("?", |p| p.name);
+        PassFailure { pass: Some((position, name)), failure, before, after: String::new() }
+    })
 }

@@ -70,7 +70,7 @@ pub struct RefConfig {
 /// number).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum InputFailure {
-    /// Trap with [`TrapKind::InputExhausted`]: a program that depends on it is suspect.
+    /// Trap with `input-exhausted`: a program that depends on it is suspect.
     #[default]
     Trap,
     /// Read 0 (`getch`: 0, `getarray`: store 0), as the project's runtime library does —

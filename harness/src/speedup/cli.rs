@@ -6,9 +6,10 @@
 
 use super::run_cache::RunCache;
 use super::{BenchmarkRuns, base_pipeline, chart, measure, report};
-use crate::cli::{fail, seconds};
+use crate::cli::fail;
 use crate::conform;
-use crate::engine::EngineConfig;
+use crate::engine::RunSettings;
+use crate::subject::Limits;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -16,9 +17,6 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The project's own benchmark programs, relative to the repository root.
 pub const DEFAULT_SUITE: &str = "corpus/bench";
-
-/// The time limit per run unless `--timeout` says otherwise, in seconds.
-const DEFAULT_TIMEOUT: f64 = 600.0;
 
 #[derive(Args, Debug)]
 pub struct SpeedupArgs {
@@ -32,9 +30,9 @@ pub struct SpeedupArgs {
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     pub jobs: usize,
-    /// Time limit per run in seconds.
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
-    pub timeout: f64,
+    /// Time limit per run in seconds (default 600).
+    #[arg(long)]
+    pub timeout: Option<f64>,
     /// Only benchmarks whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
@@ -47,7 +45,7 @@ pub struct SpeedupArgs {
     pub out: Option<PathBuf>,
     /// Where run outcomes are cached, keyed by assembly text, input, runtime library, plugin
     /// and time limit (default: `speedup-runs` under sysyc's cache root, see
-    /// `sysyc::runtime::native`). An interrupted or repeated measurement reruns only what it
+    /// `sysyc::runtime::library`). An interrupted or repeated measurement reruns only what it
     /// has not run yet.
     #[arg(long)]
     pub run_cache: Option<PathBuf>,
@@ -89,11 +87,7 @@ pub fn run(args: &SpeedupArgs) -> ExitCode {
 fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     let suite = args.suite.clone().unwrap_or_else(default_suite);
     let base = base_pipeline(args.base.as_deref())?;
-    let config = EngineConfig {
-        timeout: seconds(Some(args.timeout))?,
-        measure_cost: true,
-        ..EngineConfig::default()
-    };
+    let settings = RunSettings { measure_cost: true, ..RunSettings::new(Limits::SUITE.with_timeout(args.timeout)?) };
     let cases = conform::discover(&suite, args.filter.as_deref())
         .map_err(|e| format!("cannot list {}: {e}", suite.display()))?;
     if cases.is_empty() {
@@ -125,10 +119,10 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     let cache = if args.no_run_cache {
         None
     } else {
-        let dir = args.run_cache.clone().unwrap_or_else(|| sysyc::runtime::native::cache_root().join("speedup-runs"));
-        Some(RunCache::open(&dir, config.timeout)?)
+        let dir = args.run_cache.clone().unwrap_or_else(|| sysyc::runtime::library::cache_root().join("speedup-runs"));
+        Some(RunCache::open(&dir, settings.limits.timeout)?)
     };
-    let data = measure(&cases, base, &modes, &config, args.jobs, cache.as_ref(), &progress)?;
+    let data = measure(&cases, base, &modes, &settings, args.jobs, cache.as_ref(), &progress)?;
 
     std::fs::create_dir_all(&out).map_err(|e| format!("cannot create {}: {e}", out.display()))?;
     let mut command = format!("harness report speedup --suite {}", suite.display());
@@ -142,8 +136,8 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
         command.push_str(&format!(" --modes {}", args.modes));
     }
     // The limit decides which runs count (a timeout is excluded), so it is part of the recipe.
-    if args.timeout != DEFAULT_TIMEOUT {
-        command.push_str(&format!(" --timeout {}", args.timeout));
+    if let Some(t) = args.timeout {
+        command.push_str(&format!(" --timeout {t}"));
     }
     let markdown = report::markdown(&data, &suite.display().to_string(), &command);
     let write = |name: &str, text: &str| {

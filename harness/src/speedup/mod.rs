@@ -38,9 +38,11 @@ pub mod cli;
 pub mod report;
 pub mod run_cache;
 
-use crate::bench::{geomean, load_case};
+use crate::bench::geomean;
 use crate::conform::{self, CaseFiles, Verdict};
-use crate::engine::{EngineConfig, EngineFailure, EngineRun, QemuEngine};
+use crate::engine::{EngineRun, Phases, QemuEngine, RunSettings};
+use crate::failure::Failure;
+use sysyc::config::Config;
 use rayon::prelude::*;
 use run_cache::RunCache;
 use std::collections::{BTreeMap, BTreeSet};
@@ -389,25 +391,26 @@ fn worth_running<'t>(
 pub fn measure_benchmark(
     files: &CaseFiles,
     pairs: &[Pair],
-    config: &EngineConfig,
+    settings: &RunSettings,
     cache: Option<&RunCache>,
 ) -> Result<BenchmarkRuns, String> {
-    let (case, expected) = load_case(files)?;
+    let case = conform::load(files)?;
+    let expected = match &case.expected {
+        crate::failure::Expected::OutFile(bytes) => bytes.clone(),
+        crate::failure::Expected::Outcome(_) => unreachable!("suite cases are judged against their .out"),
+    };
+    let measured = RunSettings { measure_cost: true, ..settings.clone() };
     let engine_for = |pipeline: &Pipeline| {
-        QemuEngine::new(&EngineConfig {
-            passes: Some(pipeline.iter().map(|p| p.to_string()).collect()),
-            opt_level: None,
-            measure_cost: true,
-            ..config.clone()
-        })
+        let passes = pipeline.iter().filter_map(|p| sysyc::passes::lookup(p)).collect();
+        QemuEngine::new(&Config::default().with_pipeline(passes), &measured)
     };
     // Compile every configuration.
-    let compiled: Vec<(Pipeline, Result<Compiled, EngineFailure>)> = pipelines_of(pairs)
+    let compiled: Vec<(Pipeline, Result<Compiled, Failure>)> = pipelines_of(pairs)
         .par_iter()
         .map(|pipeline| {
             let result = engine_for(pipeline)
-                .map_err(EngineFailure::Internal)
-                .and_then(|engine| engine.compile(&case))
+                .map_err(|e| Failure::new(crate::failure::FailureKind::HarnessError, crate::failure::Stage::Qemu, e))
+                .and_then(|engine| engine.compile(&case.subject))
                 .map(|(asm, report)| {
                     let times = report.runs.iter().map(|r| (r.pass, r.time)).collect();
                     (asm, times)
@@ -441,18 +444,13 @@ pub fn measure_benchmark(
         wave.par_iter()
             .map(|&hash| {
                 let asm = texts[hash];
-                let key = cache.map(|c| c.key(asm, &case.stdin, &expected));
+                let key = cache.map(|c| c.key(asm, &case.subject.stdin, &expected));
                 if let Some(judged) = cache.zip(key.as_deref()).and_then(|(c, k)| c.get(k)) {
                     cached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     return Ok((hash.to_string(), judged));
                 }
-                let native = runner.run_asm(asm, &case.stdin);
-                let run = EngineRun {
-                    result: native.result,
-                    elapsed: native.build + native.run,
-                    cost: native.cost,
-                };
-                let report = conform::judge(&case.name, &expected, &run);
+                let run = runner.run_asm(asm, &case.subject.stdin);
+                let report = conform::judge_run(&files.name, &case.expected, &run);
                 let cost = run.cost.filter(|c| c.counts.complete).map(|c| (c.counts.total, c.cycles.total));
                 let judged = (report.verdict, report.reason, cost);
                 if let Some((c, k)) = cache.zip(key.as_deref()) {
@@ -488,14 +486,10 @@ pub fn measure_benchmark(
                 }
             }
             Err(failure) => {
-                let report = conform::judge(
-                    &case.name,
-                    &expected,
-                    &EngineRun {
-                        result: Err(failure.clone()),
-                        elapsed: Duration::ZERO,
-                        cost: None,
-                    },
+                let report = conform::judge_run(
+                    &files.name,
+                    &case.expected,
+                    &EngineRun { result: Err(failure.clone()), cost: None, phases: Phases::default() },
                 );
                 ConfigRun {
                     verdict: Some(report.verdict),
@@ -510,7 +504,7 @@ pub fn measure_benchmark(
         runs.insert(pipeline.clone(), run);
     }
     Ok(BenchmarkRuns {
-        name: case.name,
+        name: files.name.clone(),
         runs,
         distinct_asm,
         skipped_asm: skipped.len(),
@@ -524,7 +518,7 @@ pub fn measure(
     cases: &[CaseFiles],
     base: Pipeline,
     modes: &[Mode],
-    config: &EngineConfig,
+    settings: &RunSettings,
     jobs: usize,
     cache: Option<&RunCache>,
     progress: &(dyn Fn(&BenchmarkRuns) + Sync),
@@ -538,7 +532,7 @@ pub fn measure(
         cases
             .par_iter()
             .map(|files| {
-                let runs = measure_benchmark(files, &pairs, config, cache)
+                let runs = measure_benchmark(files, &pairs, settings, cache)
                     .map_err(|e| format!("{}: {e}", files.name))?;
                 progress(&runs);
                 Ok(runs)

@@ -45,12 +45,12 @@ fn verdict_from(name: &str) -> Option<Verdict> {
 impl RunCache {
     /// A cache in `dir` (created if needed) for runs with this runtime library, plugin and
     /// time limit.
-    pub fn open(dir: &Path, timeout: Option<Duration>) -> Result<RunCache, String> {
+    pub fn open(dir: &Path, timeout: Duration) -> Result<RunCache, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let runtime = sysyc::runtime::native::native_runtime().map_err(|e| format!("the runtime library: {e}"))?;
+        let runtime = sysyc::runtime::library::native_runtime().map_err(|e| format!("the runtime library: {e}"))?;
         let plugin = sysy_cost_model::locate_plugin().map_err(|e| format!("the cost plugin: {e}"))?;
         let plugin_bytes = std::fs::read(&plugin).map_err(|e| format!("cannot read {}: {e}", plugin.display()))?;
-        Ok(Self::with_environment(dir, &[runtime.dir.display().to_string().as_bytes(), &plugin_bytes], timeout))
+        Ok(Self::with_environment(dir, &[runtime.dir.display().to_string().as_bytes(), &plugin_bytes], Some(timeout)))
     }
 
     /// A cache whose environment is described by `parts` (for tests).

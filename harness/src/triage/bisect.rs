@@ -3,12 +3,11 @@
 //!
 //! # Design
 //!
-//! 1. **Per-pass oracle** ([`per_pass`]): one compilation with an observer; after lowering
-//!    and after every pass that changed the printed IR, the module runs in the IR
-//!    interpreter and is judged against the reference outcome. The first pass after which
+//! 1. **Per-pass oracle** ([`crate::oracles::per_pass`]): one compilation with an observer;
+//!    after lowering and after every pass that changed the printed IR, the module runs in the
+//!    IR interpreter and is judged against the reference outcome. The first pass after which
 //!    the verdict is a failure is the culprit, and the IR before and after it is kept for a
-//!    diff. Unchanged IR is not re-run (the interpreter is deterministic), so the cost is
-//!    one compilation plus one interpretation per changing pass.
+//!    diff.
 //! 2. **Back end** ([`bisect_stages`]): when the IR is right after the whole pipeline but
 //!    the ARM binary is wrong, the optional back-end stages are the suspects. With all of
 //!    them off and the binary still wrong, the culprit is the mandatory back end (instruction
@@ -26,20 +25,25 @@
 //!    Assumes monotonicity, as any bisection does; the step found is one where running one
 //!    more step turns a passing compilation into a failing one.
 //!
-//! Every check is deterministic, so the report is too.
+//! "Fails the same way" means the same [`FailureKind`] in the same [`Stage`] (a wrong output
+//! of the IR interpreter is not the same failure as a wrong output of the binary). Every
+//! check is deterministic, so the report is too.
 
 use std::fmt::Write as _;
+use std::time::Duration;
 
-use sysyc::driver::{self, CompileOptions};
-use sysyc::ir::{Module, print_module};
-use sysyc::isa::arm::BackendOptions;
+use sysyc::config::Config;
+use sysyc::isa::arm::Stage as BackendStage;
 use sysyc::passes::PassInfo;
 use sysyc::runtime::Outcome;
 
-use super::case::{BuildConfig, FailureCase, only_stages};
+use super::case::FailureCase;
 use super::ddmin::ddmin;
-use super::oracle::{FailureKind, Level, Oracle, OracleSettings};
-use crate::qemu::Qemu;
+use crate::failure::{Failure, FailureKind, Stage};
+use crate::oracles::per_pass::{self, Budget};
+use crate::qemu::Runner;
+use crate::stages;
+use crate::subject::{Case, Limits};
 
 /// What is to blame.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,13 +65,10 @@ impl std::fmt::Display for Culprit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Culprit::Lowering => f.write_str("lowering (IR wrong before any pass)"),
-            Culprit::Pass { position, name } => {
-                write!(f, "pass `{name}` (position {position} of the pipeline)")
-            }
+            Culprit::Pass { position, name } => write!(f, "pass `{name}` (position {position} of the pipeline)"),
             Culprit::BackendStages(stages) => write!(f, "back-end stage `{}`", stages.join("` + `")),
             Culprit::Backend => f.write_str(
-                "back end: instruction selection / register allocation / emission \
-                 (wrong with every optional stage off)",
+                "back end: instruction selection / register allocation / emission (wrong with every optional stage off)",
             ),
             Culprit::NotReproduced => f.write_str("none (the failure does not reproduce)"),
         }
@@ -77,9 +78,16 @@ impl std::fmt::Display for Culprit {
 /// Where a failure shows and who causes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Located {
-    pub level: Level,
+    pub stage: Stage,
     pub kind: FailureKind,
     pub culprit: Culprit,
+}
+
+impl Located {
+    /// Whether `failure` is this failure again (same kind, same stage).
+    pub fn same(&self, failure: &Failure) -> bool {
+        failure.kind == self.kind && failure.stage == self.stage
+    }
 }
 
 /// The IR around the culprit pass.
@@ -106,6 +114,8 @@ pub struct BisectReport {
     pub expected: Outcome,
     /// `None` when the failure does not reproduce.
     pub located: Option<Located>,
+    /// The failure as the culprit's check saw it.
+    pub failure: Option<Failure>,
     pub ir_diff: Option<IrDiff>,
     /// The 1-minimal failing sub-pipeline.
     pub minimal_pipeline: Option<Vec<&'static str>>,
@@ -124,15 +134,17 @@ impl BisectReport {
     }
 
     /// The human-readable report (IR diff included).
-    pub fn render(&self, config: &BuildConfig) -> String {
+    pub fn render(&self, config: &Config) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "pipeline: {}", none_if_empty(&config.pipeline_spec()));
-        let _ = writeln!(s, "backend stages: {}", config.stages_spec());
+        let _ = writeln!(s, "configuration: {config}");
         let Some(located) = &self.located else {
             let _ = writeln!(s, "culprit: {}", Culprit::NotReproduced);
             return s;
         };
-        let _ = writeln!(s, "failure: {} in the {}", located.kind, located.level);
+        let _ = writeln!(s, "failure: {} in the {} stage", located.kind, located.stage);
+        if let Some(f) = &self.failure {
+            let _ = writeln!(s, "detail: {}", f.detail);
+        }
         let _ = writeln!(s, "culprit: {}", located.culprit);
         if let Culprit::BackendStages(_) = located.culprit {
             match &self.backend_function {
@@ -145,7 +157,7 @@ impl BisectReport {
             }
         }
         if let Some(p) = &self.minimal_pipeline {
-            let _ = writeln!(s, "minimal pipeline: {}", none_if_empty(&p.join(",")));
+            let _ = writeln!(s, "minimal pipeline: {}", if p.is_empty() { "(none)".to_string() } else { p.join(",") });
         }
         match &self.step {
             Some(step) => {
@@ -168,93 +180,61 @@ impl BisectReport {
     }
 }
 
-fn none_if_empty(s: &str) -> &str {
-    if s.is_empty() { "(none)" } else { s }
-}
-
-/// The result of the per-pass oracle.
-#[derive(Clone, Debug)]
-pub struct PerPass {
-    /// The culprit and failure kind, if the IR goes wrong.
-    pub failure: Option<(Culprit, FailureKind)>,
-    pub ir_diff: Option<IrDiff>,
-}
-
-/// Runs the pipeline of `options` once, judging the IR after lowering and after every pass
-/// that changed it (see the module documentation).
-pub fn per_pass(oracle: &Oracle, options: &CompileOptions) -> PerPass {
-    let mut module: Module = match driver::lower_source(&oracle.file_name, &oracle.source) {
-        Ok(m) => m,
-        // The oracle accepted the program, so the front end does too; a failure is a bug.
-        Err(_) => {
-            return PerPass { failure: Some((Culprit::Lowering, FailureKind::InternalError)), ir_diff: None };
-        }
-    };
-    let mut before = print_module(&module);
-    if let Some(kind) = oracle.judge_module(&module) {
-        let ir_diff = IrDiff { before: String::new(), diff: unified_diff("", &before), after: before };
-        return PerPass { failure: Some((Culprit::Lowering, kind)), ir_diff: Some(ir_diff) };
-    }
-    let mut found: Option<(usize, &'static str, FailureKind, IrDiff)> = None;
-    let mut observed = 0usize;
-    let mut observer = |position: usize, pass: &'static PassInfo, m: &Module| {
-        observed = position + 1;
-        if found.is_some() {
-            return;
-        }
-        let after = print_module(m);
-        if after == before {
-            return;
-        }
-        match oracle.judge_module(m) {
-            Some(kind) => {
-                let diff = unified_diff(&before, &after);
-                found = Some((position, pass.name, kind, IrDiff { before: before.clone(), after, diff }));
-            }
-            None => before = after,
-        }
-    };
-    let result = driver::optimise(&mut module, options, Some(&mut observer));
-    if let Some((position, name, kind, diff)) = found {
-        return PerPass { failure: Some((Culprit::Pass { position, name }, kind)), ir_diff: Some(diff) };
-    }
-    if result.is_err() {
-        // The verifier rejected the IR after the pass following the last observed one.
-        let position = observed.min(options.pipeline.len().saturating_sub(1));
-        let name = options.pipeline.get(position).map_or("?", |p| p.name);
-        return PerPass {
-            failure: Some((Culprit::Pass { position, name }, FailureKind::InternalError)),
-            ir_diff: None,
-        };
-    }
-    PerPass { failure: None, ir_diff: None }
-}
-
 /// A unified line diff.
 pub fn unified_diff(before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header("before", "after")
-        .to_string()
+    similar::TextDiff::from_lines(before, after).unified_diff().context_radius(3).header("before", "after").to_string()
 }
 
-/// Names the culprit among the optional back-end stages `enabled` for a failure of `kind`;
-/// `check` runs the binary with the given stages and returns its verdict.
+/// How triage runs its checks: the runs' time limit, and qemu-arm for the binary (`None`:
+/// the IR interpreter only).
+#[derive(Clone, Debug)]
+pub struct Checks<'a> {
+    pub timeout: Duration,
+    pub runner: Option<&'a Runner>,
+}
+
+impl Checks<'_> {
+    /// Checks the case compiled under `config` — always verified, IR and machine code — in
+    /// `stage`'s way: the IR interpreter for a failure found in the IR, the binary otherwise.
+    /// `Err` when the harness cannot decide.
+    pub fn check(&self, case: &Case, config: &Config, stage: Stage) -> Result<Result<(), Failure>, String> {
+        let config = &Config { verify_each: true, ..config.clone() };
+        let result = match stage {
+            Stage::Lowering | Stage::Pipeline | Stage::IrInterp => stages::check_ir(case, config, self.timeout),
+            _ => match self.runner {
+                Some(runner) => stages::check_binary(case, config, runner, self.timeout),
+                None => return Err("running the binary needs qemu-arm".into()),
+            },
+        };
+        match result {
+            Err(f) if f.kind == FailureKind::HarnessError => Err(f.detail),
+            r => Ok(r),
+        }
+    }
+
+    /// Whether `config` makes the case fail like `located`.
+    fn fails_like(&self, case: &Case, config: &Config, located: &Located) -> bool {
+        matches!(self.check(case, config, located.stage), Ok(Err(f)) if located.same(&f))
+    }
+}
+
+/// Names the culprit among the optional back-end stages `enabled` for `failure`; `check`
+/// runs the binary with the given stages and returns how it failed.
 pub fn bisect_stages(
-    enabled: &[&'static str],
-    kind: FailureKind,
-    mut check: impl FnMut(&BackendOptions) -> Result<Option<FailureKind>, String>,
+    enabled: &[BackendStage],
+    failure: &Failure,
+    mut check: impl FnMut(&[BackendStage]) -> Result<Result<(), Failure>, String>,
 ) -> Result<Culprit, String> {
-    if check(&only_stages(&[]))? == Some(kind) {
+    let same = |r: &Result<(), Failure>| matches!(r, Err(f) if f.kind == failure.kind && f.stage == failure.stage);
+    if same(&check(&[])?) {
         return Ok(Culprit::Backend);
     }
     let indices: Vec<usize> = (0..enabled.len()).collect();
     let mut error = None;
     let (min, _) = ddmin(&indices, |sub| {
-        let stages: Vec<&'static str> = sub.iter().map(|&i| enabled[i]).collect();
-        match check(&only_stages(&stages)) {
-            Ok(v) => v == Some(kind),
+        let stages: Vec<BackendStage> = sub.iter().map(|&i| enabled[i]).collect();
+        match check(&stages) {
+            Ok(r) => same(&r),
             Err(e) => {
                 error.get_or_insert(e);
                 false
@@ -264,64 +244,57 @@ pub fn bisect_stages(
     if let Some(e) = error {
         return Err(e);
     }
-    Ok(Culprit::BackendStages(min.iter().map(|&i| enabled[i]).collect()))
+    Ok(Culprit::BackendStages(min.iter().map(|&i| enabled[i].name()).collect()))
 }
 
-/// Where the failure of `config` shows and who causes it; `None` when it does not reproduce.
-/// Needs `qemu` only when the IR is right.
-pub fn locate(
-    oracle: &Oracle,
-    config: &BuildConfig,
-    qemu: Option<&Qemu>,
-) -> Result<(Option<Located>, Option<IrDiff>), String> {
-    let options = config.options();
-    let pp = per_pass(oracle, &options);
-    if let Some((culprit, kind)) = pp.failure {
-        return Ok((Some(Located { level: Level::Ir, kind, culprit }), pp.ir_diff));
-    }
-    let Some(qemu) = qemu else {
-        return Ok((None, None));
-    };
-    let Some(kind) = oracle.check_binary(qemu, &options)? else {
-        return Ok((None, None));
-    };
-    let culprit = bisect_stages(&config.enabled_stages(), kind, |backend| {
-        oracle.check_binary(qemu, &CompileOptions { backend: backend.clone(), ..options.clone() })
-    })?;
-    Ok((Some(Located { level: Level::Binary, kind, culprit }), None))
-}
-
-/// Whether the program of `oracle` still fails like `located` (the reducer's test): same
-/// level, same kind, same culprit — checked more cheaply than [`locate`] for back-end
-/// culprits (the configuration fails, and passes with the culprit stages off, or still fails
-/// with every stage off for the mandatory back end).
-pub fn still_fails(
-    oracle: &Oracle,
-    config: &BuildConfig,
-    qemu: Option<&Qemu>,
-    located: &Located,
-) -> bool {
-    let options = config.options();
-    let pp = per_pass(oracle, &options);
-    match located.level {
-        Level::Ir => pp.failure == Some((located.culprit.clone(), located.kind)),
-        Level::Binary => {
-            let Some(qemu) = qemu else { return false };
-            if pp.failure.is_some() {
-                return false;
-            }
-            let fails = |backend: &BackendOptions| {
-                let options = CompileOptions { backend: backend.clone(), ..options.clone() };
-                matches!(oracle.check_binary(qemu, &options), Ok(Some(k)) if k == located.kind)
-            };
-            match &located.culprit {
-                Culprit::BackendStages(stages) => {
-                    fails(&only_stages(stages)) && !fails(&only_stages(&[]))
-                }
-                Culprit::Backend => fails(&config.backend) && fails(&only_stages(&[])),
-                _ => false,
-            }
+/// Where the failure of `config` shows and who causes it (with the failure itself and, for a
+/// pass culprit, the IR around it); `None` when it does not reproduce.
+pub fn locate(case: &Case, config: &Config, checks: &Checks<'_>) -> Result<Option<(Located, Failure, Option<IrDiff>)>, String> {
+    if let Some(pf) = per_pass::first_failure(case, config, Budget { timeout: checks.timeout, max_steps: None }) {
+        if pf.failure.kind == FailureKind::HarnessError {
+            return Err(pf.failure.detail);
         }
+        let culprit = match pf.pass {
+            None => Culprit::Lowering,
+            Some((position, name)) => Culprit::Pass { position, name },
+        };
+        let ir_diff = IrDiff { diff: unified_diff(&pf.before, &pf.after), before: pf.before, after: pf.after };
+        let located = Located { stage: pf.failure.stage, kind: pf.failure.kind, culprit };
+        return Ok(Some((located, pf.failure, Some(ir_diff))));
+    }
+    if checks.runner.is_none() {
+        return Ok(None);
+    }
+    let Err(failure) = checks.check(case, config, Stage::Qemu)? else {
+        return Ok(None);
+    };
+    let enabled: Vec<BackendStage> = config.stages.iter().copied().collect();
+    let culprit = bisect_stages(&enabled, &failure, |stages| checks.check(case, &config.with_stages(stages.iter().copied()), Stage::Qemu))?;
+    let located = Located { stage: failure.stage, kind: failure.kind, culprit };
+    Ok(Some((located, failure, None)))
+}
+
+/// Whether the case still fails like `located` (the reducer's test): same stage, same kind,
+/// same culprit — checked more cheaply than [`locate`] for back-end culprits (the
+/// configuration fails, and passes with the culprit stages off, or still fails with every
+/// stage off for the mandatory back end).
+pub fn still_fails(case: &Case, config: &Config, checks: &Checks<'_>, located: &Located) -> bool {
+    match &located.culprit {
+        Culprit::Lowering | Culprit::Pass { .. } => {
+            per_pass::first_failure(case, config, Budget { timeout: checks.timeout, max_steps: None }).is_some_and(|pf| {
+                let culprit = match pf.pass {
+                    None => Culprit::Lowering,
+                    Some((position, name)) => Culprit::Pass { position, name },
+                };
+                located.same(&pf.failure) && culprit == located.culprit
+            })
+        }
+        Culprit::BackendStages(stages) => {
+            let on: Vec<BackendStage> = stages.iter().filter_map(|s| BackendStage::from_name(s)).collect();
+            checks.fails_like(case, &config.with_stages(on), located) && !checks.fails_like(case, &config.with_stages([]), located)
+        }
+        Culprit::Backend => checks.fails_like(case, config, located) && checks.fails_like(case, &config.with_stages([]), located),
+        Culprit::NotReproduced => false,
     }
 }
 
@@ -338,29 +311,22 @@ pub fn minimal_pipeline(
     (min.iter().map(|&i| pipeline[i]).collect(), calls)
 }
 
-/// Bisects a failure: see the module documentation.
-pub fn bisect(
-    case: &FailureCase,
-    qemu: Option<&Qemu>,
-    settings: &OracleSettings,
-) -> Result<BisectReport, String> {
-    let oracle = Oracle::new(&case.file_name, &case.source, &case.stdin, settings)
-        .map_err(|e| e.to_string())?;
-    bisect_with(&oracle, &case.config, qemu)
+/// Bisects a failure: see the module documentation. `Err` when the program cannot be judged
+/// (undefined behaviour, too long) or the harness cannot run the checks.
+pub fn bisect(case: &FailureCase, checks: &Checks<'_>, limits: &Limits) -> Result<BisectReport, String> {
+    let judged = Case::with_truth(case.subject.clone(), limits).map_err(|e| e.to_string())?;
+    bisect_with(&judged, &case.config, checks)
 }
 
-/// [`bisect`] with a ready oracle.
-pub fn bisect_with(
-    oracle: &Oracle,
-    config: &BuildConfig,
-    qemu: Option<&Qemu>,
-) -> Result<BisectReport, String> {
+/// [`bisect`] of a case with its truth.
+pub fn bisect_with(case: &Case, config: &Config, checks: &Checks<'_>) -> Result<BisectReport, String> {
+    let expected = case.truth().cloned().unwrap_or_default();
     let mut compilations = 1;
-    let (located, ir_diff) = locate(oracle, config, qemu)?;
-    let Some(located) = located else {
+    let Some((located, failure, ir_diff)) = locate(case, config, checks)? else {
         return Ok(BisectReport {
-            expected: oracle.expected.clone(),
+            expected,
             located: None,
+            failure: None,
             ir_diff: None,
             minimal_pipeline: None,
             step: None,
@@ -368,29 +334,27 @@ pub fn bisect_with(
             compilations,
         });
     };
-    let (level, kind) = (located.level, located.kind);
-    let fails = |options: &CompileOptions| {
-        matches!(oracle.check(level, qemu, options), Ok(Some(k)) if k == kind)
-    };
+    let fails = |c: &Config| checks.fails_like(case, c, &located);
     let (min, calls) = match located.culprit {
         // Lowering is wrong with any pipeline; nothing to minimise.
         Culprit::Lowering => (Vec::new(), 0),
-        _ => minimal_pipeline(&config.pipeline, |p| fails(&config.options_with(p))),
+        _ => minimal_pipeline(&config.pipeline, |p| fails(&config.with_pipeline(p.to_vec()))),
     };
     compilations += calls;
-    let (step, calls) = opt_bisect_step(oracle, &config.options(), &fails)?;
+    let (step, calls) = opt_bisect_step(case, config, &fails)?;
     compilations += calls;
-    let backend_function = match (&located.culprit, qemu) {
-        (Culprit::BackendStages(stages), Some(qemu)) => {
-            let (function, calls) = stage_function(oracle, qemu, &config.options(), stages, kind)?;
+    let backend_function = match &located.culprit {
+        Culprit::BackendStages(stages) => {
+            let (function, calls) = stage_function(case, config, stages, &fails)?;
             compilations += calls;
             function
         }
         _ => None,
     };
     Ok(BisectReport {
-        expected: oracle.expected.clone(),
+        expected,
         located: Some(located),
+        failure: Some(failure),
         ir_diff,
         minimal_pipeline: Some(min.iter().map(|p| p.name).collect()),
         step,
@@ -400,25 +364,23 @@ pub fn bisect_with(
 }
 
 /// The smallest function (by IR instructions after the pipeline) in which running `stages`
-/// alone makes the binary fail with `kind`, and the number of compilations.
+/// alone makes the case fail like before, and the number of compilations.
 pub fn stage_function(
-    oracle: &Oracle,
-    qemu: &Qemu,
-    options: &CompileOptions,
+    case: &Case,
+    config: &Config,
     stages: &[&'static str],
-    kind: FailureKind,
+    fails: &dyn Fn(&Config) -> bool,
 ) -> Result<(Option<String>, usize), String> {
-    let (module, _) = driver::compile_ir(&oracle.file_name, &oracle.source, options)
-        .map_err(|e| format!("cannot compile to list the functions: {e}"))?;
-    let mut functions: Vec<(usize, String)> =
-        module.funcs().map(|(_, f)| (f.inst_count(), f.name.clone())).collect();
+    let lowered = stages::lower(&case.subject).map_err(|f| f.to_string())?;
+    let (module, _) = stages::optimise(&lowered, config, None).map_err(|f| format!("cannot compile to list the functions: {f}"))?;
+    let mut functions: Vec<(usize, String)> = module.funcs().map(|(_, f)| (f.inst_count(), f.name.clone())).collect();
     functions.sort();
+    let on: Vec<BackendStage> = stages.iter().filter_map(|s| BackendStage::from_name(s)).collect();
     let mut calls = 1;
     for (_, name) in functions {
-        let mut backend = only_stages(stages);
-        backend.stage_functions = Some([name.clone()].into_iter().collect());
+        let only_here = Config { stages_only_in: Some([name.clone()].into_iter().collect()), ..config.with_stages(on.iter().copied()) };
         calls += 1;
-        if oracle.check_binary(qemu, &CompileOptions { backend, ..options.clone() })? == Some(kind) {
+        if fails(&only_here) {
             return Ok((Some(name), calls));
         }
     }
@@ -429,19 +391,15 @@ pub fn stage_function(
 /// limit for which `fails` holds, as the step of the pipeline's log, and the number of
 /// compilations. `None` when the failure needs no step at all (or, not monotonic, does not
 /// show with every step).
-pub fn opt_bisect_step(
-    oracle: &Oracle,
-    options: &CompileOptions,
-    fails: &dyn Fn(&CompileOptions) -> bool,
-) -> Result<(Option<OptStep>, usize), String> {
-    let logged = CompileOptions { log_steps: true, ..options.clone() };
-    let (_, report) = driver::compile_ir(&oracle.file_name, &oracle.source, &logged)
-        .map_err(|e| format!("cannot compile for the step log: {e}"))?;
+pub fn opt_bisect_step(case: &Case, config: &Config, fails: &dyn Fn(&Config) -> bool) -> Result<(Option<OptStep>, usize), String> {
+    let lowered = stages::lower(&case.subject).map_err(|f| f.to_string())?;
+    let logged = Config { opt_bisect_limit: Some(u64::MAX), ..config.clone() };
+    let (_, report) = stages::optimise(&lowered, &logged, None).map_err(|f| format!("cannot compile for the step log: {f}"))?;
     let total = report.steps;
     let mut calls = 1;
     let mut at = |limit: u64| {
         calls += 1;
-        fails(&CompileOptions { opt_bisect_limit: Some(limit), ..options.clone() })
+        fails(&Config { opt_bisect_limit: Some(limit), ..config.clone() })
     };
     if at(0) || !at(total) {
         return Ok((None, calls));
@@ -452,10 +410,6 @@ pub fn opt_bisect_step(
         let mid = lo + (hi - lo) / 2;
         if at(mid) { hi = mid } else { lo = mid }
     }
-    let step = report.bisect_log.iter().find(|s| s.index == hi).map(|s| OptStep {
-        index: s.index,
-        pass: s.pass,
-        function: s.function.clone(),
-    });
+    let step = report.bisect_log.iter().find(|s| s.index == hi).map(|s| OptStep { index: s.index, pass: s.pass, function: s.function.clone() });
     Ok((step, calls))
 }

@@ -1,68 +1,53 @@
 //! The `bisect`, `reduce` and `triage` subcommands: argument parsing and printing around
 //! [`super::bisect`], [`super::reduce`] and [`super::regression`].
+//!
+//! Exit status, the same for the three: 0 when the failure reproduces (and was bisected,
+//! reduced or triaged), [`NOT_REPRODUCED`] when the program does not fail under the
+//! configuration (nothing to do), 1 for errors (unreadable files, bad options, a program the
+//! reference interpreter cannot judge, missing tools).
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::process::ExitCode;
 
 use anyhow::{Context, anyhow};
 use clap::Args;
+use sysyc::config::ConfigArgs;
+use sysyc::passes::OptLevel;
 
-use super::bisect::bisect;
-use super::case::{BuildConfig, ConfigOverrides, FailureCase};
-use super::oracle::{Oracle, OracleSettings};
+use super::bisect::{Checks, bisect, locate};
+use super::case::FailureCase;
 use super::reduce::{ReduceOptions, Reduced, reduce};
 use super::regression::{TriageOptions, reduce_failure, triage};
-use crate::qemu::Qemu;
+use crate::qemu::{CostMode, Runner};
+use crate::subject::{Case, Limits};
+
+/// Exit status of `bisect`, `reduce` and `triage` when the failure does not reproduce.
+pub const NOT_REPRODUCED: u8 = 2;
 
 /// The compiler configuration of the failure, and run limits.
 #[derive(Args, Clone, Debug)]
-pub struct ConfigArgs {
-    /// Optimisation level of the failing compilation (`-O2`).
-    #[arg(short = 'O', value_name = "LEVEL", conflicts_with = "passes")]
-    pub opt: Option<String>,
-    /// Exact pass pipeline of the failing compilation (`mem2reg,constfold,dce`).
-    #[arg(long, value_name = "PASS,...")]
-    pub passes: Option<String>,
-    /// Optional back-end stages that ran: `all` (default), `none`, or a list.
-    #[arg(long, value_name = "all|none|STAGE,...")]
-    pub backend_stages: Option<String>,
-    /// Injected faults (builds with the `fault-injection` feature).
-    #[arg(long, value_name = "NAME,...")]
-    pub faults: Option<String>,
-    /// Wall-clock limit of every run, in seconds.
-    #[arg(long, default_value_t = 20.0)]
-    pub timeout: f64,
+pub struct FailureArgs {
+    /// The failing compilation (-O0 with every back-end stage when nothing is given).
+    #[command(flatten)]
+    pub config: ConfigArgs,
+    /// Wall-clock limit of every run, in seconds (default 10).
+    #[arg(long)]
+    pub timeout: Option<f64>,
     /// Judge the IR interpreter only (no ARM binaries: no back-end bisection).
     #[arg(long)]
     pub no_qemu: bool,
 }
 
-impl ConfigArgs {
-    fn overrides(&self) -> ConfigOverrides {
-        ConfigOverrides {
-            pipeline: self.opt.as_ref().map(|o| format!("-O{o}")).or(self.passes.clone()),
-            backend_stages: self.backend_stages.clone(),
-            faults: self.faults.clone(),
-        }
+impl FailureArgs {
+    fn limits(&self) -> anyhow::Result<Limits> {
+        Limits::GENERATED.with_timeout(self.timeout).map_err(|e| anyhow!(e))
     }
 
-    fn build_config(&self) -> anyhow::Result<BuildConfig> {
-        let o = self.overrides();
-        BuildConfig::parse(o.pipeline.as_deref(), o.backend_stages.as_deref(), o.faults.as_deref())
-            .map_err(|e| anyhow!(e))
-    }
-
-    fn settings(&self) -> anyhow::Result<OracleSettings> {
-        let timeout = Duration::try_from_secs_f64(self.timeout)
-            .map_err(|e| anyhow!("invalid --timeout {}: {e}", self.timeout))?;
-        Ok(OracleSettings { timeout, ..OracleSettings::default() })
-    }
-
-    fn qemu(&self) -> anyhow::Result<Option<Qemu>> {
+    fn runner(&self) -> anyhow::Result<Option<Runner>> {
         if self.no_qemu {
             return Ok(None);
         }
-        Qemu::locate().map(Some).map_err(|e| anyhow!("{e} (use --no-qemu to judge the IR only)"))
+        Runner::new(CostMode::Off).map(Some).map_err(|e| anyhow!("{e} (use --no-qemu to judge the IR only)"))
     }
 }
 
@@ -74,7 +59,7 @@ pub struct BisectArgs {
     #[arg(long)]
     pub stdin: Option<PathBuf>,
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub failure: FailureArgs,
 }
 
 #[derive(Args, Clone, Debug)]
@@ -85,7 +70,7 @@ pub struct ReduceArgs {
     #[arg(long)]
     pub stdin: Option<PathBuf>,
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub failure: FailureArgs,
     /// Where to write the reduced program (default: stdout); its stdin goes next to it as
     /// `.in`.
     #[arg(short, long)]
@@ -100,11 +85,11 @@ pub struct ReduceArgs {
 
 #[derive(Args, Clone, Debug)]
 pub struct TriageArgs {
-    /// A failure directory: `prog.sy`, optional `stdin`, optional `pipeline`,
-    /// `backend-stages` and `faults` files (options override them).
+    /// A failure directory: `prog.sy`, optional `prog.in`, optional `config` (options given
+    /// here replace what they name in it).
     pub dir: PathBuf,
     #[command(flatten)]
-    pub config: ConfigArgs,
+    pub failure: FailureArgs,
     /// Where the regression case goes.
     #[arg(long, default_value = "corpus/regressions")]
     pub regressions: PathBuf,
@@ -113,62 +98,66 @@ pub struct TriageArgs {
     pub no_regression: bool,
 }
 
+fn status(reproduced: bool) -> ExitCode {
+    if reproduced { ExitCode::SUCCESS } else { ExitCode::from(NOT_REPRODUCED) }
+}
+
 /// `harness bisect`.
-pub fn run_bisect(args: &BisectArgs) -> anyhow::Result<()> {
-    let config = args.config.build_config()?;
-    let case = FailureCase::from_files(&args.file, args.stdin.as_deref(), config)
-        .map_err(|e| anyhow!(e))?;
-    let qemu = args.config.qemu()?;
-    let report =
-        bisect(&case, qemu.as_ref(), &args.config.settings()?).map_err(|e| anyhow!(e))?;
+pub fn run_bisect(args: &BisectArgs) -> anyhow::Result<ExitCode> {
+    let config = args.failure.config.config(OptLevel::O0)?;
+    let case = FailureCase::from_files(&args.file, args.stdin.as_deref(), config).map_err(|e| anyhow!(e))?;
+    let limits = args.failure.limits()?;
+    let runner = args.failure.runner()?;
+    let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
+    let report = bisect(&case, &checks, &limits).map_err(|e| anyhow!(e))?;
     print!("{}", report.render(&case.config));
-    Ok(())
+    Ok(status(report.located.is_some()))
 }
 
 /// `harness reduce`.
-pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<()> {
-    let config = args.config.build_config()?;
-    let case = FailureCase::from_files(&args.file, args.stdin.as_deref(), config)
-        .map_err(|e| anyhow!(e))?;
-    let settings = args.config.settings()?;
-    let options = ReduceOptions {
-        settings: settings.clone(),
-        max_candidates: args.max_candidates,
-        ..ReduceOptions::default()
-    };
+pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<ExitCode> {
+    let config = args.failure.config.config(OptLevel::O0)?;
+    let case = FailureCase::from_files(&args.file, args.stdin.as_deref(), config).map_err(|e| anyhow!(e))?;
+    let limits = args.failure.limits()?;
+    let options = ReduceOptions { limits: limits.clone(), max_candidates: args.max_candidates, ..ReduceOptions::default() };
+    let subject = &case.subject;
     let reduced = match &args.grep {
         Some(text) => {
             let needle = text.as_bytes();
-            let interesting = |o: &Oracle| o.expected.stdout.windows(needle.len().max(1)).any(|w| w == needle);
-            reduce(&case.file_name, &case.source, &case.stdin, &interesting, &options)
+            let interesting =
+                |c: &Case| c.truth().is_some_and(|t| t.stdout.windows(needle.len().max(1)).any(|w| w == needle));
+            let judged = Case::with_truth(subject.clone(), &limits).map_err(|e| anyhow!(e))?;
+            if !interesting(&judged) {
+                eprintln!("the reference output does not contain {text:?}: nothing to reduce");
+                return Ok(status(false));
+            }
+            reduce(&subject.name, &subject.source, &subject.stdin, &interesting, &options)
         }
         None => {
-            let qemu = args.config.qemu()?;
-            let oracle = Oracle::new(&case.file_name, &case.source, &case.stdin, &settings)
-                .map_err(|e| anyhow!(e))?;
-            let (located, _) = super::bisect::locate(&oracle, &case.config, qemu.as_ref())
-                .map_err(|e| anyhow!(e))?;
-            let located =
-                located.ok_or_else(|| anyhow!("the failure does not reproduce: nothing to reduce"))?;
-            eprintln!("reducing: {} in the {}, culprit {}", located.kind, located.level, located.culprit);
-            reduce_failure(&case, qemu.as_ref(), &located, &options)
+            let runner = args.failure.runner()?;
+            let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
+            let judged = Case::with_truth(subject.clone(), &limits).map_err(|e| anyhow!(e))?;
+            let Some((located, _, _)) = locate(&judged, &case.config, &checks).map_err(|e| anyhow!(e))? else {
+                eprintln!("the failure does not reproduce: nothing to reduce");
+                return Ok(status(false));
+            };
+            eprintln!("reducing: {} in the {} stage, culprit {}", located.kind, located.stage, located.culprit);
+            reduce_failure(&case, &checks, &located, &options)
         }
     }
     .map_err(|e| anyhow!(e))?;
     print_stats(&reduced);
     match &args.output {
         Some(path) => {
-            std::fs::write(path, &reduced.source)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            std::fs::write(path, &reduced.source).with_context(|| format!("cannot write {}", path.display()))?;
             if !reduced.stdin.is_empty() {
                 let input = path.with_extension("in");
-                std::fs::write(&input, &reduced.stdin)
-                    .with_context(|| format!("cannot write {}", input.display()))?;
+                std::fs::write(&input, &reduced.stdin).with_context(|| format!("cannot write {}", input.display()))?;
             }
         }
         None => print!("{}", reduced.source),
     }
-    Ok(())
+    Ok(status(true))
 }
 
 fn print_stats(reduced: &Reduced) {
@@ -180,16 +169,17 @@ fn print_stats(reduced: &Reduced) {
 }
 
 /// `harness triage`.
-pub fn run_triage(args: &TriageArgs) -> anyhow::Result<()> {
-    let case = FailureCase::from_dir(&args.dir, &args.config.overrides()).map_err(|e| anyhow!(e))?;
-    let qemu = args.config.qemu()?;
-    let settings = args.config.settings()?;
+pub fn run_triage(args: &TriageArgs) -> anyhow::Result<ExitCode> {
+    let case = FailureCase::from_dir(&args.dir, &args.failure.config).map_err(|e| anyhow!(e))?;
+    let limits = args.failure.limits()?;
+    let runner = args.failure.runner()?;
+    let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
     let options = TriageOptions {
-        settings: settings.clone(),
-        reduce: ReduceOptions { settings, ..ReduceOptions::default() },
+        limits: limits.clone(),
+        reduce: ReduceOptions { limits, ..ReduceOptions::default() },
         regressions_dir: (!args.no_regression).then(|| args.regressions.clone()),
     };
-    let report = triage(&case, qemu.as_ref(), &options).map_err(|e| anyhow!(e))?;
+    let report = triage(&case, &checks, &options).map_err(|e| anyhow!(e))?;
     println!("== original program");
     print!("{}", report.bisect.render(&case.config));
     if let (Some(reduced), Some(rb)) = (&report.reduced, &report.reduced_bisect) {
@@ -202,5 +192,5 @@ pub fn run_triage(args: &TriageArgs) -> anyhow::Result<()> {
     if let Some(path) = &report.regression {
         println!("regression case: {}", path.display());
     }
-    Ok(())
+    Ok(status(report.bisect.located.is_some()))
 }

@@ -3,14 +3,14 @@
 //! 12-line program" instead of a generated program and a wrong output.
 //!
 //! A failure is a [`FailureCase`]: SysY source, its stdin, and the compiler configuration
-//! ([`BuildConfig`]: the pass pipeline, the optional back-end stages, the injected faults).
+//! ([`sysyc::config::Config`]: the pass pipeline, the optional back-end stages, the injected
+//! faults).
 //! The truth is the reference interpreter ([`crate::refinterp`]); a program on which the
 //! reference interpreter traps or times out has undefined behaviour and is no failure at all
 //! (and never a reduction candidate).
 //!
-//! * [`oracle`] — runs the reference interpreter once and compares compiled runs with it
-//!   (the IR interpreter after any pipeline prefix, or the ARM binary under qemu-arm),
-//!   classifying a difference as a [`FailureKind`].
+//! Runs are the harness's stages ([`crate::stages`]) judged by its one judge, so a failure
+//! is described exactly as the campaign described it ([`crate::failure`]).
 //! * [`ddmin`] — Zeller's delta debugging over a list (passes, back-end stages).
 //! * [`bisect`] — per-pass oracle, back-end stage bisection, minimal sub-pipeline,
 //!   opt-bisect step.
@@ -23,13 +23,11 @@ pub mod bisect;
 pub mod case;
 pub mod cli;
 pub mod ddmin;
-pub mod oracle;
 pub mod reduce;
 pub mod regression;
 
-pub use bisect::{BisectReport, Culprit, bisect};
-pub use case::{BuildConfig, FailureCase};
-pub use oracle::{FailureKind, Level, Oracle, OracleSettings};
+pub use bisect::{BisectReport, Checks, Culprit, bisect};
+pub use case::FailureCase;
 pub use reduce::{ReduceOptions, Reduced, reduce};
 
 #[cfg(test)]

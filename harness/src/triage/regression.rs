@@ -5,26 +5,30 @@
 //! (its stdin, when not empty) and `NAME.out` (the reference outcome in the conformance
 //! suite's convention: stdout, a newline if it lacks one, the exit status). The header
 //! records the culprit, the failure and the configuration as `// key: value` lines;
-//! [`check_case`] compiles the case with the recorded `pipeline` and `backend-stages`
-//! (faults are recorded for information only: a regression case must pass on a correct
-//! compiler) and compares the IR interpreter's outcome — and the ARM binary's when qemu-arm
-//! is there — with `NAME.out`.
+//! [`check_case`] compiles the case with the recorded `config` (the `sysyc` options, faults
+//! left out: a regression case must pass on a correct compiler; they are recorded on a line
+//! of their own for information) and compares the IR interpreter's outcome — and the ARM
+//! binary's when qemu-arm is there — with `NAME.out`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use sysyc::config::Config;
+use sysyc::faults::FaultSet;
 use sysyc::runtime::Outcome;
 
-use super::bisect::{BisectReport, Located, bisect_with, still_fails};
-use super::case::{BuildConfig, FailureCase};
-use super::oracle::{Oracle, OracleSettings};
+use super::bisect::{BisectReport, Checks, Located, bisect_with, still_fails};
+use super::case::FailureCase;
 use super::reduce::{ReduceOptions, Reduced, reduce};
-use crate::qemu::Qemu;
+use crate::failure::Expected;
+use crate::qemu::Runner;
+use crate::stages;
+use crate::subject::{Case, Limits, Subject};
 
 /// Settings of `harness triage`.
 #[derive(Clone, Debug, Default)]
 pub struct TriageOptions {
-    pub settings: OracleSettings,
+    pub limits: Limits,
     pub reduce: ReduceOptions,
     /// Where to write the regression case (`None`: nowhere).
     pub regressions_dir: Option<PathBuf>,
@@ -44,22 +48,17 @@ pub struct TriageReport {
 }
 
 /// Bisects and reduces `case`; see the module documentation.
-pub fn triage(
-    case: &FailureCase,
-    qemu: Option<&Qemu>,
-    options: &TriageOptions,
-) -> Result<TriageReport, String> {
-    let oracle = Oracle::new(&case.file_name, &case.source, &case.stdin, &options.settings)
-        .map_err(|e| e.to_string())?;
-    let bisect = bisect_with(&oracle, &case.config, qemu)?;
+pub fn triage(case: &FailureCase, checks: &Checks<'_>, options: &TriageOptions) -> Result<TriageReport, String> {
+    let judged = Case::with_truth(case.subject.clone(), &options.limits).map_err(|e| e.to_string())?;
+    let bisect = bisect_with(&judged, &case.config, checks)?;
     let Some(located) = bisect.located.clone() else {
         return Ok(TriageReport { bisect, reduced: None, reduced_bisect: None, regression: None });
     };
-    let reduced = reduce_failure(case, qemu, &located, &options.reduce)?;
-    let reduced_oracle =
-        Oracle::new(&case.file_name, &reduced.source, &reduced.stdin, &options.settings)
-            .map_err(|e| format!("the reduced program is no longer valid: {e}"))?;
-    let reduced_bisect = bisect_with(&reduced_oracle, &case.config, qemu)?;
+    let reduced = reduce_failure(case, checks, &located, &options.reduce)?;
+    let subject = Subject::parse(&case.subject.name, &reduced.source, &reduced.stdin).map_err(|f| f.detail)?;
+    let reduced_case =
+        Case::with_truth(subject, &options.limits).map_err(|e| format!("the reduced program is no longer valid: {e}"))?;
+    let reduced_bisect = bisect_with(&reduced_case, &case.config, checks)?;
     let regression = match &options.regressions_dir {
         Some(dir) => Some(write_case(dir, case, &reduced, &reduced_bisect)?),
         None => None,
@@ -68,14 +67,9 @@ pub fn triage(
 }
 
 /// Reduces `case` keeping its failure exactly as `located` describes it.
-pub fn reduce_failure(
-    case: &FailureCase,
-    qemu: Option<&Qemu>,
-    located: &Located,
-    options: &ReduceOptions,
-) -> Result<Reduced, String> {
-    let interesting = |o: &Oracle| still_fails(o, &case.config, qemu, located);
-    reduce(&case.file_name, &case.source, &case.stdin, &interesting, options)
+pub fn reduce_failure(case: &FailureCase, checks: &Checks<'_>, located: &Located, options: &ReduceOptions) -> Result<Reduced, String> {
+    let interesting = |c: &Case| still_fails(c, &case.config, checks, located);
+    reduce(&case.subject.name, &case.subject.source, &case.subject.stdin, &interesting, options)
 }
 
 /// The `.out` text of an outcome (stdout, newline if needed, exit status).
@@ -98,13 +92,12 @@ pub fn write_case(
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let name = sanitize(&case.name);
     let mut text = String::new();
-    let _ = writeln!(text, "// Regression case reduced by `harness triage` from {}.", case.file_name);
+    let _ = writeln!(text, "// Regression case reduced by `harness triage` from {}.", case.subject.name);
     if let Some(l) = &report.located {
         let _ = writeln!(text, "// culprit: {}", l.culprit);
-        let _ = writeln!(text, "// failure: {} in the {}", l.kind, l.level);
+        let _ = writeln!(text, "// failure: {} in the {} stage", l.kind, l.stage);
     }
-    let _ = writeln!(text, "// pipeline: {}", case.config.pipeline_spec());
-    let _ = writeln!(text, "// backend-stages: {}", case.config.stages_spec());
+    let _ = writeln!(text, "// config: {}", Config { faults: FaultSet::none(), ..case.config.clone() });
     if let Some(p) = &report.minimal_pipeline {
         let _ = writeln!(text, "// minimal-pipeline: {}", p.join(","));
     }
@@ -143,30 +136,25 @@ pub fn header_value<'a>(source: &'a str, key: &str) -> Option<&'a str> {
 }
 
 /// Runs one regression case (see the module documentation).
-pub fn check_case(sy: &Path, qemu: Option<&Qemu>) -> Result<(), String> {
-    let source = std::fs::read_to_string(sy).map_err(|e| format!("{}: {e}", sy.display()))?;
-    let read = |ext: &str| std::fs::read(sy.with_extension(ext));
-    let stdin = read("in").unwrap_or_default();
-    let expected = read("out").map_err(|e| format!("{}: no .out: {e}", sy.display()))?;
-    let config = BuildConfig::parse(
-        header_value(&source, "pipeline"),
-        header_value(&source, "backend-stages"),
-        None,
-    )?;
+pub fn check_case(sy: &Path, runner: Option<&Runner>) -> Result<(), String> {
     let name = sy.display().to_string();
-    let oracle = Oracle::new(&name, &source, &stdin, &OracleSettings::default())
+    let source = std::fs::read_to_string(sy).map_err(|e| format!("{name}: {e}"))?;
+    let stdin = std::fs::read(sy.with_extension("in")).unwrap_or_default();
+    let expected = std::fs::read(sy.with_extension("out")).map_err(|e| format!("{name}: no .out: {e}"))?;
+    let config: Config = header_value(&source, "config")
+        .ok_or_else(|| format!("{name}: no `// config:` header"))?
+        .parse()
         .map_err(|e| format!("{name}: {e}"))?;
-    if expected_out(&oracle.expected) != expected {
+    let subject = Subject::parse(&name, &source, &stdin).map_err(|f| f.detail)?;
+    let truth = subject.truth(&Limits::GENERATED).map_err(|e| format!("{name}: {e}"))?;
+    if expected_out(&truth) != expected {
         return Err(format!("{name}: the reference interpreter disagrees with the .out file"));
     }
-    let options = config.options();
-    if let Some(kind) = oracle.check_ir(&options) {
-        return Err(format!("{name}: {kind} in the IR interpreter"));
-    }
-    if let Some(qemu) = qemu
-        && let Some(kind) = oracle.check_binary(qemu, &options)?
-    {
-        return Err(format!("{name}: {kind} in the ARM binary"));
+    let case = Case { subject, expected: Expected::OutFile(expected) };
+    let timeout = Limits::GENERATED.timeout;
+    stages::check_ir(&case, &config, timeout).map_err(|f| format!("{name}: {f}"))?;
+    if let Some(runner) = runner {
+        stages::check_binary(&case, &config, runner, timeout).map_err(|f| format!("{name}: {f}"))?;
     }
     Ok(())
 }

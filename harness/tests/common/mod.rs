@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use harness::qemu::Qemu;
+use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source};
 
 /// The located qemu, or `None` (after printing why) when a tool is missing.
@@ -34,7 +35,7 @@ pub fn scratch() -> tempfile::TempDir {
 /// Assembles and links `asm` with the runtime into `dir/name`.
 pub fn link_asm(dir: &Path, name: &str, asm: &str) -> PathBuf {
     let exe = dir.join(name);
-    if let Err(e) = toolchain::link_executable(Source::Text(asm), &exe) {
+    if let Err(e) = library::link_executable(Source::Text(asm), &exe) {
         panic!("linking {name} failed: {e}");
     }
     exe
@@ -43,7 +44,7 @@ pub fn link_asm(dir: &Path, name: &str, asm: &str) -> PathBuf {
 /// Compiles and links the C program `c` with the runtime into `dir/name`.
 pub fn build_c(dir: &Path, name: &str, c: &str, opt: &str) -> PathBuf {
     let exe = dir.join(name);
-    if let Err(e) = toolchain::compile_c(Source::Text(c), &exe, &[opt]) {
+    if let Err(e) = library::compile_c(Source::Text(c), &exe, &[opt]) {
         panic!("compiling {name} failed: {e}");
     }
     exe

@@ -263,10 +263,10 @@ fn check_dir(dir: &Path) -> usize {
         for (label, pipeline) in [("mem2reg", vec!["mem2reg"]), ("-O2", vec![])] {
             let mut module = lowered.clone();
             let options = if pipeline.is_empty() {
-                crate::driver::CompileOptions::level(crate::passes::OptLevel::O2)
+                crate::config::Config::level(crate::passes::OptLevel::O2)
             } else {
                 let passes = pipeline.iter().map(|p| crate::passes::lookup(p).expect("registered pass")).collect();
-                crate::driver::CompileOptions { pipeline: passes, ..crate::driver::CompileOptions::default() }
+                crate::config::Config::default().with_pipeline(passes)
             };
             crate::driver::optimise(&mut module, &options, None).expect("pipeline runs");
             functions += agree_on(&module, &format!("{name} after {label}"));
@@ -287,7 +287,7 @@ fn solvers_agree_on_the_corpus() {
 
 #[test]
 fn solvers_agree_on_the_competition_suites() {
-    let Some(root) = crate::toolchain::sysy_tests_dir() else {
+    let Some(root) = crate::suites::sysy_tests_dir() else {
         eprintln!("skipped: the competition suites are not present (set $SYSY_TESTS)");
         return;
     };

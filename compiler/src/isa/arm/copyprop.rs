@@ -22,6 +22,7 @@ use regalloc2::{PReg, PRegSet};
 use smallvec::SmallVec;
 
 use super::mir::{MInst, Op2, OperandVisitor, PFunction, Reg};
+use crate::faults::{ARM_COPY_PROP_CALL_CLOBBER, FaultSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -191,12 +192,13 @@ fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
     live_out
 }
 
-pub fn run(pf: &mut PFunction) {
+pub fn run(pf: &mut PFunction, faults: &FaultSet) {
+    let ignore_call_clobbers = faults.is_on(ARM_COPY_PROP_CALL_CLOBBER);
     for _ in 0..4 {
         let live_out = live_outs(pf);
         let mut changed = false;
         for (i, (_, block)) in pf.blocks.iter_mut().enumerate() {
-            while optimise_once(&mut block.insts, live_out[i]) {
+            while optimise_once(&mut block.insts, live_out[i], ignore_call_clobbers) {
                 changed = true;
             }
         }
@@ -207,7 +209,7 @@ pub fn run(pf: &mut PFunction) {
 }
 
 /// Applies the first applicable rewrite in the block; reports whether one was applied.
-fn optimise_once(insts: &mut Vec<MInst>, live_out: PRegSet) -> bool {
+fn optimise_once(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) -> bool {
     let mut live_after = vec![PRegSet::empty(); insts.len()];
     let mut live = live_out;
     for (i, inst) in insts.iter().enumerate().rev() {
@@ -233,7 +235,7 @@ fn optimise_once(insts: &mut Vec<MInst>, live_out: PRegSet) -> bool {
         if !live_after[i].contains(src) && retarget_definition(insts, i, dst, src) {
             return true;
         }
-        if forward_source(insts, i, dst, src, live_out) {
+        if forward_source(insts, i, dst, src, live_out, ignore_call_clobbers) {
             return true;
         }
     }
@@ -268,7 +270,14 @@ fn retarget_definition(insts: &mut Vec<MInst>, i: usize, dst: PReg, src: PReg) -
     false
 }
 
-fn forward_source(insts: &mut Vec<MInst>, i: usize, dst: PReg, src: PReg, live_out: PRegSet) -> bool {
+fn forward_source(
+    insts: &mut Vec<MInst>,
+    i: usize,
+    dst: PReg,
+    src: PReg,
+    live_out: PRegSet,
+    ignore_call_clobbers: bool,
+) -> bool {
     let mut rewrites: Vec<(usize, usize)> = Vec::new();
     let mut src_clobbered = false;
     let mut redefined = false;
@@ -289,7 +298,8 @@ fn forward_source(insts: &mut Vec<MInst>, i: usize, dst: PReg, src: PReg, live_o
             redefined = true;
             break;
         }
-        if ops.iter().any(|&(p, kk)| p == src && matches!(kk, Kind::Def | Kind::OtherDef)) || clobbers.contains(src) {
+        let src_killed_by_call = clobbers.contains(src) && !ignore_call_clobbers;
+        if ops.iter().any(|&(p, kk)| p == src && matches!(kk, Kind::Def | Kind::OtherDef)) || src_killed_by_call {
             src_clobbered = true;
         }
     }

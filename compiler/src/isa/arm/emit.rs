@@ -19,27 +19,10 @@ use std::fmt::Write;
 use regalloc2::Block;
 
 use super::frame::FrameLayout;
-use super::imm::is_arm_imm;
+use super::imm::{imm_text, is_arm_imm, load_imm};
 use super::mir::{Addr, BlockOrigin, MInst, Op2, PFunction, Reg};
 use super::{Symbols, regs, string_label};
 use crate::ir::{Const, Module};
-
-pub(crate) fn load_imm(out: &mut String, rd: &str, v: u32) {
-    if is_arm_imm(v) {
-        let _ = writeln!(out, "\tmov\t{rd}, #{}", imm_text(v));
-    } else if is_arm_imm(!v) {
-        let _ = writeln!(out, "\tmvn\t{rd}, #{}", imm_text(!v));
-    } else {
-        let _ = writeln!(out, "\tmovw\t{rd}, #{}", v & 0xffff);
-        if v >> 16 != 0 {
-            let _ = writeln!(out, "\tmovt\t{rd}, #{}", v >> 16);
-        }
-    }
-}
-
-fn imm_text(v: u32) -> String {
-    if v < 0x1_0000 { v.to_string() } else { format!("{v:#x}") }
-}
 
 fn reg(r: Reg) -> String {
     match r {

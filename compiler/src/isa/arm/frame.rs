@@ -152,7 +152,7 @@ fn adjust_sp(out: &mut String, op: &str, bytes: u32) {
     if is_arm_imm(bytes) {
         let _ = writeln!(out, "\t{op}\tsp, sp, #{bytes}");
     } else {
-        super::emit::load_imm(out, "ip", bytes);
+        super::imm::load_imm(out, "ip", bytes);
         let _ = writeln!(out, "\t{op}\tsp, sp, ip");
     }
 }

@@ -11,6 +11,27 @@
 //!   negative (so the quotient truncates toward zero). [`DivMagic::apply`] simulates exactly
 //!   that sequence so it can be tested against real division.
 
+use std::fmt::Write;
+
+/// Writes the shortest sequence loading `v` into `rd`: `mov`, `mvn`, or `movw` (+ `movt`).
+pub(crate) fn load_imm(out: &mut String, rd: &str, v: u32) {
+    if is_arm_imm(v) {
+        let _ = writeln!(out, "\tmov\t{rd}, #{}", imm_text(v));
+    } else if is_arm_imm(!v) {
+        let _ = writeln!(out, "\tmvn\t{rd}, #{}", imm_text(!v));
+    } else {
+        let _ = writeln!(out, "\tmovw\t{rd}, #{}", v & 0xffff);
+        if v >> 16 != 0 {
+            let _ = writeln!(out, "\tmovt\t{rd}, #{}", v >> 16);
+        }
+    }
+}
+
+/// An immediate as the assembly text shows it (hex above 16 bits).
+pub(crate) fn imm_text(v: u32) -> String {
+    if v < 0x1_0000 { v.to_string() } else { format!("{v:#x}") }
+}
+
 /// True when `v` is an ARM modified immediate (an 8-bit value rotated right by an even count).
 pub fn is_arm_imm(v: u32) -> bool {
     (0..16).any(|rot| v.rotate_left(2 * rot) <= 0xff)

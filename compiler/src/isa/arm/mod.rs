@@ -16,7 +16,7 @@
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
 //!    assembly, expanding pseudo-instructions.
 //!
-//! Optional stages are named (see [`backend_stages`]) so a harness can switch them off one
+//! Optional stages are named (see [`Stage`]; each is an entry of the pass registry) so a harness can switch them off one
 //! by one to bisect a miscompilation, exactly like IR passes. Stages inside instruction
 //! selection (`arm-addr-fold`, `arm-op-fold`, `arm-const-div`, `arm-const-hoist`) change
 //! which patterns are chosen; with all of them off the selector still produces correct, plain
@@ -57,11 +57,14 @@ mod peephole;
 mod regalloc;
 pub mod regs;
 mod spills;
+pub mod verify;
 
 #[cfg(test)]
 mod tests;
 
 use cranelift_entity::SecondaryMap;
+use std::collections::BTreeSet;
+
 use rustc_hash::FxHashSet;
 
 use crate::ir::{FuncRef, GlobalRef, Module, StrId};
@@ -73,16 +76,21 @@ pub enum BackendError {
     /// IR verifier).
     #[error("invalid IR for the ARM back end: {0}")]
     InvalidIr(String),
-    #[error("unknown back-end stage `{0}` (known: {known})", known = stage_names())]
+    #[error("unknown back-end stage `{0}` (known: {known})", known = Stage::ALL.map(Stage::name).join(", "))]
     UnknownStage(String),
     #[error("register allocation failed in `{func}`: {err}")]
     RegAlloc { func: String, err: String },
     /// A bug in the back end.
     #[error("internal error in the ARM back end: {0}")]
     Internal(String),
+    /// The machine-code verifier rejected the code of `func` after `after` (register
+    /// allocation or an optional stage).
+    #[error("machine-code verifier failed in `{func}` after {after}:\n{problems}")]
+    MachineVerifier { func: String, after: String, problems: String },
 }
 
-/// An optional back-end stage.
+/// An optional back-end stage. Each is an entry of the pass registry
+/// ([`crate::passes::REGISTRY`]), so a configuration names stages exactly like IR passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Stage {
     AddrFold,
@@ -97,6 +105,7 @@ pub enum Stage {
 }
 
 impl Stage {
+    /// Every stage, in back-end order.
     pub const ALL: [Stage; 9] = [
         Stage::AddrFold,
         Stage::OpFold,
@@ -110,12 +119,23 @@ impl Stage {
     ];
 
     /// The stable name of the stage.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         STAGES[self as usize].0
+    }
+
+    /// One line for `--list-passes`.
+    pub const fn description(self) -> &'static str {
+        STAGES[self as usize].1
     }
 
     pub fn from_name(name: &str) -> Option<Stage> {
         Stage::ALL.iter().copied().find(|s| s.name() == name)
+    }
+
+    /// Whether the stage rewrites allocated machine code (the machine-code verifier runs
+    /// after each of these under `--verify-each`).
+    pub fn after_allocation(self) -> bool {
+        matches!(self, Stage::SpillElim | Stage::CopyProp | Stage::LeafRegs | Stage::Peephole | Stage::BranchOpt)
     }
 }
 
@@ -131,24 +151,19 @@ const STAGES: [(&str, &str); 9] = [
     ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
 ];
 
-fn stage_names() -> String {
-    STAGES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-}
-
-/// The optional back-end stages, in pipeline order: `(stable name, description)`.
-pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
-    &STAGES
-}
-
-/// Which optional stages run. The default runs all of them.
+/// What the back end needs of a [`crate::config::Config`]: which optional stages run (and
+/// where), the injected faults, and whether to verify the machine code after every stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
-    enabled: [bool; 9],
+    pub stages: BTreeSet<Stage>,
     /// Fault injection (only non-empty in builds with the `fault-injection` feature).
     pub faults: crate::faults::FaultSet,
     /// When set, the optional stages run only in the functions named here (others get the
     /// mandatory stages alone): how triage finds the function a stage miscompiles.
-    pub stage_functions: Option<std::collections::BTreeSet<String>>,
+    pub stages_only_in: Option<BTreeSet<String>>,
+    /// Run the machine-code verifier ([`verify`]) after allocation and after every stage
+    /// that rewrites allocated code.
+    pub verify: bool,
 }
 
 impl Default for BackendOptions {
@@ -160,49 +175,49 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 9], faults: crate::faults::FaultSet::none(), stage_functions: None }
+        BackendOptions::with(Stage::ALL)
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 9], faults: crate::faults::FaultSet::none(), stage_functions: None }
+        BackendOptions::with([])
+    }
+
+    /// Exactly these optional stages.
+    pub fn with(stages: impl IntoIterator<Item = Stage>) -> BackendOptions {
+        BackendOptions {
+            stages: stages.into_iter().collect(),
+            faults: crate::faults::FaultSet::none(),
+            stages_only_in: None,
+            verify: true,
+        }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {
-        self.enabled[stage as usize]
-    }
-
-    /// Switches a stage on or off by its stable name.
-    pub fn set(&mut self, name: &str, on: bool) -> Result<(), BackendError> {
-        let stage = Stage::from_name(name).ok_or_else(|| BackendError::UnknownStage(name.to_string()))?;
-        self.enabled[stage as usize] = on;
-        Ok(())
+        self.stages.contains(&stage)
     }
 
     /// All stages on except the named ones.
     pub fn without(names: &[&str]) -> Result<BackendOptions, BackendError> {
         let mut o = BackendOptions::all();
         for n in names {
-            o.set(n, false)?;
+            let stage = Stage::from_name(n).ok_or_else(|| BackendError::UnknownStage(n.to_string()))?;
+            o.stages.remove(&stage);
         }
         Ok(o)
     }
 
     /// The options for the function `name`: these, or the mandatory stages alone when
-    /// [`BackendOptions::stage_functions`] leaves it out.
+    /// [`BackendOptions::stages_only_in`] leaves it out.
     pub fn for_function(&self, name: &str) -> std::borrow::Cow<'_, BackendOptions> {
-        match &self.stage_functions {
+        match &self.stages_only_in {
             Some(only) if !only.contains(name) => std::borrow::Cow::Owned(BackendOptions {
-                enabled: [false; 9],
-                faults: self.faults.clone(),
-                stage_functions: None,
+                stages: BTreeSet::new(),
+                stages_only_in: None,
+                ..self.clone()
             }),
             _ => std::borrow::Cow::Borrowed(self),
         }
-    }
-
-    pub fn is_enabled(&self, name: &str) -> Result<bool, BackendError> {
-        Stage::from_name(name).map(|s| self.enabled(s)).ok_or_else(|| BackendError::UnknownStage(name.to_string()))
     }
 }
 
@@ -253,27 +268,40 @@ pub fn string_label(s: StrId) -> String {
     format!(".Lstr.{}", cranelift_entity::EntityRef::index(s))
 }
 
-/// Register allocation, the optional post-allocation stages and the frame layout.
+/// Register allocation, the optional post-allocation stages and the frame layout, with the
+/// machine-code verifier after allocation and after every stage when `opts.verify`.
 fn allocate_and_lay_out(
     mf: mir::MFunction,
     ip_allocatable: bool,
     opts: &BackendOptions,
 ) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
     let mut pf = regalloc::allocate(mf, ip_allocatable)?;
-    if opts.enabled(Stage::SpillElim) {
-        spills::run(&mut pf);
-    }
-    if opts.enabled(Stage::CopyProp) {
-        copyprop::run(&mut pf);
-    }
-    if opts.enabled(Stage::LeafRegs) {
-        leafregs::run(&mut pf, ip_allocatable);
-    }
-    if opts.enabled(Stage::Peephole) {
-        peephole::run(&mut pf);
-    }
-    if opts.enabled(Stage::BranchOpt) {
-        branches::run(&mut pf);
+    let check = |pf: &mir::PFunction, after: &str| -> Result<(), BackendError> {
+        if !opts.verify {
+            return Ok(());
+        }
+        verify::verify(pf, ip_allocatable).map_err(|problems| BackendError::MachineVerifier {
+            func: pf.sym.clone(),
+            after: after.to_string(),
+            problems: problems.join("\n"),
+        })
+    };
+    check(&pf, "register allocation")?;
+    type Rewrite<'a> = &'a dyn Fn(&mut mir::PFunction);
+    let stages: [(Stage, Rewrite<'_>); 5] = [
+        (Stage::SpillElim, &|pf| {
+            spills::run(pf);
+        }),
+        (Stage::CopyProp, &|pf| copyprop::run(pf, &opts.faults)),
+        (Stage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
+        (Stage::Peephole, &|pf| peephole::run(pf)),
+        (Stage::BranchOpt, &|pf| branches::run(pf)),
+    ];
+    for (stage, run) in stages {
+        if opts.enabled(stage) {
+            run(&mut pf);
+            check(&pf, &format!("stage `{}`", stage.name()))?;
+        }
     }
     let layout = frame::FrameLayout::compute(&pf)?;
     Ok((pf, layout))

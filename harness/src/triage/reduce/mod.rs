@@ -10,9 +10,9 @@
 //! 2. valid and free of undefined behaviour: the front end accepts it and the reference
 //!    interpreter runs it to the end without any trap, within a step budget tied to the
 //!    original's (so a reduction cannot turn a loop endless or much longer) — this is what
-//!    [`Oracle::new`] checks;
-//! 3. interesting: the caller's test (for triage: the same failure kind at the same level
-//!    with the same culprit) holds on the candidate's [`Oracle`].
+//!    [`Case::with_truth`] checks;
+//! 3. interesting: the caller's test (for triage: the same failure kind in the same stage
+//!    with the same culprit) holds on the candidate's [`Case`].
 //!
 //! The driver walks the edit families coarse to fine; within a family it tries sites in
 //! order, in batches evaluated in parallel (rayon), and takes the lowest-numbered interesting
@@ -35,7 +35,7 @@ use rustc_hash::FxHashSet;
 use sysyc::frontend::{self, ast::CompUnit, pretty};
 use sysyc::runtime::Outcome;
 
-use super::oracle::{Oracle, OracleSettings};
+use crate::subject::{Case, Limits, Subject};
 use edits::EditKind;
 
 /// Settings of a reduction.
@@ -43,7 +43,7 @@ use edits::EditKind;
 pub struct ReduceOptions {
     /// Limits of the reference runs of candidates (the step budget is further capped at
     /// [`ReduceOptions::step_factor`] times the original program's steps).
-    pub settings: OracleSettings,
+    pub limits: Limits,
     /// A candidate may take at most this many times the original's reference steps (but at
     /// least [`MIN_STEP_BUDGET`]).
     pub step_factor: u64,
@@ -59,7 +59,7 @@ pub const MIN_STEP_BUDGET: u64 = 1_000_000;
 impl Default for ReduceOptions {
     fn default() -> ReduceOptions {
         ReduceOptions {
-            settings: OracleSettings::default(),
+            limits: Limits::GENERATED,
             step_factor: 4,
             batch: rayon::current_num_threads().max(1),
             max_candidates: 20_000,
@@ -91,8 +91,14 @@ pub struct Reduced {
     pub stats: ReduceStats,
 }
 
-/// The interestingness test: called with the candidate's oracle (valid, trap-free).
-pub type Interesting<'a> = dyn Fn(&Oracle) -> bool + Sync + 'a;
+/// The interestingness test: called with the candidate (valid, trap-free, with its truth).
+pub type Interesting<'a> = dyn Fn(&Case) -> bool + Sync + 'a;
+
+/// A candidate program judged by the reference interpreter within `limits`: `None` when it
+/// does not parse or is not trap-free.
+fn candidate(file_name: &str, text: &str, stdin: &[u8], limits: &Limits) -> Option<Case> {
+    Case::with_truth(Subject::parse(file_name, text, stdin).ok()?, limits).ok()
+}
 
 /// Reduces `source` (see the module documentation). Fails if the program is not valid,
 /// not trap-free, or not interesting to begin with.
@@ -104,24 +110,20 @@ pub fn reduce(
     options: &ReduceOptions,
 ) -> Result<Reduced, String> {
     let start = Instant::now();
-    let original = Oracle::new(file_name, source, stdin, &options.settings)
-        .map_err(|e| format!("cannot reduce: {e}"))?;
+    let subject = Subject::parse(file_name, source, stdin).map_err(|e| format!("cannot reduce: {}", e.detail))?;
+    let original = Case::with_truth(subject, &options.limits).map_err(|e| format!("cannot reduce: {e}"))?;
     if !interesting(&original) {
         return Err("cannot reduce: the program is not interesting to begin with".to_string());
     }
     let unit = frontend::parse(source).map_err(|_| "cannot reduce: the program does not parse")?;
-    let step_budget = original
-        .expected
-        .steps
-        .saturating_mul(options.step_factor)
-        .max(MIN_STEP_BUDGET)
-        .min(options.settings.ref_steps);
-    let candidate_settings = OracleSettings { ref_steps: step_budget, ..options.settings.clone() };
+    let original_steps = original.truth().map_or(0, |t| t.steps);
+    let step_budget = original_steps.saturating_mul(options.step_factor).max(MIN_STEP_BUDGET).min(options.limits.max_steps);
+    let candidate_limits = Limits { max_steps: step_budget, ..options.limits.clone() };
     let mut state = Search {
         file_name,
         stdin,
         interesting,
-        settings: candidate_settings,
+        limits: candidate_limits,
         rejected: FxHashSet::default(),
         tested: 0,
         max_candidates: options.max_candidates,
@@ -130,8 +132,8 @@ pub fn reduce(
     // The printed form is the starting point when it is interesting too (it normally is:
     // printing keeps the meaning); otherwise the original text stays the fallback.
     let printed = pretty::print(&unit);
-    let mut best = match Oracle::new(file_name, &printed, stdin, &state.settings) {
-        Ok(o) if interesting(&o) => Current::new(unit, printed, o),
+    let mut best = match candidate(file_name, &printed, stdin, &state.limits) {
+        Some(c) if interesting(&c) => Current::new(unit, printed, c),
         _ => Current::new(unit, source.to_string(), original),
     };
     let mut stats = ReduceStats {
@@ -155,8 +157,8 @@ pub fn reduce(
         }
     }
     let stdin = match state.shrink_stdin(&best.text) {
-        Some((shorter, oracle)) => {
-            best.oracle = oracle;
+        Some((shorter, case)) => {
+            best.case = case;
             shorter
         }
         None => stdin.to_vec(),
@@ -165,12 +167,7 @@ pub fn reduce(
     stats.lines_after = count_lines(&best.text);
     stats.bytes_after = best.text.len();
     stats.seconds = start.elapsed().as_secs_f64();
-    Ok(Reduced {
-        source: best.text,
-        stdin,
-        expected: best.oracle.expected,
-        stats,
-    })
+    Ok(Reduced { source: best.text, stdin, expected: best.case.truth().cloned().unwrap_or_default(), stats })
 }
 
 /// Non-empty lines.
@@ -183,15 +180,15 @@ struct Current {
     unit: CompUnit,
     text: String,
     measure: (usize, u64),
-    oracle: Oracle,
+    case: Case,
     /// The site the current family's sweep resumes at (the site of the last accepted edit).
     resume: usize,
 }
 
 impl Current {
-    fn new(unit: CompUnit, text: String, oracle: Oracle) -> Current {
+    fn new(unit: CompUnit, text: String, case: Case) -> Current {
         let measure = (text.len(), edits::literal_weight(&unit));
-        Current { unit, text, measure, oracle, resume: 0 }
+        Current { unit, text, measure, case, resume: 0 }
     }
 }
 
@@ -199,7 +196,7 @@ struct Search<'a> {
     file_name: &'a str,
     stdin: &'a [u8],
     interesting: &'a Interesting<'a>,
-    settings: OracleSettings,
+    limits: Limits,
     rejected: FxHashSet<[u8; 32]>,
     tested: usize,
     max_candidates: usize,
@@ -228,22 +225,22 @@ impl Search<'_> {
                 })
                 .collect();
             self.tested += candidates.len();
-            let verdicts: Vec<Option<Oracle>> = candidates
+            let verdicts: Vec<Option<Case>> = candidates
                 .par_iter()
                 .map(|(_, _, text)| self.test(text))
                 .collect();
             let mut winner = None;
             for ((i, unit, text), verdict) in candidates.into_iter().zip(verdicts) {
                 match verdict {
-                    Some(oracle) if winner.is_none() => winner = Some((i, unit, text, oracle)),
+                    Some(case) if winner.is_none() => winner = Some((i, unit, text, case)),
                     Some(_) => {}
                     None => {
                         self.rejected.insert(*blake3::hash(text.as_bytes()).as_bytes());
                     }
                 }
             }
-            if let Some((i, unit, text, oracle)) = winner {
-                let mut next = Current::new(unit, text, oracle);
+            if let Some((i, unit, text, case)) = winner {
+                let mut next = Current::new(unit, text, case);
                 next.resume = i;
                 return Some(next);
             }
@@ -252,19 +249,19 @@ impl Search<'_> {
         None
     }
 
-    /// The candidate's oracle if it is valid, trap-free and interesting.
-    fn test(&self, text: &str) -> Option<Oracle> {
+    /// The candidate if it is valid, trap-free and interesting.
+    fn test(&self, text: &str) -> Option<Case> {
         self.test_with(text, self.stdin)
     }
 
-    fn test_with(&self, text: &str, stdin: &[u8]) -> Option<Oracle> {
-        let oracle = Oracle::new(self.file_name, text, stdin, &self.settings).ok()?;
-        (self.interesting)(&oracle).then_some(oracle)
+    fn test_with(&self, text: &str, stdin: &[u8]) -> Option<Case> {
+        let case = candidate(self.file_name, text, stdin, &self.limits)?;
+        (self.interesting)(&case).then_some(case)
     }
 
     /// The shortest token-boundary prefix of stdin with which `text` stays interesting, if
     /// shorter than stdin (see the module documentation).
-    fn shrink_stdin(&mut self, text: &str) -> Option<(Vec<u8>, Oracle)> {
+    fn shrink_stdin(&mut self, text: &str) -> Option<(Vec<u8>, Case)> {
         // Candidate lengths: empty, then the end of each token but the last.
         let mut cuts = vec![0usize];
         let bytes = self.stdin;
@@ -281,8 +278,8 @@ impl Search<'_> {
             let mid = lo + (hi - lo) / 2;
             self.tested += 1;
             match self.test_with(text, &bytes[..cuts[mid]]) {
-                Some(oracle) => {
-                    best = Some((bytes[..cuts[mid]].to_vec(), oracle));
+                Some(case) => {
+                    best = Some((bytes[..cuts[mid]].to_vec(), case));
                     hi = mid;
                 }
                 None => lo = mid + 1,

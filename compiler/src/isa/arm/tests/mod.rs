@@ -7,3 +7,4 @@ mod programs;
 mod random;
 mod run;
 mod text;
+mod verify;

@@ -155,7 +155,8 @@ pub fn build_and_run(module: &Module, opts: &BackendOptions, stdin: &str) -> Opt
 pub fn option_sets() -> Vec<(String, BackendOptions)> {
     let mut sets =
         vec![("all".to_string(), BackendOptions::all()), ("none".to_string(), BackendOptions::mandatory_only())];
-    for (name, _) in crate::isa::arm::backend_stages() {
+    for stage in crate::isa::arm::Stage::ALL {
+        let name = stage.name();
         let opts = BackendOptions::without(&[name]).expect("known stage");
         sets.push((format!("without {name}"), opts));
     }

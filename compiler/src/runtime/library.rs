@@ -1,4 +1,6 @@
-//! The C runtime library (`sysy_rt.c`) compiled for the target, built once and cached on disk.
+//! The C runtime library (`sysy_rt.c`) compiled for the target, built once and cached on disk,
+//! and linking programs with it: compiled SysY ([`link_executable`]) and C translations of
+//! SysY programs ([`compile_c`]).
 //!
 //! The C source and header are embedded in the compiler binary, so the compiler needs no data
 //! files at run time. The object is built by the cross gcc the first time it is needed and
@@ -23,7 +25,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::toolchain::{self, TARGET_FLAGS, ToolchainError};
+use std::ffi::OsString;
+
+use crate::toolchain::{self, SYSY_C_FLAGS, Source, TARGET_FLAGS, ToolchainError};
 
 /// The runtime library's C source.
 pub const RUNTIME_C: &str = include_str!("sysy_rt.c");
@@ -82,6 +86,64 @@ pub fn runtime_object() -> Result<PathBuf, ToolchainError> {
 /// The path of the runtime header, writing it if needed.
 pub fn runtime_header() -> Result<PathBuf, ToolchainError> {
     native_runtime().map(|rt| rt.header)
+}
+
+/// Assembles `asm` (ARM assembly for the target) and links it statically with the runtime
+/// library into the executable `out`:
+/// `arm-linux-gnueabihf-gcc -static <TARGET_FLAGS> asm.s sysy_rt.o -o out`.
+pub fn link_executable(asm: Source<'_>, out: &Path) -> Result<(), ToolchainError> {
+    let gcc = toolchain::arm_gcc()?;
+    let runtime = runtime_object()?;
+    let mut args: Vec<OsString> = vec!["-static".into()];
+    args.extend(TARGET_FLAGS.iter().map(OsString::from));
+    push_source(&mut args, asm, "assembler");
+    args.push(runtime.into());
+    args.push("-o".into());
+    args.push(out.into());
+    toolchain::run_tool(&gcc, &args, stdin_of(asm))?;
+    Ok(())
+}
+
+/// Compiles a C program (a C translation of a SysY program) with gcc and links it statically
+/// with the runtime library into `out`. `opt_flags` chooses the optimisation (`["-O0"]`,
+/// `["-O2"]`, ...); [`SYSY_C_FLAGS`] and [`TARGET_FLAGS`] are always added, and the runtime
+/// header is force-included (`-include sysy_rt.h`), so the program needs no declarations of
+/// `getint`, `putf`, `starttime()` and the rest (an explicit `#include "sysy_rt.h"` works too).
+pub fn compile_c(c: Source<'_>, out: &Path, opt_flags: &[&str]) -> Result<(), ToolchainError> {
+    let gcc = toolchain::arm_gcc()?;
+    let runtime = native_runtime()?;
+    let mut args: Vec<OsString> = opt_flags.iter().map(OsString::from).collect();
+    args.extend(SYSY_C_FLAGS.iter().map(OsString::from));
+    args.extend(TARGET_FLAGS.iter().map(OsString::from));
+    args.push("-static".into());
+    args.push("-I".into());
+    args.push(runtime.dir.into());
+    args.push("-include".into());
+    args.push(runtime.header.into());
+    push_source(&mut args, c, "c");
+    args.push(runtime.object.into());
+    args.push("-o".into());
+    args.push(out.into());
+    toolchain::run_tool(&gcc, &args, stdin_of(c))?;
+    Ok(())
+}
+
+/// Adds the source operand: the file, or `-x <language> -` (stdin) followed by `-x none` so
+/// that later operands are again recognised by their extension.
+fn push_source(args: &mut Vec<OsString>, source: Source<'_>, language: &str) {
+    match source {
+        Source::Path(p) => args.push(p.into()),
+        Source::Text(_) => {
+            args.extend(["-x", language, "-", "-x", "none"].map(OsString::from));
+        }
+    }
+}
+
+fn stdin_of(source: Source<'_>) -> Option<&[u8]> {
+    match source {
+        Source::Path(_) => None,
+        Source::Text(t) => Some(t.as_bytes()),
+    }
 }
 
 /// The cache root chosen by the policy in the module documentation.

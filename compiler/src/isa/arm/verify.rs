@@ -1,0 +1,335 @@
+//! The machine-code verifier: checks allocated code ([`PFunction`]) after register allocation
+//! and after every optional stage that rewrites it (`--verify-each`), so that a stage which
+//! breaks the code is named at once instead of showing as a wrong answer three stages later.
+//!
+//! regalloc2's own checker validates the allocation; nothing else checks what
+//! `arm-spill-elim`, `arm-copy-prop`, `arm-leaf-regs`, `arm-peephole` and `arm-branch-opt` do
+//! to the allocated code. The verifier checks, per function:
+//!
+//! * **Registers**: every operand is a physical register of the class its role needs (core
+//!   for addresses and integer operands, VFP for float operands), one the allocator may hand
+//!   out (never `sp` or `pc`; `ip` only when the function allocates it); fixed operands
+//!   (arguments, results, call registers) sit in their fixed register and tied definitions
+//!   in the register of their input.
+//! * **Definitions before uses**: a forward must-analysis over the blocks of which registers
+//!   hold a value: nothing at entry but the parameters the entry pseudo-instruction defines;
+//!   a call clobbers the caller-saved registers before defining its results. Every read must
+//!   find its register defined on every path. This is also the callee-saved discipline: a
+//!   value live across a call must be in a register the call preserves, and a callee-saved
+//!   register is never read before the function itself wrote it.
+//! * **Flags**: the same analysis for the condition flags: `cmp`/`cmn`/`vcmp` set them,
+//!   calls and the zeroing loop clobber them, and every conditional instruction (`b<cc>`,
+//!   `mov<cc>`, `vmov<cc>`, set-on-condition) must find them set on every path.
+//! * **Stack offsets**: every frame operand names an existing object (alloca area, spill
+//!   slot, argument area); accesses to spill slots and to the outgoing argument area stay
+//!   inside them.
+//! * **Branches**: targets are blocks of the function; `b`, `b<cc>`+`b` and returns end their
+//!   block (a fall-through `b<cc>` may only be followed by a `b`); the last block does not
+//!   fall off the end of the function.
+
+use regalloc2::{Block, PReg, PRegSet, RegClass};
+use rustc_hash::FxHashSet;
+
+use super::mir::{Addr, FrameObj, MInst, Op2, OperandVisitor, PFunction, Reg};
+use super::regs::{self, IP, PC, SP};
+
+/// How an operand is used, after allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Use,
+    Def,
+    /// Written at the start, live throughout the instruction.
+    Temp,
+    /// A definition in the register of use operand `input`.
+    Tied(usize),
+    FixedUse(PReg),
+    FixedDef(PReg),
+}
+
+fn operands(inst: &MInst) -> Vec<(Reg, Role)> {
+    struct Collect(Vec<(Reg, Role)>);
+    impl OperandVisitor for Collect {
+        fn reg_use(&mut self, r: &mut Reg) {
+            self.0.push((*r, Role::Use));
+        }
+        fn reg_def(&mut self, r: &mut Reg) {
+            self.0.push((*r, Role::Def));
+        }
+        fn reg_temp(&mut self, r: &mut Reg) {
+            self.0.push((*r, Role::Temp));
+        }
+        fn reg_reuse_def(&mut self, r: &mut Reg, input: usize) {
+            self.0.push((*r, Role::Tied(input)));
+        }
+        fn fixed_use(&mut self, r: &mut Reg, p: PReg) {
+            self.0.push((*r, Role::FixedUse(p)));
+        }
+        fn fixed_def(&mut self, r: &mut Reg, p: PReg) {
+            self.0.push((*r, Role::FixedDef(p)));
+        }
+    }
+    let mut c = Collect(Vec::new());
+    inst.clone().visit(&mut c);
+    c.0
+}
+
+/// The register class each operand of `inst` needs, in [`MInst::visit`] order (fixed
+/// operands: the class of their fixed register).
+fn classes(inst: &MInst) -> Vec<RegClass> {
+    use RegClass::{Float as F, Int as I};
+    let op2 = |o: &Op2| if o.reg().is_some() { vec![I] } else { vec![] };
+    let addr = |a: &Addr| match a {
+        Addr::Imm { .. } => vec![I],
+        Addr::Index { .. } => vec![I, I],
+        Addr::Frame { .. } => vec![],
+    };
+    let cat = |parts: &[Vec<RegClass>]| parts.concat();
+    match inst {
+        MInst::Args { defs } => defs.iter().map(|(_, p)| p.class()).collect(),
+        MInst::Alu { op2: o, .. } => cat(&[vec![I], op2(o), vec![I]]),
+        MInst::Mov { op2: o, .. } => cat(&[op2(o), vec![I]]),
+        MInst::LoadImm { .. } | MInst::LoadSym { .. } | MInst::FrameAddr { .. } | MInst::SetCond { .. } => vec![I],
+        MInst::Mul { .. } | MInst::Smmul { .. } | MInst::Sdiv { .. } => vec![I; 3],
+        MInst::Mla { .. } | MInst::Mls { .. } => vec![I; 4],
+        MInst::Cmp { op2: o, .. } => cat(&[vec![I], op2(o)]),
+        MInst::MovCond { op2: o, .. } => cat(&[vec![I], op2(o), vec![I]]),
+        MInst::Ldr { addr: a, .. } => cat(&[addr(a), vec![I]]),
+        MInst::Str { addr: a, .. } => cat(&[vec![I], addr(a)]),
+        MInst::Vldr { addr: a, .. } => cat(&[addr(a), vec![F]]),
+        MInst::Vstr { addr: a, .. } | MInst::VStrF64 { addr: a, .. } => cat(&[vec![F], addr(a)]),
+        MInst::VArith { .. } | MInst::VMovCond { .. } => vec![F; 3],
+        MInst::VNeg { .. } | MInst::VMov { .. } | MInst::VCvtF32S32 { .. } | MInst::VCvtS32F32 { .. } => vec![F; 2],
+        MInst::VMla { .. } => vec![F; 4],
+        MInst::VMovImm { .. } => vec![F],
+        MInst::VMovFromCore { .. } => vec![I, F],
+        MInst::VMovToCore { .. } => vec![F, I],
+        MInst::VCmp { sm, .. } => vec![F; 1 + usize::from(sm.is_some())],
+        MInst::CvtF64Pair { .. } => vec![F, I, I],
+        MInst::MemZeroLoop { count, .. } => vec![I; 3 + usize::from(count.is_some())],
+        MInst::Call { uses, defs, .. } => uses.iter().chain(defs.iter()).map(|(_, p)| p.class()).collect(),
+        MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. } => vec![],
+        MInst::Ret { val } => val.iter().map(|(_, p)| p.class()).collect(),
+    }
+}
+
+fn sets_flags(inst: &MInst) -> bool {
+    matches!(inst, MInst::Cmp { .. } | MInst::VCmp { .. })
+}
+
+fn reads_flags(inst: &MInst) -> bool {
+    matches!(
+        inst,
+        MInst::CondBr { .. } | MInst::BranchCond { .. } | MInst::SetCond { .. } | MInst::MovCond { .. } | MInst::VMovCond { .. }
+    )
+}
+
+/// Instructions whose expansion changes the flags without producing a comparison result
+/// (calls, and the zeroing loop's `subs`).
+fn clobbers_flags(inst: &MInst) -> bool {
+    matches!(inst, MInst::Call { .. } | MInst::MemZeroLoop { count: Some(_), .. })
+}
+
+/// Bytes an access through `addr` by `inst` reads or writes (0 for an address computation).
+fn access_width(inst: &MInst) -> u32 {
+    match inst {
+        MInst::VStrF64 { .. } => 8,
+        MInst::FrameAddr { .. } => 0,
+        _ => 4,
+    }
+}
+
+/// The registers defined at each block's entry and whether the flags are, as a must-analysis.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct State {
+    defined: PRegSet,
+    flags: bool,
+}
+
+impl State {
+    /// Meet of two paths: defined on both.
+    fn meet(self, other: State) -> State {
+        State { defined: self.defined & other.defined, flags: self.flags && other.flags }
+    }
+
+    fn transfer(mut self, inst: &MInst, mut problem: impl FnMut(String)) -> State {
+        for (r, role) in operands(inst) {
+            let reads = matches!(role, Role::Use | Role::FixedUse(_));
+            if let (true, Some(p)) = (reads, r.preg())
+                && !self.defined.contains(p)
+            {
+                problem(format!("reads {} before any definition reaches it on every path", regs::name(p)));
+            }
+        }
+        if reads_flags(inst) && !self.flags {
+            problem("reads the condition flags, which no comparison sets on every path to it".into());
+        }
+        if clobbers_flags(inst) {
+            self.flags = false;
+        }
+        if sets_flags(inst) {
+            self.flags = true;
+        }
+        self.defined = self.defined & inst.clobbers().invert();
+        for (r, role) in operands(inst) {
+            if !matches!(role, Role::Use | Role::FixedUse(_))
+                && let Some(p) = r.preg()
+            {
+                self.defined.add(p);
+            }
+        }
+        self
+    }
+}
+
+/// Checks `pf` (see the module documentation); `ip_allocatable` says whether the function
+/// was allocated with `ip` available. Returns every problem found, one line each, naming the
+/// block and instruction.
+pub fn verify(pf: &PFunction, ip_allocatable: bool) -> Result<(), Vec<String>> {
+    let mut problems = Vec::new();
+    let labels: FxHashSet<Block> = pf.blocks.iter().map(|(b, _)| *b).collect();
+    for (pos, (label, block)) in pf.blocks.iter().enumerate() {
+        for (i, inst) in block.insts.iter().enumerate() {
+            let mut problem = |m: String| problems.push(format!("block {} (#{pos}) instruction {i} `{inst:?}`: {m}", label.index()));
+            check_registers(inst, ip_allocatable, &mut problem);
+            check_frame(pf, inst, &mut problem);
+            check_branch(inst, i, &block.insts, &labels, &mut problem);
+        }
+    }
+    if pf.blocks.last().is_some_and(|(_, b)| falls_through(&b.insts)) {
+        problems.push("the last block falls off the end of the function".into());
+    }
+    check_dataflow(pf, &mut problems);
+    if problems.is_empty() { Ok(()) } else { Err(problems) }
+}
+
+fn falls_through(insts: &[MInst]) -> bool {
+    !matches!(insts.last(), Some(MInst::Jump { .. } | MInst::CondBr { .. } | MInst::Ret { .. }))
+}
+
+fn check_registers(inst: &MInst, ip_allocatable: bool, problem: &mut impl FnMut(String)) {
+    let ops = operands(inst);
+    let want = classes(inst);
+    if ops.len() != want.len() {
+        problem(format!("{} register operands, the instruction has {}", ops.len(), want.len()));
+        return;
+    }
+    for (n, (&(r, role), &class)) in ops.iter().zip(&want).enumerate() {
+        let Some(p) = r.preg() else {
+            problem(format!("operand {n} is still a virtual register"));
+            continue;
+        };
+        if p.class() != class {
+            problem(format!("operand {n} is {}, a {:?} register where a {class:?} one is needed", regs::name(p), p.class()));
+        }
+        let enc = p.hw_enc() as u8;
+        let forbidden = match p.class() {
+            RegClass::Int => enc == SP || enc == PC || (enc == IP && !ip_allocatable),
+            RegClass::Float | RegClass::Vector => enc >= 32,
+        };
+        if forbidden {
+            problem(format!("operand {n} uses the reserved register {}", regs::name(p)));
+        }
+        match role {
+            Role::FixedUse(f) | Role::FixedDef(f) if p != f => {
+                problem(format!("operand {n} must be in {} but is in {}", regs::name(f), regs::name(p)));
+            }
+            Role::Tied(input) => {
+                if let Some(&(tied, _)) = ops.get(input)
+                    && tied != r
+                {
+                    problem(format!("operand {n} must share the register of operand {input}"));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn check_frame(pf: &PFunction, inst: &MInst, problem: &mut impl FnMut(String)) {
+    let (obj, off) = match inst {
+        MInst::FrameAddr { obj, off, .. } => (*obj, *off),
+        MInst::Ldr { addr: Addr::Frame { obj, off }, .. }
+        | MInst::Str { addr: Addr::Frame { obj, off }, .. }
+        | MInst::Vldr { addr: Addr::Frame { obj, off }, .. }
+        | MInst::Vstr { addr: Addr::Frame { obj, off }, .. }
+        | MInst::VStrF64 { addr: Addr::Frame { obj, off }, .. } => (*obj, *off),
+        _ => return,
+    };
+    let (width, off) = (i64::from(access_width(inst)), i64::from(off));
+    // The bounds that hold for every access: the compiler's own slots are used whole. An
+    // alloca may be addressed anywhere (array arithmetic, or a constant index on a path the
+    // program never takes), so only its existence is checked.
+    let bounds = match obj {
+        FrameObj::Alloca(n) => pf.frame.allocas.get(n as usize).map(|_| None),
+        FrameObj::Spill(n) => (n < pf.num_spill_slots).then_some(Some(4)),
+        FrameObj::Outgoing(base) => Some(Some(i64::from(pf.frame.outgoing) - i64::from(base))),
+        FrameObj::Incoming(base) => (base % 4 == 0).then_some(None),
+    };
+    match bounds {
+        None => problem(format!("names the stack object {obj:?}, which the frame does not have")),
+        Some(Some(size)) if width > 0 && (off < 0 || off + width > size) => {
+            problem(format!("accesses bytes {off}..{} of the stack object {obj:?} of {size} bytes", off + width));
+        }
+        Some(_) => {}
+    }
+}
+
+fn check_branch(inst: &MInst, i: usize, insts: &[MInst], labels: &FxHashSet<Block>, problem: &mut impl FnMut(String)) {
+    let mut targets = Vec::new();
+    match inst {
+        MInst::Jump { target } | MInst::BranchCond { target, .. } => targets.push(*target),
+        MInst::CondBr { taken, not_taken, .. } => targets.extend([*taken, *not_taken]),
+        _ => {}
+    }
+    for t in targets {
+        if !labels.contains(&t) {
+            problem(format!("branches to block {}, which the function does not have", t.index()));
+        }
+    }
+    let last = i + 1 == insts.len();
+    let ends_block = matches!(inst, MInst::Jump { .. } | MInst::CondBr { .. } | MInst::Ret { .. });
+    if ends_block && !last {
+        problem("ends the block but is followed by more instructions".into());
+    }
+    if matches!(inst, MInst::BranchCond { .. }) && !last && !(i + 2 == insts.len() && matches!(insts[i + 1], MInst::Jump { .. })) {
+        problem("a fall-through conditional branch may only be followed by a jump".into());
+    }
+}
+
+/// Definitions before uses and flags before their readers (see the module documentation).
+fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
+    let n = pf.blocks.len();
+    if n == 0 {
+        return;
+    }
+    let succs = pf.successor_positions();
+    let top = State { defined: PRegSet::empty().invert(), flags: true };
+    let mut entry = vec![top; n];
+    entry[0] = State { defined: PRegSet::empty(), flags: false };
+    let ignore = |_: String| {};
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in 0..n {
+            let out = pf.blocks[i].1.insts.iter().fold(entry[i], |s, inst| s.transfer(inst, ignore));
+            for &s in &succs[i] {
+                let s = s as usize;
+                let met = entry[s].meet(out);
+                if s != 0 && met != entry[s] {
+                    entry[s] = met;
+                    changed = true;
+                }
+            }
+        }
+    }
+    // The entry block may also be a branch target (a loop back to it): then nothing is
+    // known there beyond what the entry state says, which is already the minimum.
+    for (pos, (label, block)) in pf.blocks.iter().enumerate() {
+        let mut state = entry[pos];
+        for (i, inst) in block.insts.iter().enumerate() {
+            state = state.transfer(inst, |m| {
+                problems.push(format!("block {} (#{pos}) instruction {i} `{inst:?}`: {m}", label.index()))
+            });
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The data-flow agreement oracle: every function of a program's IR — lowered, after
+//! `mem2reg`, and after the `-O1` and `-O2` pipelines — is solved by the iterative and the
+//! region-based data-flow solvers for every gen/kill problem the compiler poses (liveness,
+//! dominators, stack-store reads; see `sysyc::analysis::dataflow::problems`), and the
+//! solutions must be identical. A difference, or the region solver giving up, is an
+//! `analysis-disagreement`.
+//!
+//! Cheap next to the other oracles: three compilations and a few bit-vector solves per
+//! function, no execution. The campaign runs it once per program as a self-test of its own
+//! (`selftests.csv`), apart from the differential checks.
+
+use sysyc::analysis::alias::AliasAnalysis;
+use sysyc::analysis::dataflow::problems::check_agreement;
+use sysyc::analysis::funcinfo::FuncInfo;
+use sysyc::config::Config;
+use sysyc::ir::Module;
+use sysyc::passes::{OptLevel, lookup};
+
+use crate::failure::{Failure, FailureKind, Stage};
+use crate::stages;
+
+/// Checks every function of `module`; the number of functions compared, or the first
+/// disagreement (`what` names the IR in the detail).
+pub fn check_module(module: &Module, what: &str) -> Result<u64, Failure> {
+    let info = FuncInfo::compute(module);
+    let mut functions = 0;
+    for fref in module.func_refs() {
+        let func = module.func(fref);
+        let aa = AliasAnalysis::new(&info, fref, func);
+        check_agreement(func, Some(&aa)).map_err(|d| {
+            Failure::new(FailureKind::AnalysisDisagreement, Stage::Analysis, format!("{what}, function {}: {d}", func.name))
+        })?;
+        functions += 1;
+    }
+    Ok(functions)
+}
+
+/// Checks the lowered module and its optimised forms (see the module documentation); the
+/// functions compared in all. A pipeline that fails is not this oracle's business (the
+/// differential checks report it), so it is skipped.
+pub fn check_program(lowered: &Module) -> Result<u64, Failure> {
+    let mem2reg = Config::default().with_pipeline(lookup("mem2reg").into_iter().collect());
+    let mut functions = stages::caught(Stage::Analysis, || check_module(lowered, "lowered IR"))??;
+    for (what, config) in [("after mem2reg", mem2reg), ("at -O1", Config::level(OptLevel::O1)), ("at -O2", Config::level(OptLevel::O2))] {
+        if let Ok((module, _)) = stages::optimise(lowered, &config, None) {
+            functions += stages::caught(Stage::Analysis, || check_module(&module, what))??;
+        }
+    }
+    Ok(functions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_function_of_a_program_is_compared() {
+        let source = "int f(int a[], int n) { int i = 0; int s = 0; while (i < n) { if (a[i] < 0) break; s = s + a[i]; i = i + 1; } return s; }\n\
+                      int main() { int a[4] = {1, 2, -1, 3}; int b[2]; b[0] = 5; putint(f(a, 4)); return 0; }";
+        let module = sysyc::driver::lower_source("t.sy", source).expect("valid program");
+        assert_eq!(check_module(&module, "lowered"), Ok(2));
+        let all = check_program(&module).expect("the solvers agree");
+        assert!(all >= 6, "four forms of the program, inlining may merge functions: {all}");
+    }
+}
