@@ -18,7 +18,7 @@
 
 use super::config::Planned;
 use super::isolate::{ANALYSIS, Crashed, FRONT_END, Journal};
-use super::records::{ProgramLine, Row, SelfTest};
+use super::records::{Phase, ProgramLine, Row, SelfTest, Timing};
 use crate::engine::{Engine, GccEngine, RunSettings};
 use crate::failure::{Expected, Failure, FailureKind, Stage, judge};
 use crate::generators::GeneratedProgram;
@@ -144,13 +144,14 @@ impl Checker {
             Ok(Err(f)) => return discard(line, format!("the front end rejected the program: {}", f.detail)),
             Err(f) => return discard(line, format!("the front end panicked: {}", f.detail)),
         };
-        let case = match Case::with_truth(subject, &self.limits) {
+        let mut timing = Timing::default();
+        let case = match timing.time(Phase::Reference, || Case::with_truth(subject, &self.limits)) {
             Ok(case) => case,
             Err(rejected) => return discard(line, rejected.to_string()),
         };
         let truth = case.truth().cloned().unwrap_or_default();
         line.ref_steps = truth.steps;
-        let lowered = match stages::lower(&case.subject) {
+        let lowered = match timing.time(Phase::Optimise, || stages::lower(&case.subject)) {
             Ok(m) => m,
             Err(f) => return discard(line, format!("lowering failed: {}", f.detail)),
         };
@@ -174,7 +175,7 @@ impl Checker {
                 )),
                 None => {
                     self.note(index, &row.config_id);
-                    self.check_config(&mut cache, &lowered, &case, &config, &mut row)
+                    self.check_config(&mut cache, &lowered, &case, &config, &mut row, &mut timing)
                 }
             };
             row.set_result(&result);
@@ -187,7 +188,7 @@ impl Checker {
         if self.crashed.get(index, ANALYSIS).is_none() {
             self.note(index, ANALYSIS);
             let start = Instant::now();
-            let result = dataflow::check_program(&lowered);
+            let result = timing.time(Phase::Selftest, || dataflow::check_program(&lowered));
             line.analysis_functions = *result.as_ref().unwrap_or(&0);
             selftests.push(SelfTest {
                 program: index,
@@ -201,7 +202,7 @@ impl Checker {
         self.leave();
         if let Some(gcc) = &self.gcc {
             for (engine, level) in gcc.iter().zip([OptLevel::O0, OptLevel::O2]) {
-                let (row, failure) = gcc_check(engine, level, &case, &base);
+                let (row, failure) = timing.time(Phase::Gcc, || gcc_check(engine, level, &case, &base));
                 rows.push(row);
                 failures.push(failure);
             }
@@ -211,6 +212,7 @@ impl Checker {
         line.failures = failures.iter().filter(|f| f.is_some()).count() as u64
             + selftests.iter().filter(|t| t.kind.is_some()).count() as u64;
         line.millis = start.elapsed().as_millis() as u64;
+        line.timing = timing;
         Checked { line, rows, selftests, truth: Some(truth), failures }
     }
 
@@ -236,21 +238,35 @@ impl Checker {
         case: &Case,
         config: &sysyc::config::Config,
         row: &mut Row,
+        timing: &mut Timing,
     ) -> Result<(), Failure> {
         let compile_start = Instant::now();
-        let (module, report) = stages::optimise(lowered, config, None)?;
+        let (module, report) = timing.time(Phase::Optimise, || stages::optimise(lowered, config, None))?;
         row.passes_changed = report.runs.iter().map(|r| if r.changed { '1' } else { '0' }).collect();
         row.ir_hash = hash_text(&sysyc::ir::print_module(&module));
         row.compile_us = compile_start.elapsed().as_micros() as u64;
         let stdin = &case.subject.stdin;
         let timeout = self.limits.timeout;
         cache.ir_verdict(&row.ir_hash, || {
-            let outcome = stages::interpret(&module, stdin, timeout)?;
+            let outcome = timing.time(Phase::Interpret, || stages::interpret(&module, stdin, timeout))?;
             judge(&case.expected, &outcome, Stage::IrInterp)
         })?;
         let backend_start = Instant::now();
         let key = format!("{}/{}", row.ir_hash, config.stages_spec());
-        let (native, ir_shared, asm_shared) = cache.native(&key, || stages::select(&module, config), |asm| self.run(asm, stdin, &case.expected));
+        let mut selected = std::time::Duration::ZERO;
+        let mut run = Timing::default();
+        let (native, ir_shared, asm_shared) = cache.native(
+            &key,
+            || {
+                let start = Instant::now();
+                let asm = stages::select(&module, config);
+                selected = start.elapsed();
+                asm
+            },
+            |asm| self.run(asm, stdin, &case.expected, &mut run),
+        );
+        timing.add(Phase::Backend, selected);
+        timing.merge(&run);
         if !ir_shared {
             row.compile_us += backend_start.elapsed().as_micros() as u64;
         }
@@ -269,8 +285,17 @@ impl Checker {
     }
 
     /// Links and runs one assembly text under qemu with the cost plugin, and judges it.
-    fn run(&self, asm: &str, stdin: &[u8], expected: &Expected) -> Native {
-        match stages::execute(asm, stdin, &self.runner, self.limits.timeout) {
+    fn run(&self, asm: &str, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
+        let start = Instant::now();
+        let executed = stages::execute(asm, stdin, &self.runner, self.limits.timeout);
+        match &executed {
+            Ok(execution) => {
+                timing.add(Phase::Link, execution.link);
+                timing.add(Phase::Qemu, start.elapsed().saturating_sub(execution.link));
+            }
+            Err(_) => timing.add(Phase::Link, start.elapsed()),
+        }
+        match executed {
             Ok(execution) => Native {
                 verdict: execution.run.outcome(Stage::Qemu).and_then(|o| judge(expected, &o, Stage::Qemu)),
                 cost: execution.run.cost.clone(),

@@ -322,9 +322,12 @@ fn check_one(
 ) -> Result<(u64, u64, Vec<PathBuf>)> {
     let seed = options.seed.wrapping_add(index);
     let gen_config = if options.swarm { GenConfig::swarm(seed) } else { GenConfig::default() };
+    let generate_start = Instant::now();
     let program = generate(seed, &gen_config);
+    let generated = generate_start.elapsed();
     let configs = plan.for_program(seed);
-    let checked = checker.check(index, &program, &configs);
+    let mut checked = checker.check(index, &program, &configs);
+    checked.line.timing.add(records::Phase::Generate, generated);
 
     // Group failures by symptom before saving (see `failures`).
     let mut groups: BTreeMap<(FailureKind, Stage), (Failure, Vec<String>)> = BTreeMap::new();
@@ -349,7 +352,7 @@ fn check_one(
                     autotriage::not_triaged(&saved, &format!("triage of this program killed the process ({signal}); not repeated"));
                 } else {
                     checker.note(index, isolate::TRIAGE);
-                    hook(&saved);
+                    checked.line.timing.time(records::Phase::Triage, || hook(&saved));
                     checker.leave();
                 }
             }

@@ -195,6 +195,89 @@ impl Row {
     }
 }
 
+/// Where the time of a campaign goes, per program (microseconds of worker time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// Generating the program.
+    Generate,
+    /// The front end and the reference interpreter (the truth).
+    Reference,
+    /// Lowering and the IR pass pipelines.
+    Optimise,
+    /// The IR interpreter on the optimised IR.
+    Interpret,
+    /// Instruction selection to assembly text.
+    Backend,
+    /// Assembling and linking.
+    Link,
+    /// qemu-arm runs.
+    Qemu,
+    /// The self-test oracles (data-flow agreement).
+    Selftest,
+    /// gcc's third opinion.
+    Gcc,
+    /// Triage of new failures.
+    Triage,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 10] = [
+        Phase::Generate,
+        Phase::Reference,
+        Phase::Optimise,
+        Phase::Interpret,
+        Phase::Backend,
+        Phase::Link,
+        Phase::Qemu,
+        Phase::Selftest,
+        Phase::Gcc,
+        Phase::Triage,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Generate => "generate",
+            Phase::Reference => "reference",
+            Phase::Optimise => "optimise",
+            Phase::Interpret => "ir_interpreter",
+            Phase::Backend => "back_end",
+            Phase::Link => "link",
+            Phase::Qemu => "qemu",
+            Phase::Selftest => "selftest",
+            Phase::Gcc => "gcc",
+            Phase::Triage => "triage",
+        }
+    }
+}
+
+/// Microseconds per [`Phase`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Timing(pub [u64; Phase::ALL.len()]);
+
+impl Timing {
+    pub fn add(&mut self, phase: Phase, d: std::time::Duration) {
+        self.0[phase as usize] += d.as_micros() as u64;
+    }
+
+    /// Runs `f`, adding its time to `phase`.
+    pub fn time<T>(&mut self, phase: Phase, f: impl FnOnce() -> T) -> T {
+        let start = std::time::Instant::now();
+        let out = f();
+        self.add(phase, start.elapsed());
+        out
+    }
+
+    pub fn get(&self, phase: Phase) -> u64 {
+        self.0[phase as usize]
+    }
+
+    pub fn merge(&mut self, other: &Timing) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+}
+
 /// One finished program (`programs.csv`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProgramLine {
@@ -213,6 +296,8 @@ pub struct ProgramLine {
     pub millis: u64,
     /// Functions on which the two data-flow solvers were compared.
     pub analysis_functions: u64,
+    /// Where the program's time went (columns `us_<phase>`).
+    pub timing: Timing,
 }
 
 const PROGRAM_COLUMNS: [&str; 11] = [
@@ -229,9 +314,13 @@ const PROGRAM_COLUMNS: [&str; 11] = [
     "analysis_functions",
 ];
 
+fn program_header() -> Vec<String> {
+    PROGRAM_COLUMNS.iter().map(|s| s.to_string()).chain(Phase::ALL.iter().map(|p| format!("us_{}", p.name()))).collect()
+}
+
 impl ProgramLine {
     fn record(&self) -> Vec<String> {
-        vec![
+        let mut r = vec![
             self.program.to_string(),
             self.seed.to_string(),
             self.gen_config.clone(),
@@ -243,11 +332,17 @@ impl ProgramLine {
             self.failures.to_string(),
             self.millis.to_string(),
             self.analysis_functions.to_string(),
-        ]
+        ];
+        r.extend(self.timing.0.iter().map(u64::to_string));
+        r
     }
 
     pub fn from_record(r: &csv::StringRecord) -> Option<ProgramLine> {
         let num = |i: usize| r.get(i).and_then(|s| s.parse::<u64>().ok());
+        let mut timing = Timing::default();
+        for (i, slot) in timing.0.iter_mut().enumerate() {
+            *slot = num(PROGRAM_COLUMNS.len() + i).unwrap_or(0);
+        }
         Some(ProgramLine {
             program: num(0)?,
             seed: num(1)?,
@@ -260,6 +355,7 @@ impl ProgramLine {
             failures: num(8)?,
             millis: num(9)?,
             analysis_functions: num(10).unwrap_or(0),
+            timing,
         })
     }
 }
@@ -357,7 +453,7 @@ impl Records {
         };
         Ok(Records {
             runs: open(runs_path(dir), runs_header())?,
-            programs: open(programs_path(dir), header_of(&PROGRAM_COLUMNS))?,
+            programs: open(programs_path(dir), program_header())?,
             selftests: open(selftests_path(dir), header_of(&SELFTEST_COLUMNS))?,
         })
     }
@@ -370,7 +466,7 @@ impl Records {
     pub fn resume(dir: &Path) -> Result<(Records, BTreeSet<u64>)> {
         let programs_file = programs_path(dir);
         truncate_partial_line(&programs_file)?;
-        restore_header(&programs_file, &header_of(&PROGRAM_COLUMNS))?;
+        restore_header(&programs_file, &program_header())?;
         let runs_file = runs_path(dir);
         truncate_partial_line(&runs_file)?;
         restore_header(&runs_file, &runs_header())?;
@@ -404,7 +500,7 @@ impl Records {
             }
         }
         if complete.len() < lines_read {
-            rewrite(dir, &programs_file, &header_of(&PROGRAM_COLUMNS), complete)?;
+            rewrite(dir, &programs_file, &program_header(), complete)?;
         }
         let kept: Vec<Vec<String>> = records
             .iter()

@@ -44,6 +44,7 @@
 //! [`crate::frontend::hir::Builtin::link_name`]; `putf` format strings are `.Lstr.<n>`.
 
 pub mod abi;
+pub mod asm;
 mod branches;
 pub mod cfg;
 mod copyprop;
@@ -52,6 +53,7 @@ pub mod frame;
 pub mod imm;
 mod isel;
 mod leafregs;
+pub mod link;
 pub mod mir;
 mod peephole;
 mod regalloc;

@@ -3,6 +3,7 @@
 //! of the assembly text itself.
 
 mod builder;
+mod link;
 mod programs;
 mod random;
 mod run;

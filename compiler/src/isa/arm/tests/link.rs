@@ -1,0 +1,106 @@
+//! The in-process assembler and linker end to end: programs compiled by the back end,
+//! assembled and linked in-process with a minimal freestanding runtime (a C shim with its own
+//! `_start` and system calls, built by the cross gcc), run under `qemu-arm`. Skipped without
+//! the cross tools.
+
+use std::process::{Command, Stdio};
+
+use crate::config::Config;
+use crate::isa::arm::{asm, link};
+use crate::passes::OptLevel;
+
+const SHIM: &str = r#"
+static int sys3(int n, int a, int b, int c) {
+    register int r0 __asm__("r0") = a; register int r1 __asm__("r1") = b;
+    register int r2 __asm__("r2") = c; register int r7 __asm__("r7") = n;
+    __asm__ volatile("svc #0" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r7) : "memory");
+    return r0;
+}
+static char out[256]; static int used;
+static void flush(void) { if (used) sys3(4, 1, (int)out, used); used = 0; }
+void putch(int c) { if (used == sizeof out) flush(); out[used++] = (char)c; }
+void putint(int v) {
+    char d[12]; int n = 0; unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    if (v < 0) putch('-');
+    do { d[n++] = (char)('0' + u % 10); u /= 10; } while (u);
+    while (n) putch(d[--n]);
+}
+static int peeked = -2;
+static int next(void) { char c; if (peeked != -2) { int p = peeked; peeked = -2; return p; } return sys3(3, 0, (int)&c, 1) == 1 ? (unsigned char)c : -1; }
+int getint(void) {
+    int c = next(), sign = 1, v = 0;
+    while (c == ' ' || c == '\n') c = next();
+    if (c == '-') { sign = -1; c = next(); }
+    while (c >= '0' && c <= '9') { v = v * 10 + (c - '0'); c = next(); }
+    peeked = c;
+    return sign * v;
+}
+int main(void);
+int table[4] = {3, 1, 4, 1};
+void _start(void) { int s = main(); flush(); sys3(248, s & 255, 0, 0); }
+"#;
+
+const PROGRAM: &str = "int g[3] = {5, 6, 7};\n\
+    int f(int x) { return x * 3 + g[x % 3]; }\n\
+    int main() { int n = getint(); int s = 0; int i = 0;\n\
+    while (i < n) { s = s + f(i); i = i + 1; }\n\
+    putint(s); putch(10); putint(-42); putch(10); return s % 256; }";
+
+fn shim_object(dir: &std::path::Path) -> Option<Vec<u8>> {
+    let gcc = crate::toolchain::arm_gcc().ok()?;
+    let src = dir.join("shim.c");
+    let obj = dir.join("shim.o");
+    std::fs::write(&src, SHIM).ok()?;
+    let status = Command::new(gcc)
+        .args(["-O2", "-marm", "-march=armv7ve", "-mfpu=vfpv4", "-mfloat-abi=hard", "-ffreestanding", "-nostdlib"])
+        .args(["-fno-pic", "-fno-builtin", "-fno-stack-protector", "-fno-unwind-tables", "-fno-asynchronous-unwind-tables"])
+        .args(["-c", src.to_str()?, "-o", obj.to_str()?])
+        .status()
+        .ok()?;
+    if !status.success() {
+        return None;
+    }
+    std::fs::read(obj).ok()
+}
+
+#[test]
+fn programs_assembled_and_linked_in_process_run_under_qemu() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let Some(shim) = shim_object(dir.path()) else {
+        eprintln!("skipped: no ARM cross toolchain");
+        return;
+    };
+    if Command::new("qemu-arm").arg("--version").stdout(Stdio::null()).status().is_err() {
+        eprintln!("skipped: no qemu-arm");
+        return;
+    }
+    for level in [OptLevel::O0, OptLevel::O2] {
+        let (text, _, _) = crate::driver::compile_asm("t.sy", PROGRAM, &Config::level(level)).expect("compiles");
+        let object = asm::assemble(&text).expect("assembles");
+        let exe = link::link(&object, &shim).expect("links");
+        let path = dir.path().join(format!("prog-{}", level.name()));
+        std::fs::write(&path, &exe).expect("write");
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+        let mut child = Command::new("qemu-arm")
+            .args(["-cpu", "cortex-a7"])
+            .arg(&path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("qemu runs");
+        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), b"10\n").expect("input");
+        let out = child.wait_with_output().expect("finishes");
+        // sum over i < 10 of 3i + g[i % 3] = 135 + (5+6+7)*3 + 5 = 194.
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "194\n-42\n", "{level:?}");
+        assert_eq!(out.status.code(), Some(194), "{level:?}");
+    }
+}
+
+#[test]
+fn undefined_symbols_and_missing_entry_points_are_errors() {
+    let object = asm::assemble("\t.text\n\t.global\tmain\nmain:\n\tbl\tnowhere\n\tbx\tlr\n").expect("assembles");
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let Some(shim) = shim_object(dir.path()) else { return };
+    let err = link::link(&object, &shim).expect_err("undefined");
+    assert!(err.0.contains("undefined symbol `nowhere`"), "{err}");
+}
