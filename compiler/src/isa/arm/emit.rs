@@ -255,6 +255,14 @@ impl FnEmitter<'_> {
             }
             MInst::BranchCond { cc, target } => self.line(format!("b{}\t{}", cc.name(), self.label(*target))),
             MInst::Ret { .. } => self.layout.epilogue(self.out),
+            MInst::Pred { cc, inst } => {
+                let mut text = String::new();
+                FnEmitter { out: &mut text, layout: self.layout, fn_index: self.fn_index }.inst(inst);
+                for line in text.lines() {
+                    self.out.push_str(&predicated_line(line, *cc));
+                    self.out.push('\n');
+                }
+            }
         }
     }
 
@@ -294,6 +302,15 @@ impl FnEmitter<'_> {
             self.line(format!("str\t{zero}, [{ptr}]"));
         }
     }
+}
+
+/// `\tmnemonic\toperands` with the condition `cc` added to the mnemonic, in front of any
+/// data-type suffix (`addne`, `ldrne`, `vaddne.f32`, `vcvtne.f32.s32`).
+fn predicated_line(line: &str, cc: super::mir::Cond) -> String {
+    let body = line.strip_prefix('\t').unwrap_or(line);
+    let (mnemonic, operands) = body.split_once('\t').unwrap_or((body, ""));
+    let (base, suffix) = mnemonic.split_at(mnemonic.find('.').unwrap_or(mnemonic.len()));
+    format!("\t{base}{}{suffix}\t{operands}", cc.name())
 }
 
 fn origin_comment(origin: BlockOrigin) -> String {

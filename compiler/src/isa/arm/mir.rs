@@ -428,6 +428,15 @@ pub enum MInst {
     Ret {
         val: Option<(Reg, PReg)>,
     },
+    /// `inst` executed only when `cc` holds (every instruction of its expansion carries the
+    /// condition). Created by `arm-if-convert` on allocated code (only `arm-branch-opt` runs
+    /// after it): a
+    /// conditional definition also keeps the old value, so [`MInst::phys_defs_uses`] reports
+    /// its definitions as uses too.
+    Pred {
+        cc: Cond,
+        inst: Box<MInst>,
+    },
 }
 
 /// Receives the register operands of an instruction, in a fixed order.
@@ -585,6 +594,7 @@ impl MInst {
                     v.fixed_use(r, *p);
                 }
             }
+            MInst::Pred { inst, .. } => inst.visit(v),
         }
     }
 
@@ -632,6 +642,10 @@ impl MInst {
         }
         let mut c = Collect { defs: SmallVec::new(), uses: SmallVec::new() };
         self.clone().visit(&mut c);
+        if let MInst::Pred { .. } = self {
+            // When the condition fails the old value stays: a conditional write reads it.
+            c.uses.extend(c.defs.iter().copied());
+        }
         (c.defs, c.uses)
     }
 }

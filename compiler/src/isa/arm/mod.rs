@@ -11,8 +11,8 @@
 //!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
 //!    functions whose frame needs it) and inserts moves, spills and reloads.
 //! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`copyprop`]
-//!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`) and
-//!    [`branches`] (`arm-branch-opt`).
+//!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`),
+//!    [`ifconv`] (`arm-if-convert`) and [`branches`] (`arm-branch-opt`).
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
 //!    assembly, expanding pseudo-instructions.
 //!
@@ -50,6 +50,7 @@ mod copyprop;
 pub mod emit;
 pub mod frame;
 pub mod imm;
+mod ifconv;
 mod isel;
 mod leafregs;
 pub mod mir;
@@ -93,11 +94,15 @@ pub enum Stage {
     CopyProp,
     LeafRegs,
     Peephole,
+    IfConvert,
     BranchOpt,
 }
 
+/// Number of optional stages.
+const NUM_STAGES: usize = 10;
+
 impl Stage {
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; NUM_STAGES] = [
         Stage::AddrFold,
         Stage::OpFold,
         Stage::ConstDiv,
@@ -106,6 +111,7 @@ impl Stage {
         Stage::CopyProp,
         Stage::LeafRegs,
         Stage::Peephole,
+        Stage::IfConvert,
         Stage::BranchOpt,
     ];
 
@@ -119,7 +125,7 @@ impl Stage {
     }
 }
 
-const STAGES: [(&str, &str); 9] = [
+const STAGES: [(&str, &str); NUM_STAGES] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
     ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
@@ -128,6 +134,7 @@ const STAGES: [(&str, &str); 9] = [
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
     ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
     ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
+    ("arm-if-convert", "after allocation: small diamonds, triangles and loop-latch edge blocks become conditionally executed instructions"),
     ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
 ];
 
@@ -143,7 +150,7 @@ pub fn backend_stages() -> &'static [(&'static str, &'static str)] {
 /// Which optional stages run. The default runs all of them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
-    enabled: [bool; 9],
+    enabled: [bool; NUM_STAGES],
     /// Fault injection (only non-empty in builds with the `fault-injection` feature).
     pub faults: crate::faults::FaultSet,
     /// When set, the optional stages run only in the functions named here (others get the
@@ -160,12 +167,12 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions { enabled: [true; 9], faults: crate::faults::FaultSet::none(), stage_functions: None }
+        BackendOptions { enabled: [true; NUM_STAGES], faults: crate::faults::FaultSet::none(), stage_functions: None }
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
     pub fn mandatory_only() -> BackendOptions {
-        BackendOptions { enabled: [false; 9], faults: crate::faults::FaultSet::none(), stage_functions: None }
+        BackendOptions { enabled: [false; NUM_STAGES], faults: crate::faults::FaultSet::none(), stage_functions: None }
     }
 
     pub fn enabled(&self, stage: Stage) -> bool {
@@ -193,7 +200,7 @@ impl BackendOptions {
     pub fn for_function(&self, name: &str) -> std::borrow::Cow<'_, BackendOptions> {
         match &self.stage_functions {
             Some(only) if !only.contains(name) => std::borrow::Cow::Owned(BackendOptions {
-                enabled: [false; 9],
+                enabled: [false; NUM_STAGES],
                 faults: self.faults.clone(),
                 stage_functions: None,
             }),
@@ -271,6 +278,9 @@ fn allocate_and_lay_out(
     }
     if opts.enabled(Stage::Peephole) {
         peephole::run(&mut pf);
+    }
+    if opts.enabled(Stage::IfConvert) {
+        ifconv::run(&mut pf);
     }
     if opts.enabled(Stage::BranchOpt) {
         branches::run(&mut pf);

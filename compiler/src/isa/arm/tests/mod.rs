@@ -6,4 +6,5 @@ mod builder;
 mod programs;
 mod random;
 mod run;
+mod sources;
 mod text;
