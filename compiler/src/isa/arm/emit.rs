@@ -186,10 +186,33 @@ impl FnEmitter<'_> {
             }
             MInst::Smmul { rd, rn, rm } => self.line(format!("smmul\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
             MInst::Sdiv { rd, rn, rm } => self.line(format!("sdiv\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
+            MInst::SRemPow2 { rd, rn, k, tmp } => {
+                let (rd, rn) = (reg(*rd), reg(*rn));
+                match tmp {
+                    Some(tmp) if *k > 1 => {
+                        let tmp = reg(*tmp);
+                        self.line(format!("rsbs\t{tmp}, {rn}, #0"));
+                        self.line(format!("ubfx\t{rd}, {rn}, #0, #{k}"));
+                        self.line(format!("ubfx\t{tmp}, {tmp}, #0, #{k}"));
+                        self.line(format!("rsbpl\t{rd}, {tmp}, #0"));
+                    }
+                    _ if *k > 1 => {
+                        self.line(format!("ands\t{rd}, {rn}, #{}", (1u32 << k) - 1));
+                        self.line(format!("cmpne\t{rn}, #0"));
+                        self.line(format!("submi\t{rd}, {rd}, #{}", 1u32 << k));
+                    }
+                    _ => {
+                        self.line(format!("cmp\t{rn}, #0"));
+                        self.line(format!("and\t{rd}, {rn}, #1"));
+                        self.line(format!("rsblt\t{rd}, {rd}, #0"));
+                    }
+                }
+            }
             MInst::Cmp { op, rn, op2: o } => {
                 let m = match op {
                     super::mir::CmpOp::Cmp => "cmp",
                     super::mir::CmpOp::Cmn => "cmn",
+                    super::mir::CmpOp::Tst => "tst",
                 };
                 self.line(format!("{m}\t{}, {}", reg(*rn), op2(*o)));
             }
