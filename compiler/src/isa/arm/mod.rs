@@ -10,7 +10,8 @@
 //! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
 //!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
 //!    functions whose frame needs it) and inserts moves, spills and reloads.
-//! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`copyprop`]
+//! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`remat`]
+//!    (`arm-remat`), [`copyprop`]
 //!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`),
 //!    [`ifconv`] (`arm-if-convert`) and [`branches`] (`arm-branch-opt`).
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
@@ -57,6 +58,7 @@ pub mod mir;
 mod peephole;
 mod regalloc;
 pub mod regs;
+mod remat;
 mod spills;
 
 #[cfg(test)]
@@ -91,6 +93,7 @@ pub enum Stage {
     ConstDiv,
     ConstHoist,
     SpillElim,
+    Remat,
     CopyProp,
     LeafRegs,
     Peephole,
@@ -99,7 +102,7 @@ pub enum Stage {
 }
 
 /// Number of optional stages.
-const NUM_STAGES: usize = 10;
+const NUM_STAGES: usize = 11;
 
 impl Stage {
     pub const ALL: [Stage; NUM_STAGES] = [
@@ -108,6 +111,7 @@ impl Stage {
         Stage::ConstDiv,
         Stage::ConstHoist,
         Stage::SpillElim,
+        Stage::Remat,
         Stage::CopyProp,
         Stage::LeafRegs,
         Stage::Peephole,
@@ -131,6 +135,7 @@ const STAGES: [(&str, &str); NUM_STAGES] = [
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
     ("arm-spill-elim", "after allocation: drop reloads and stores of spill slots whose value the register already holds (across blocks)"),
+    ("arm-remat", "after allocation: reloads of spill slots that only ever hold one cheap constant or stack address rebuild it; the stores go"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
     ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
     ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
@@ -269,6 +274,9 @@ fn allocate_and_lay_out(
     let mut pf = regalloc::allocate(mf, ip_allocatable)?;
     if opts.enabled(Stage::SpillElim) {
         spills::run(&mut pf);
+    }
+    if opts.enabled(Stage::Remat) {
+        remat::run(&mut pf);
     }
     if opts.enabled(Stage::CopyProp) {
         copyprop::run(&mut pf);
