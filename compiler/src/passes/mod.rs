@@ -364,9 +364,11 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo::backend(Stage::ConstDiv),
     PassInfo::backend(Stage::ConstHoist),
     PassInfo::backend(Stage::SpillElim),
+    PassInfo::backend(Stage::Remat),
     PassInfo::backend(Stage::CopyProp),
     PassInfo::backend(Stage::LeafRegs),
     PassInfo::backend(Stage::Peephole),
+    PassInfo::backend(Stage::IfConvert),
     PassInfo::backend(Stage::BranchOpt),
 ];
 

@@ -169,10 +169,33 @@ impl FnEmitter<'_> {
             }
             MInst::Smmul { rd, rn, rm } => self.line(format!("smmul\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
             MInst::Sdiv { rd, rn, rm } => self.line(format!("sdiv\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
+            MInst::SRemPow2 { rd, rn, k, tmp } => {
+                let (rd, rn) = (reg(*rd), reg(*rn));
+                match tmp {
+                    Some(tmp) if *k > 1 => {
+                        let tmp = reg(*tmp);
+                        self.line(format!("rsbs\t{tmp}, {rn}, #0"));
+                        self.line(format!("ubfx\t{rd}, {rn}, #0, #{k}"));
+                        self.line(format!("ubfx\t{tmp}, {tmp}, #0, #{k}"));
+                        self.line(format!("rsbpl\t{rd}, {tmp}, #0"));
+                    }
+                    _ if *k > 1 => {
+                        self.line(format!("ands\t{rd}, {rn}, #{}", (1u32 << k) - 1));
+                        self.line(format!("cmpne\t{rn}, #0"));
+                        self.line(format!("submi\t{rd}, {rd}, #{}", 1u32 << k));
+                    }
+                    _ => {
+                        self.line(format!("cmp\t{rn}, #0"));
+                        self.line(format!("and\t{rd}, {rn}, #1"));
+                        self.line(format!("rsblt\t{rd}, {rd}, #0"));
+                    }
+                }
+            }
             MInst::Cmp { op, rn, op2: o } => {
                 let m = match op {
                     super::mir::CmpOp::Cmp => "cmp",
                     super::mir::CmpOp::Cmn => "cmn",
+                    super::mir::CmpOp::Tst => "tst",
                 };
                 self.line(format!("{m}\t{}, {}", reg(*rn), op2(*o)));
             }
@@ -238,6 +261,14 @@ impl FnEmitter<'_> {
             }
             MInst::BranchCond { cc, target } => self.line(format!("b{}\t{}", cc.name(), self.label(*target))),
             MInst::Ret { .. } => self.layout.epilogue(self.out),
+            MInst::Pred { cc, inst } => {
+                let mut text = String::new();
+                FnEmitter { out: &mut text, layout: self.layout, fn_index: self.fn_index }.inst(inst);
+                for line in text.lines() {
+                    self.out.push_str(&predicated_line(line, *cc));
+                    self.out.push('\n');
+                }
+            }
         }
     }
 
@@ -277,6 +308,15 @@ impl FnEmitter<'_> {
             self.line(format!("str\t{zero}, [{ptr}]"));
         }
     }
+}
+
+/// `\tmnemonic\toperands` with the condition `cc` added to the mnemonic, in front of any
+/// data-type suffix (`addne`, `ldrne`, `vaddne.f32`, `vcvtne.f32.s32`).
+fn predicated_line(line: &str, cc: super::mir::Cond) -> String {
+    let body = line.strip_prefix('\t').unwrap_or(line);
+    let (mnemonic, operands) = body.split_once('\t').unwrap_or((body, ""));
+    let (base, suffix) = mnemonic.split_at(mnemonic.find('.').unwrap_or(mnemonic.len()));
+    format!("\t{base}{}{suffix}\t{operands}", cc.name())
 }
 
 fn origin_comment(origin: BlockOrigin) -> String {

@@ -16,7 +16,7 @@
 //! Addresses of stack objects ([`FrameObj`]) stay symbolic until the frame is laid out
 //! after allocation (the number of spill slots is known only then).
 //!
-//! Flags: a flag-setting instruction (`cmp`, `cmn`, `vcmp`+`vmrs`) is always placed right
+//! Flags: a flag-setting instruction (`cmp`, `cmn`, `tst`, `vcmp`+`vmrs`) is always placed right
 //! before its consumers (`b<cc>`, `mov<cc>`, `vmov<cc>`, [`MInst::SetCond`]); the allocator
 //! only inserts moves, loads and stores, none of which touch the flags.
 
@@ -162,6 +162,8 @@ impl AluOp {
 pub enum CmpOp {
     Cmp,
     Cmn,
+    /// `tst rn, op2`: the flags of `rn & op2` (only `eq`/`ne` are meaningful).
+    Tst,
 }
 
 /// VFP single-precision arithmetic.
@@ -285,6 +287,18 @@ pub enum MInst {
         rd: Reg,
         rn: Reg,
         rm: Reg,
+    },
+    /// `rd = rn % 2^k` (C semantics: the sign of `rn`, `1 ≤ k ≤ 31`) with masks and a
+    /// conditional correction; clobbers the flags. For `k = 1`: `cmp rn, #0; and rd, rn, #1;
+    /// rsblt rd, rd, #0`. For `2 ≤ k ≤ 8` (`rn` read late, so `rd ≠ rn`):
+    /// `ands rd, rn, #2^k-1; cmpne rn, #0; submi rd, rd, #2^k` (a negative `rn` with a
+    /// non-zero remainder gets `2^k` taken off). Otherwise, with the temporary `tmp`:
+    /// `rsbs tmp, rn, #0; ubfx rd, rn, #0, #k; ubfx tmp, tmp, #0, #k; rsbpl rd, tmp, #0`.
+    SRemPow2 {
+        rd: Reg,
+        rn: Reg,
+        k: u8,
+        tmp: Option<Reg>,
     },
     /// `cmp rn, op2` / `cmn rn, op2`.
     Cmp {
@@ -428,12 +442,25 @@ pub enum MInst {
     Ret {
         val: Option<(Reg, PReg)>,
     },
+    /// `inst` executed only when `cc` holds (every instruction of its expansion carries the
+    /// condition). Created by `arm-if-convert` on allocated code (only `arm-branch-opt` runs
+    /// after it): a conditional definition also keeps the old value, so
+    /// [`MInst::phys_defs_uses`] reports its definitions as uses too.
+    Pred {
+        cc: Cond,
+        inst: Box<MInst>,
+    },
 }
 
 /// Receives the register operands of an instruction, in a fixed order.
 pub trait OperandVisitor {
     /// Read at the start of the instruction.
     fn reg_use(&mut self, r: &mut Reg);
+    /// Read throughout the instruction, so never in the register of one of its definitions
+    /// (an expansion that writes its result before its last read of this operand).
+    fn reg_use_late(&mut self, r: &mut Reg) {
+        self.reg_use(r)
+    }
     /// Written at the end of the instruction (may share a register with a use).
     fn reg_def(&mut self, r: &mut Reg);
     /// A scratch register written at the start and live throughout the instruction.
@@ -482,6 +509,17 @@ impl MInst {
             MInst::Mul { rd, rn, rm } | MInst::Smmul { rd, rn, rm } | MInst::Sdiv { rd, rn, rm } => {
                 v.reg_use(rn);
                 v.reg_use(rm);
+                v.reg_def(rd);
+            }
+            MInst::SRemPow2 { rd, rn, tmp, k } => {
+                if (2..=8).contains(k) {
+                    v.reg_use_late(rn);
+                } else {
+                    v.reg_use(rn);
+                }
+                if let Some(tmp) = tmp {
+                    v.reg_temp(tmp);
+                }
                 v.reg_def(rd);
             }
             MInst::Mla { rd, rn, rm, ra } | MInst::Mls { rd, rn, rm, ra } => {
@@ -585,6 +623,7 @@ impl MInst {
                     v.fixed_use(r, *p);
                 }
             }
+            MInst::Pred { inst, .. } => inst.visit(v),
         }
     }
 
@@ -632,6 +671,10 @@ impl MInst {
         }
         let mut c = Collect { defs: SmallVec::new(), uses: SmallVec::new() };
         self.clone().visit(&mut c);
+        if let MInst::Pred { .. } = self {
+            // When the condition fails the old value stays: a conditional write reads it.
+            c.uses.extend(c.defs.iter().copied());
+        }
         (c.defs, c.uses)
     }
 }

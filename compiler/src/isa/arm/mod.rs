@@ -10,9 +10,10 @@
 //! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
 //!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
 //!    functions whose frame needs it) and inserts moves, spills and reloads.
-//! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`copyprop`]
-//!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`) and
-//!    [`branches`] (`arm-branch-opt`).
+//! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`remat`]
+//!    (`arm-remat`), [`copyprop`]
+//!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`),
+//!    [`ifconv`] (`arm-if-convert`) and [`branches`] (`arm-branch-opt`).
 //! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
 //!    assembly, expanding pseudo-instructions.
 //!
@@ -51,6 +52,7 @@ mod copyprop;
 pub mod emit;
 pub mod frame;
 pub mod imm;
+mod ifconv;
 mod isel;
 mod leafregs;
 pub mod link;
@@ -58,6 +60,7 @@ pub mod mir;
 mod peephole;
 mod regalloc;
 pub mod regs;
+mod remat;
 mod spills;
 pub mod verify;
 
@@ -100,23 +103,30 @@ pub enum Stage {
     ConstDiv,
     ConstHoist,
     SpillElim,
+    Remat,
     CopyProp,
     LeafRegs,
     Peephole,
+    IfConvert,
     BranchOpt,
 }
 
+/// Number of optional stages.
+const NUM_STAGES: usize = 11;
+
 impl Stage {
     /// Every stage, in back-end order.
-    pub const ALL: [Stage; 9] = [
+    pub const ALL: [Stage; NUM_STAGES] = [
         Stage::AddrFold,
         Stage::OpFold,
         Stage::ConstDiv,
         Stage::ConstHoist,
         Stage::SpillElim,
+        Stage::Remat,
         Stage::CopyProp,
         Stage::LeafRegs,
         Stage::Peephole,
+        Stage::IfConvert,
         Stage::BranchOpt,
     ];
 
@@ -137,19 +147,24 @@ impl Stage {
     /// Whether the stage rewrites allocated machine code (the machine-code verifier runs
     /// after each of these under `--verify-each`).
     pub fn after_allocation(self) -> bool {
-        matches!(self, Stage::SpillElim | Stage::CopyProp | Stage::LeafRegs | Stage::Peephole | Stage::BranchOpt)
+        matches!(
+            self,
+            Stage::SpillElim | Stage::Remat | Stage::CopyProp | Stage::LeafRegs | Stage::Peephole | Stage::IfConvert | Stage::BranchOpt
+        )
     }
 }
 
-const STAGES: [(&str, &str); 9] = [
+const STAGES: [(&str, &str); NUM_STAGES] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
     ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
     ("arm-spill-elim", "after allocation: drop reloads and stores of spill slots whose value the register already holds (across blocks)"),
+    ("arm-remat", "after allocation: reloads of spill slots that only ever hold one cheap constant or stack address rebuild it; the stores go"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
     ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
     ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
+    ("arm-if-convert", "after allocation: small diamonds, triangles and loop-latch edge blocks become conditionally executed instructions"),
     ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
 ];
 
@@ -290,13 +305,15 @@ fn allocate_and_lay_out(
     };
     check(&pf, "register allocation")?;
     type Rewrite<'a> = &'a dyn Fn(&mut mir::PFunction);
-    let stages: [(Stage, Rewrite<'_>); 5] = [
+    let stages: [(Stage, Rewrite<'_>); 7] = [
         (Stage::SpillElim, &|pf| {
             spills::run(pf);
         }),
+        (Stage::Remat, &|pf| remat::run(pf)),
         (Stage::CopyProp, &|pf| copyprop::run(pf, &opts.faults)),
         (Stage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
         (Stage::Peephole, &|pf| peephole::run(pf)),
+        (Stage::IfConvert, &|pf| ifconv::run(pf)),
         (Stage::BranchOpt, &|pf| branches::run(pf)),
     ];
     for (stage, run) in stages {

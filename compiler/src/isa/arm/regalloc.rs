@@ -13,8 +13,8 @@
 //! validator and `regalloc2`'s checker run on every function.
 
 use regalloc2::{
-    Algorithm, Allocation, Block, Edit, Function, Inst, InstRange, MachineEnv, Operand, Output, PReg, PRegSet,
-    ProgPoint, RegClass, RegallocOptions, VReg,
+    Algorithm, Allocation, Block, Edit, Function, Inst, InstRange, MachineEnv, Operand, OperandConstraint,
+    OperandKind, OperandPos, Output, PReg, PRegSet, ProgPoint, RegClass, RegallocOptions, VReg,
 };
 
 use super::BackendError;
@@ -105,6 +105,11 @@ impl OperandVisitor for Collector<'_> {
     fn reg_use(&mut self, r: &mut Reg) {
         if let Some(v) = self.vreg(r) {
             self.ops.push(Operand::reg_use(v));
+        }
+    }
+    fn reg_use_late(&mut self, r: &mut Reg) {
+        if let Some(v) = self.vreg(r) {
+            self.ops.push(Operand::new(v, OperandConstraint::Reg, OperandKind::Use, OperandPos::Late));
         }
     }
     fn reg_def(&mut self, r: &mut Reg) {

@@ -17,9 +17,11 @@
 //!   find its register defined on every path. This is also the callee-saved discipline: a
 //!   value live across a call must be in a register the call preserves, and a callee-saved
 //!   register is never read before the function itself wrote it.
-//! * **Flags**: the same analysis for the condition flags: `cmp`/`cmn`/`vcmp` set them,
-//!   calls and the zeroing loop clobber them, and every conditional instruction (`b<cc>`,
-//!   `mov<cc>`, `vmov<cc>`, set-on-condition) must find them set on every path.
+//! * **Flags**: the same analysis for the condition flags: `cmp`/`cmn`/`tst`/`vcmp` set
+//!   them, calls, the zeroing loop and the remainder sequence clobber them, and every
+//!   conditional instruction (`b<cc>`, `mov<cc>`, `vmov<cc>`, set-on-condition, and any
+//!   instruction predicated by `arm-if-convert`) must find them set on every path. A
+//!   predicated definition counts as a definition (its condition is not tracked).
 //! * **Stack offsets**: every frame operand names an existing object (alloca area, spill
 //!   slot, argument area); accesses to spill slots and to the outgoing argument area stay
 //!   inside them.
@@ -90,6 +92,7 @@ fn classes(inst: &MInst) -> Vec<RegClass> {
         MInst::Mov { op2: o, .. } => cat(&[op2(o), vec![I]]),
         MInst::LoadImm { .. } | MInst::LoadSym { .. } | MInst::FrameAddr { .. } | MInst::SetCond { .. } => vec![I],
         MInst::Mul { .. } | MInst::Smmul { .. } | MInst::Sdiv { .. } => vec![I; 3],
+        MInst::SRemPow2 { tmp, .. } => vec![I; 2 + usize::from(tmp.is_some())],
         MInst::Mla { .. } | MInst::Mls { .. } => vec![I; 4],
         MInst::Cmp { op2: o, .. } => cat(&[vec![I], op2(o)]),
         MInst::MovCond { op2: o, .. } => cat(&[vec![I], op2(o), vec![I]]),
@@ -109,6 +112,7 @@ fn classes(inst: &MInst) -> Vec<RegClass> {
         MInst::Call { uses, defs, .. } => uses.iter().chain(defs.iter()).map(|(_, p)| p.class()).collect(),
         MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. } => vec![],
         MInst::Ret { val } => val.iter().map(|(_, p)| p.class()).collect(),
+        MInst::Pred { inst, .. } => classes(inst),
     }
 }
 
@@ -119,14 +123,23 @@ fn sets_flags(inst: &MInst) -> bool {
 fn reads_flags(inst: &MInst) -> bool {
     matches!(
         inst,
-        MInst::CondBr { .. } | MInst::BranchCond { .. } | MInst::SetCond { .. } | MInst::MovCond { .. } | MInst::VMovCond { .. }
+        MInst::CondBr { .. }
+            | MInst::BranchCond { .. }
+            | MInst::SetCond { .. }
+            | MInst::MovCond { .. }
+            | MInst::VMovCond { .. }
+            | MInst::Pred { .. }
     )
 }
 
 /// Instructions whose expansion changes the flags without producing a comparison result
-/// (calls, and the zeroing loop's `subs`).
+/// (calls, the zeroing loop's `subs`, the remainder sequence's internal compares).
 fn clobbers_flags(inst: &MInst) -> bool {
-    matches!(inst, MInst::Call { .. } | MInst::MemZeroLoop { count: Some(_), .. })
+    match inst {
+        MInst::Call { .. } | MInst::MemZeroLoop { count: Some(_), .. } | MInst::SRemPow2 { .. } => true,
+        MInst::Pred { inst, .. } => clobbers_flags(inst) || sets_flags(inst),
+        _ => false,
+    }
 }
 
 /// Bytes an access through `addr` by `inst` reads or writes (0 for an address computation).

@@ -19,6 +19,9 @@
 //!   bit-identical; `vmls` is not used because it negates the product, which flips the sign
 //!   of a NaN result compared with `vsub`).
 //!
+//! * **Remainder tests.** `x % 2^k` (also `% -2^k`, `k ≤ 8`) whose only uses are `== 0` /
+//!   `!= 0` compares is skipped: each compare becomes `tst x, #2^k-1`.
+//!
 //! Folding only extends live ranges of the folded instruction's operands up to the user;
 //! the same-block condition for multiplications keeps loop-invariant products out of loops.
 
@@ -150,6 +153,19 @@ impl FoldInfo {
         }
 
         if fold_ops {
+            // x % 2^k used only by `== 0` / `!= 0` tests: each test becomes `tst x, #2^k-1`.
+            for &i in &insts {
+                let Some(v) = func.result(i) else { continue };
+                if rem_pow2_mask(func, i).is_some()
+                    && func
+                        .users(v)
+                        .iter()
+                        .filter(|&&u| live_user(u))
+                        .all(|&u| rem_pow2_test(func, u).is_some_and(|(r, _)| r == v))
+                {
+                    info.skipped[i] = true;
+                }
+            }
             for &u in &insts {
                 // acc + x*y → vmla (the multiplication in the same block, used only here).
                 if func.opcode(u) == Opcode::FAdd {
@@ -274,6 +290,31 @@ impl FoldInfo {
         self.gep_exprs.insert(v, e);
         e
     }
+}
+
+/// `2^k - 1` when `srem` computes `x % ±2^k` with a mask that `tst` can encode (`1 ≤ k ≤ 8`).
+pub fn rem_pow2_mask(func: &Function, srem: Inst) -> Option<u32> {
+    if func.opcode(srem) != Opcode::SRem {
+        return None;
+    }
+    let d = func.as_int_const(func.args(srem)[1])?.unsigned_abs();
+    (d.is_power_of_two() && (2..=256).contains(&d) && func.as_const(func.args(srem)[0]).is_none()).then(|| d - 1)
+}
+
+/// For an `icmp eq/ne` of `x % ±2^k` (see [`rem_pow2_mask`]) with zero: the remainder value
+/// and the mask. `x % 2^k == 0` exactly when `x & (2^k - 1) == 0`, whatever the sign of `x`.
+pub fn rem_pow2_test(func: &Function, icmp: Inst) -> Option<(Value, u32)> {
+    if !matches!(func.opcode(icmp), Opcode::Icmp(crate::ir::IntCC::Eq | crate::ir::IntCC::Ne)) {
+        return None;
+    }
+    let args = func.args(icmp);
+    let rem = match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
+        (_, Some(0)) => args[0],
+        (Some(0), _) => args[1],
+        _ => return None,
+    };
+    let mask = rem_pow2_mask(func, func.def_inst(rem)?)?;
+    Some((rem, mask))
 }
 
 /// `(x, c)` when `v` is `x + c` or `x - c` for an `i32` constant `c` (wrapping arithmetic, so

@@ -14,7 +14,7 @@
 
 use regalloc2::RegClass;
 
-use super::fold::{AddrBase, AddrExpr, mul_by_power_of_two};
+use super::fold::{AddrBase, AddrExpr, mul_by_power_of_two, rem_pow2_test};
 use super::{ISel, Mat, class_of, int_const};
 use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 use crate::isa::arm::imm::{DivMagic, is_arm_imm};
@@ -337,7 +337,7 @@ impl ISel<'_> {
         })
     }
 
-    fn lower_div(&mut self, a: Value, b: Value, rem: bool) -> Result<Reg, BackendError> {
+    pub(super) fn lower_div(&mut self, a: Value, b: Value, rem: bool) -> Result<Reg, BackendError> {
         let divisor = int_const(self.func, b).filter(|_| self.opts.enabled(Stage::ConstDiv));
         if let Some(d) = divisor {
             let n = self.value_reg(a)?;
@@ -353,6 +353,13 @@ impl ISel<'_> {
             }
             if ad.is_power_of_two() && d != i32::MIN {
                 let k = ad.trailing_zeros() as u8;
+                if rem {
+                    // `n % ±2^k` keeps the sign of `n`: mask `|n|` and negate back.
+                    let rd = self.new_int();
+                    let tmp = (k > 8).then(|| self.new_int());
+                    self.emit(MInst::SRemPow2 { rd, rn: n, k, tmp });
+                    return Ok(rd);
+                }
                 // Bias negative dividends by 2^k - 1 so the shift truncates toward zero.
                 let sign = if k == 1 { n } else { self.mov(Op2::Shifted(n, Shift::Asr, 31)) };
                 let biased = if k >= 2 && self.opts.faults.is_on(crate::faults::ARM_POW2_DIV_NO_BIAS) {
@@ -361,13 +368,7 @@ impl ISel<'_> {
                     self.alu(AluOp::Add, n, Op2::Shifted(sign, Shift::Lsr, 32 - k))
                 };
                 let q = self.mov(Op2::Shifted(biased, Shift::Asr, k));
-                return Ok(if rem {
-                    self.alu(AluOp::Sub, n, Op2::Shifted(q, Shift::Lsl, k))
-                } else if d < 0 {
-                    self.alu(AluOp::Rsb, q, Op2::Imm(0))
-                } else {
-                    q
-                });
+                return Ok(if d < 0 { self.alu(AluOp::Rsb, q, Op2::Imm(0)) } else { q });
             }
             if let Some(magic) = DivMagic::for_divisor(d) {
                 let m = self.materialise(Mat::Int(magic.multiplier));
@@ -412,6 +413,17 @@ impl ISel<'_> {
     pub(super) fn compare(&mut self, inst: Inst) -> Result<Cond, BackendError> {
         let func = self.func;
         let (a, b) = (func.args(inst)[0], func.args(inst)[1]);
+        if self.opts.enabled(Stage::OpFold)
+            && let Some((rem, mask)) = rem_pow2_test(func, inst)
+            && let Some(ri) = func.def_inst(rem)
+        {
+            let rn = self.value_reg(func.args(ri)[0])?;
+            self.emit(MInst::Cmp { op: CmpOp::Tst, rn, op2: Op2::Imm(mask) });
+            return Ok(match func.opcode(inst) {
+                Opcode::Icmp(cc) => int_cond(cc),
+                op => return Err(BackendError::Internal(format!("remainder test of {}", op.mnemonic()))),
+            });
+        }
         match func.opcode(inst) {
             Opcode::Icmp(cc) => {
                 let (x, c, cc) = match (int_const(func, a), int_const(func, b)) {

@@ -509,6 +509,7 @@ impl ISel<'_> {
                     self.addr_expr_reg(e)
                 }
                 Opcode::Mul => self.lower_mul(func.args(i)[0], func.args(i)[1]),
+                Opcode::SRem => self.lower_div(func.args(i)[0], func.args(i)[1], true),
                 Opcode::FMul => {
                     let sn = self.value_reg(func.args(i)[0])?;
                     let sm = self.value_reg(func.args(i)[1])?;

@@ -7,5 +7,6 @@ mod link;
 mod programs;
 mod random;
 mod run;
+mod sources;
 mod text;
 mod verify;

@@ -1,0 +1,281 @@
+//! Stage `arm-if-convert`: small branch shapes become conditionally executed instructions.
+//!
+//! ARM instructions carry a condition, so a short block that runs only when the flags say so
+//! can run unconditionally *predicated* on those flags instead of being branched around:
+//!
+//! * **diamond** — `b<cc> T`, falling into `F`; `F` and `T` each reached only from there
+//!   and both going on to the same block `J`: both bodies move into the branching block,
+//!   `F`'s under `!cc`, `T`'s under `cc`, followed by a jump to `J` (usually falling through);
+//! * **triangle** — one side is such a block that goes on to the other side: its body moves
+//!   into the branching block under its condition, the branch disappears;
+//! * **loop latch** — one side is such a block that closes a natural loop (typically an edge
+//!   block holding the moves of the back edge, jumping to the loop header) while the other
+//!   side leaves that loop: its body moves up under its condition and the branch to it
+//!   becomes a conditional branch straight to the header, saving the unconditional `b` of
+//!   every iteration.
+//!
+//! Why: executing up to a few instructions whose condition fails is cheaper than a branch
+//! (never mispredicted, and the `b` to the join disappears); the limits below keep the
+//! always-executed instructions within what the branches cost.
+//!
+//! Soundness: predicated instructions do not write the flags, so every one of them, and the
+//! branch after them, sees the flags of the comparison that ended the branching block; only
+//! instructions whose whole expansion can carry a condition and that never set flags are
+//! moved (no compares, calls, returns, `mov<cc>` pairs, zeroing loops). A moved block must
+//! have no other way in (no other branch to it, no fall-through from another block), so it
+//! disappears. Divisions are never predicated (too slow to execute for nothing).
+//!
+//! Runs on allocated code right before `arm-branch-opt` (which then threads, lays out and
+//! drops the jumps to the next block): blocks end in a return, `b` or `b<cc>` + `b`
+//! ([`MInst::CondBr`]). Blocks that end otherwise (after layout) are read as falling through, so
+//! the stage also works there. Empty blocks (a lone `b`, such as edge blocks whose moves all
+//! vanished) are sides of no cost, which turns a triangle with an edge block into a diamond.
+//! Only `arm-branch-opt` runs after it: a conditional definition also keeps the old value,
+//! which only [`MInst::phys_defs_uses`] knows about, and the earlier stages' liveness
+//! reasoning does not.
+
+use regalloc2::Block;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::imm::is_arm_imm;
+use super::mir::{Cond, MInst, Op2, PFunction, VOp};
+
+/// Largest triangle side (instructions, model cycles).
+const TRIANGLE_MAX: (u32, u32) = (3, 4);
+/// Largest pair of diamond sides together.
+const DIAMOND_MAX: (u32, u32) = (4, 5);
+/// Largest loop-latch block.
+const LATCH_MAX: (u32, u32) = (3, 4);
+
+/// Where a block goes after its optional conditional branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Then {
+    Goto(Block),
+    /// A return, or falling off the end of the function.
+    Leave,
+}
+
+/// How a block ends: `body` instructions, then the branches.
+#[derive(Clone, Copy, Debug)]
+struct Exit {
+    cond: Option<(Cond, Block)>,
+    then: Then,
+    body_len: usize,
+}
+
+fn exit_of(pf: &PFunction, i: usize) -> Exit {
+    let insts = &pf.blocks[i].1.insts;
+    let next = pf.blocks.get(i + 1).map_or(Then::Leave, |(b, _)| Then::Goto(*b));
+    let n = insts.len();
+    match insts.last() {
+        Some(MInst::Jump { target }) => match n.checked_sub(2).map(|k| &insts[k]) {
+            Some(MInst::BranchCond { cc, target: x }) => {
+                Exit { cond: Some((*cc, *x)), then: Then::Goto(*target), body_len: n - 2 }
+            }
+            _ => Exit { cond: None, then: Then::Goto(*target), body_len: n - 1 },
+        },
+        Some(MInst::CondBr { cc, taken, not_taken }) => {
+            Exit { cond: Some((*cc, *taken)), then: Then::Goto(*not_taken), body_len: n - 1 }
+        }
+        Some(MInst::BranchCond { cc, target }) => Exit { cond: Some((*cc, *target)), then: next, body_len: n - 1 },
+        Some(MInst::Ret { .. }) => Exit { cond: None, then: Then::Leave, body_len: n },
+        _ => Exit { cond: None, then: next, body_len: n },
+    }
+}
+
+/// `(instructions, model cycles)` of `inst` when it can be predicated.
+fn predicated_cost(inst: &MInst) -> Option<(u32, u32)> {
+    let one_insn_imm = |v: u32| is_arm_imm(v) || is_arm_imm(!v) || v <= 0xffff;
+    Some(match inst {
+        MInst::Alu { op2: Op2::Shifted(..), .. } | MInst::Mov { op2: Op2::Shifted(..), .. } => (1, 2),
+        MInst::Alu { .. } | MInst::Mov { .. } | MInst::FrameAddr { .. } => (1, 1),
+        MInst::LoadImm { value, .. } => {
+            if one_insn_imm(*value) {
+                (1, 1)
+            } else {
+                (2, 2)
+            }
+        }
+        MInst::LoadSym { .. } => (2, 2),
+        MInst::Mul { .. } | MInst::Mla { .. } | MInst::Mls { .. } | MInst::Smmul { .. } => (1, 4),
+        MInst::Ldr { .. } => (1, 3),
+        MInst::Str { .. } => (1, 1),
+        MInst::Vldr { .. } | MInst::Vstr { .. } | MInst::VMov { .. } | MInst::VNeg { .. } => (1, 2),
+        MInst::VMovImm { .. } | MInst::VMovFromCore { .. } | MInst::VMovToCore { .. } => (1, 2),
+        MInst::VCvtF32S32 { .. } | MInst::VCvtS32F32 { .. } => (1, 4),
+        MInst::VArith { op: VOp::Add | VOp::Sub, .. } => (1, 4),
+        MInst::VArith { op: VOp::Mul, .. } => (1, 5),
+        MInst::VMla { sd, sa, .. } => {
+            if sd == sa {
+                (1, 5)
+            } else {
+                (2, 7)
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The body and destination of block `i` if it can move into a predecessor: no conditional
+/// branch of its own, a `Goto` exit, every instruction predicable, within `limit`.
+fn movable_side(pf: &PFunction, i: usize, limit: (u32, u32)) -> Option<(&[MInst], Block, (u32, u32))> {
+    let exit = exit_of(pf, i);
+    let (None, Then::Goto(dest)) = (exit.cond, exit.then) else {
+        return None;
+    };
+    let body = &pf.blocks[i].1.insts[..exit.body_len];
+    let mut cost = (0, 0);
+    for inst in body {
+        let (n, c) = predicated_cost(inst)?;
+        cost = (cost.0 + n, cost.1 + c);
+    }
+    (cost.0 <= limit.0 && cost.1 <= limit.1).then_some((body, dest, cost))
+}
+
+fn predicated(body: &[MInst], cc: Cond) -> impl Iterator<Item = MInst> + '_ {
+    body.iter().map(move |inst| MInst::Pred { cc, inst: Box::new(inst.clone()) })
+}
+
+/// Number of ways into each block: branches naming it, falling through into it, and the
+/// function entry.
+fn incoming(pf: &PFunction) -> FxHashMap<Block, u32> {
+    let mut count: FxHashMap<Block, u32> = FxHashMap::default();
+    if let Some((entry, _)) = pf.blocks.first() {
+        *count.entry(*entry).or_default() += 1;
+    }
+    for i in 0..pf.blocks.len() {
+        let exit = exit_of(pf, i);
+        if let Some((_, x)) = exit.cond {
+            *count.entry(x).or_default() += 1;
+        }
+        if let Then::Goto(t) = exit.then {
+            *count.entry(t).or_default() += 1;
+        }
+    }
+    count
+}
+
+/// A conversion found at a branching block: its new tail and the blocks that disappear.
+struct Rewrite {
+    tail: Vec<MInst>,
+    removed: Vec<Block>,
+}
+
+fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> Option<Rewrite> {
+    let b = pf.blocks[i].0;
+    let exit = exit_of(pf, i);
+    let (Some((cc, t)), Then::Goto(n)) = (exit.cond, exit.then) else {
+        return None;
+    };
+    if t == n || t == b || n == b {
+        return None;
+    }
+    let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (blk, _))| (*blk, k)).collect();
+    let single = |x: Block| incoming.get(&x) == Some(&1);
+    let side = |x: Block, limit| if single(x) { movable_side(pf, pos[&x], limit) } else { None };
+    let jump = |target| MInst::Jump { target };
+
+    // Diamond.
+    if let (Some((bn, jn, cn)), Some((bt, jt, ct))) = (side(n, DIAMOND_MAX), side(t, DIAMOND_MAX))
+        && jn == jt
+        && jn != t
+        && jn != n
+        && cn.0 + ct.0 <= DIAMOND_MAX.0
+        && cn.1 + ct.1 <= DIAMOND_MAX.1
+    {
+        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).chain(predicated(bt, cc)).collect();
+        tail.push(jump(jn));
+        return Some(Rewrite { tail, removed: vec![n, t] });
+    }
+    // Triangles.
+    if let Some((bn, dest, _)) = side(n, TRIANGLE_MAX)
+        && dest == t
+    {
+        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).collect();
+        tail.push(jump(t));
+        return Some(Rewrite { tail, removed: vec![n] });
+    }
+    if let Some((bt, dest, _)) = side(t, TRIANGLE_MAX)
+        && dest == n
+    {
+        let mut tail: Vec<MInst> = predicated(bt, cc).collect();
+        tail.push(jump(n));
+        return Some(Rewrite { tail, removed: vec![t] });
+    }
+    // Loop latches: the side's jump to `dest` closes a natural loop (`dest` dominates the
+    // side) that the other successor leaves. Otherwise the side may be the exit of an inner
+    // loop to an outer header: predicating it into the inner loop would run it on every
+    // inner iteration.
+    let latch = |side: Block, dest: Block, other: Block| {
+        matches!(natural_loop(pf, side, dest), Some(body) if !body.contains(&other))
+    };
+    if let Some((bn, dest, _)) = side(n, LATCH_MAX)
+        && dest != t
+        && latch(n, dest, t)
+    {
+        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).collect();
+        tail.push(MInst::CondBr { cc: cc.invert(), taken: dest, not_taken: t });
+        return Some(Rewrite { tail, removed: vec![n] });
+    }
+    if let Some((bt, dest, _)) = side(t, LATCH_MAX)
+        && dest != n
+        && latch(t, dest, n)
+    {
+        let mut tail: Vec<MInst> = predicated(bt, cc).collect();
+        tail.push(MInst::CondBr { cc, taken: dest, not_taken: n });
+        return Some(Rewrite { tail, removed: vec![t] });
+    }
+    None
+}
+
+/// The blocks of the natural loop closed by the edge `latch → header`: those reaching
+/// `latch` without passing `header`, plus both. `None` when the entry reaches `latch` that
+/// way (`header` does not dominate it: no natural loop).
+fn natural_loop(pf: &PFunction, latch: Block, header: Block) -> Option<FxHashSet<Block>> {
+    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
+    for i in 0..pf.blocks.len() {
+        let exit = exit_of(pf, i);
+        let from = pf.blocks[i].0;
+        for to in exit.cond.map(|(_, x)| x).into_iter().chain(match exit.then {
+            Then::Goto(t) => Some(t),
+            Then::Leave => None,
+        }) {
+            preds.entry(to).or_default().push(from);
+        }
+    }
+    let entry = pf.blocks.first()?.0;
+    let mut body: FxHashSet<Block> = [header, latch].into_iter().collect();
+    let mut stack = vec![latch];
+    while let Some(b) = stack.pop() {
+        if b == entry && b != header {
+            return None;
+        }
+        for &p in preds.get(&b).map_or(&[][..], |v| v.as_slice()) {
+            if body.insert(p) {
+                stack.push(p);
+            }
+        }
+    }
+    Some(body)
+}
+
+pub fn run(pf: &mut PFunction) {
+    let mut i = 0;
+    while i < pf.blocks.len() {
+        let incoming = incoming(pf);
+        match find_rewrite(pf, i, &incoming) {
+            Some(rewrite) => {
+                let body_len = exit_of(pf, i).body_len;
+                let (b, block) = &mut pf.blocks[i];
+                let b = *b;
+                block.insts.truncate(body_len);
+                block.insts.extend(rewrite.tail);
+                pf.blocks.retain(|(x, _)| !rewrite.removed.contains(x));
+                // Look at the same block again (a removed side may have preceded it); every
+                // rewrite removes a block, so this ends.
+                i = pf.blocks.iter().position(|(x, _)| *x == b).unwrap_or(i);
+            }
+            None => i += 1,
+        }
+    }
+}
