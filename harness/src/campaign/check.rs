@@ -189,13 +189,19 @@ impl Checker {
             self.note(index, ANALYSIS);
             let start = Instant::now();
             let result = timing.time(Phase::Selftest, || dataflow::check_program(&lowered));
-            line.analysis_functions = *result.as_ref().unwrap_or(&0);
+            let compared = result.as_ref().copied().unwrap_or_default();
+            line.analysis_functions = compared.functions;
+            let detail = match &result {
+                Err(f) => f.detail.clone(),
+                Ok(c) if c.skipped > 0 => format!("{} functions skipped: too irreducible for the region solver", c.skipped),
+                Ok(_) => String::new(),
+            };
             selftests.push(SelfTest {
                 program: index,
                 oracle: "dataflow".into(),
                 kind: result.as_ref().err().map(|f| f.kind),
-                detail: result.as_ref().err().map(|f| f.detail.clone()).unwrap_or_default(),
-                checked: line.analysis_functions,
+                detail,
+                checked: compared.functions,
                 micros: start.elapsed().as_micros() as u64,
             });
         }

@@ -217,6 +217,9 @@ pub struct Agreement {
 pub struct Disagreement {
     pub problem: &'static str,
     pub detail: String,
+    /// The region solver gave up on a graph too irreducible for its node-splitting limit (a
+    /// designed limit, not a wrong answer: callers may skip such functions).
+    pub gave_up: bool,
 }
 
 impl std::fmt::Display for Disagreement {
@@ -232,6 +235,7 @@ pub fn compare(name: &'static str, cfg: &ControlFlowGraph, problem: &impl GenKil
     let by_regions = region::solve(&g).map_err(|e| Disagreement {
         problem: name,
         detail: format!("the region solver gave up: {} nodes after splitting", e.nodes),
+        gave_up: true,
     })?;
     let by_regions = Solution::from_ins(&g, by_regions);
     match by_iteration.first_difference(&by_regions) {
@@ -239,6 +243,7 @@ pub fn compare(name: &'static str, cfg: &ControlFlowGraph, problem: &impl GenKil
         Some(block) => Err(Disagreement {
             problem: name,
             detail: format!("block {block}: iterative {}, region {}", show(&by_iteration, block), show(&by_regions, block)),
+            gave_up: false,
         }),
     }
 }
