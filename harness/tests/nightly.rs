@@ -21,7 +21,9 @@ fn path(p: &Path) -> &str {
 fn rows_without_timings(file: &Path, timing_columns: &[&str]) -> BTreeSet<Vec<String>> {
     let mut reader = csv::Reader::from_path(file).expect("csv file");
     let header = reader.headers().expect("header").clone();
-    let keep: Vec<usize> = (0..header.len()).filter(|&i| !timing_columns.contains(&&header[i])).collect();
+    // Wall-clock columns: the named ones and every `us_<phase>` time breakdown column.
+    let is_timing = |name: &str| timing_columns.contains(&name) || name.starts_with("us_");
+    let keep: Vec<usize> = (0..header.len()).filter(|&i| !is_timing(&header[i])).collect();
     let rows: Vec<Vec<String>> = reader
         .records()
         .map(|r| {

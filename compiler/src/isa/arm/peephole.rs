@@ -8,46 +8,60 @@
 //! * `mov a, b` right after `mov b, a` is dropped.
 //!
 //! Only adjacent instructions are compared, so no reasoning about intervening writes is
-//! needed; the rules repeat until nothing changes.
+//! needed; the rules repeat until nothing changes (see [`push_simplified`]).
 
 use super::mir::{Addr, AluOp, MInst, Op2, PFunction, Reg};
 
 pub fn run(pf: &mut PFunction) {
     for (_, block) in &mut pf.blocks {
-        loop {
-            let before = block.insts.len();
-            let mut changed = simplify_singles(&mut block.insts);
-            changed |= simplify_pairs(&mut block.insts);
-            if !changed && block.insts.len() == before {
-                break;
+        let insts = std::mem::take(&mut block.insts);
+        let mut out = Vec::with_capacity(insts.len());
+        for inst in insts {
+            push_simplified(&mut out, inst);
+        }
+        block.insts = out;
+    }
+}
+
+/// Appends `inst` to `out` after the single-instruction rules and the pair rules against
+/// the instruction now last in `out`. Every rewrite of `inst` is checked again, and `out`
+/// never changes behind its last element, so once a block is processed no rule applies to
+/// any adjacent pair: the fixed point of repeating the rules, reached in one pass instead of
+/// rescanning (and shifting) the block per change.
+fn push_simplified(out: &mut Vec<MInst>, mut inst: MInst) {
+    loop {
+        match single(&inst) {
+            Rewrite::Drop => return,
+            Rewrite::Replace(new) => {
+                inst = new;
+                continue;
+            }
+            Rewrite::Keep => {}
+        }
+        match out.last().map_or(Rewrite::Keep, |prev| pair(prev, &inst)) {
+            Rewrite::Drop => return,
+            Rewrite::Replace(new) => inst = new,
+            Rewrite::Keep => {
+                out.push(inst);
+                return;
             }
         }
     }
 }
 
-fn simplify_singles(insts: &mut Vec<MInst>) -> bool {
-    let mut changed = false;
-    insts.retain_mut(|inst| match *inst {
-        MInst::Mov { rd, op2: Op2::Reg(rs) } if rd == rs => {
-            changed = true;
-            false
-        }
-        MInst::VMov { sd, sm } if sd == sm => {
-            changed = true;
-            false
-        }
+fn single(inst: &MInst) -> Rewrite {
+    match *inst {
+        MInst::Mov { rd, op2: Op2::Reg(rs) } if rd == rs => Rewrite::Drop,
+        MInst::VMov { sd, sm } if sd == sm => Rewrite::Drop,
         MInst::Alu { op: AluOp::Add | AluOp::Sub, rd, rn, op2: Op2::Imm(0) } => {
-            changed = true;
             if rd == rn {
-                false
+                Rewrite::Drop
             } else {
-                *inst = MInst::Mov { rd, op2: Op2::Reg(rn) };
-                true
+                Rewrite::Replace(MInst::Mov { rd, op2: Op2::Reg(rn) })
             }
         }
-        _ => true,
-    });
-    changed
+        _ => Rewrite::Keep,
+    }
 }
 
 fn addr_regs(a: &Addr) -> [Option<Reg>; 2] {
@@ -58,7 +72,7 @@ fn addr_regs(a: &Addr) -> [Option<Reg>; 2] {
     }
 }
 
-/// What replaces the second instruction of an adjacent pair, if anything simpler does.
+/// What replaces an instruction (the second of an adjacent pair), if anything simpler does.
 enum Rewrite {
     Keep,
     Drop,
@@ -105,22 +119,63 @@ fn pair(first: &MInst, second: &MInst) -> Rewrite {
     }
 }
 
-fn simplify_pairs(insts: &mut Vec<MInst>) -> bool {
-    let mut changed = false;
-    let mut i = 1;
-    while i < insts.len() {
-        match pair(&insts[i - 1], &insts[i]) {
-            Rewrite::Keep => i += 1,
-            Rewrite::Drop => {
-                insts.remove(i);
-                changed = true;
-            }
-            Rewrite::Replace(new) => {
-                insts[i] = new;
-                changed = true;
-                i += 1;
-            }
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::arm::mir::{BlockOrigin, FrameObj, FrameRequest, PBlock};
+    use crate::isa::arm::regs;
+    use regalloc2::Block;
+
+    fn r(n: u8) -> Reg {
+        Reg::Phys(regs::gpr(n))
     }
-    changed
+
+    fn slot(n: u32) -> Addr {
+        Addr::Frame { obj: FrameObj::Spill(n), off: 0 }
+    }
+
+    fn simplified(insts: Vec<MInst>) -> Vec<MInst> {
+        let mut pf = PFunction {
+            sym: "f".into(),
+            blocks: vec![(Block::new(0), PBlock { insts, origin: BlockOrigin::Entry })],
+            frame: FrameRequest::default(),
+            num_spill_slots: 2,
+        };
+        run(&mut pf);
+        pf.blocks.pop().unwrap().1.insts
+    }
+
+    #[test]
+    fn rewrites_cascade_to_the_fixed_point() {
+        // The self-move goes, which makes the store and the reload adjacent; the reload
+        // then goes too, and the `add #0` turned into a move of r1 into r1 goes last.
+        let out = simplified(vec![
+            MInst::Str { rs: r(1), addr: slot(0) },
+            MInst::Mov { rd: r(2), op2: Op2::Reg(r(2)) },
+            MInst::Ldr { rd: r(1), addr: slot(0) },
+            MInst::Alu { op: AluOp::Add, rd: r(1), rn: r(1), op2: Op2::Imm(0) },
+            MInst::Ldr { rd: r(3), addr: slot(0) },
+            MInst::Ret { val: None },
+        ]);
+        assert_eq!(
+            out,
+            vec![
+                MInst::Str { rs: r(1), addr: slot(0) },
+                MInst::Mov { rd: r(3), op2: Op2::Reg(r(1)) },
+                MInst::Ret { val: None },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_load_into_its_own_address_register_is_not_reused() {
+        let insts = vec![
+            MInst::Ldr { rd: r(1), addr: Addr::Imm { base: r(1), off: 4 } },
+            MInst::Ldr { rd: r(2), addr: Addr::Imm { base: r(1), off: 4 } },
+            MInst::Mov { rd: r(4), op2: Op2::Reg(r(5)) },
+            MInst::Mov { rd: r(5), op2: Op2::Reg(r(4)) },
+        ];
+        let out = simplified(insts.clone());
+        assert_eq!(out, insts[..3].to_vec(), "only the swapped-back move goes");
+    }
 }
