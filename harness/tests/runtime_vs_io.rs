@@ -994,6 +994,34 @@ fn getfloat_getfarray() {
         texts.push(format!("{mid:e}"));
         texts.push(format!("{:e}", lo));
     }
+    // Significands longer than any exact tie needs (a binary32 midpoint has at most 112
+    // significant digits; the freestanding runtime keeps 200 and folds the rest into a sticky
+    // digit): ties followed by hundreds of zeros, with or without a last nonzero digit, and
+    // long runs of leading zeros balanced by the exponent.
+    let zeros = "0".repeat(300);
+    for _ in 0..40 {
+        let bits = (rng.next() as u32) & 0x7f7f_ffff;
+        let lo = f32::from_bits(bits) as f64;
+        let hi = f32::from_bits(bits + 1) as f64;
+        let mid = lo + (hi - lo) / 2.0;
+        let text = format!("{mid:.200}");
+        let text = text.trim_end_matches('0');
+        let text = if text.contains('.') { text.to_string() } else { format!("{text}.") };
+        texts.push(format!("{text}{zeros}"));
+        texts.push(format!("{text}{zeros}1"));
+        texts.push(format!("{text}{zeros}1e0"));
+        let digits: String = (0..250).map(|_| char::from(b'0' + rng.below(10) as u8)).collect();
+        texts.push(format!("{digits}e-{}", 200 + rng.below(80)));
+        texts.push(format!("0.{zeros}{digits}e{}", 280 + rng.below(40)));
+    }
+    texts.push(format!("0.{zeros}1e301"));
+    texts.push(format!("1{zeros}e-300"));
+    texts.push(format!("{}e-{}", "9".repeat(400), 400 + 39));
+    texts.push(format!("340282356779733661637539395458142568448.{zeros}"));
+    texts.push(format!("340282356779733661637539395458142568447.{zeros}9"));
+    texts.push(format!("0.{}7006492321624085354618647916449580656401{zeros}", "0".repeat(45)));
+    texts.push(format!("0.{}7006492321624085354618647916449580656400{zeros}", "0".repeat(45)));
+    texts.push(format!("0.{}7006492321624085354618647916449580656400{zeros}1", "0".repeat(45)));
     for _ in 0..300 {
         let f = f32::from_bits(rng.next() as u32);
         texts.push(format!("{f:e}"));

@@ -354,6 +354,71 @@ mod tests {
         }
     }
 
+    /// The freestanding object is what a static linker needs and nothing more: one ELF
+    /// relocatable whose only undefined symbol is `main`, whose global symbols are the runtime
+    /// functions and `_start`, and whose relocations are the five plain static ARM kinds.
+    #[test]
+    fn freestanding_object_is_self_contained() {
+        use object::{Object, ObjectSection, ObjectSymbol, RelocationFlags, SectionKind, elf};
+        let Ok(gcc) = toolchain::arm_gcc() else {
+            eprintln!("note: skipping: no ARM cross gcc");
+            return;
+        };
+        let root = tempfile::tempdir().expect("temp dir");
+        let rt = build_freestanding_runtime(root.path(), &gcc).expect("build");
+        assert!(rt.dir.starts_with(root.path().join("runtime-free")));
+        let data = std::fs::read(&rt.object).expect("object");
+        let file = object::File::parse(&*data).expect("an ELF object");
+        assert_eq!(file.kind(), object::ObjectKind::Relocatable);
+        assert_eq!(file.architecture(), object::Architecture::Arm);
+
+        let name = |s: &object::Symbol<'_, '_>| s.name().expect("symbol name").to_string();
+        let undefined: Vec<String> =
+            file.symbols().filter(|s| s.is_undefined() && !s.name().unwrap_or("").is_empty()).map(|s| name(&s)).collect();
+        assert_eq!(undefined, ["main"]);
+        let mut globals: Vec<String> = file.symbols().filter(|s| s.is_global() && s.is_definition()).map(|s| name(&s)).collect();
+        globals.sort();
+        assert_eq!(
+            globals,
+            [
+                "_start",
+                "_sysy_starttime",
+                "_sysy_stoptime",
+                "getarray",
+                "getch",
+                "getfarray",
+                "getfloat",
+                "getint",
+                "putarray",
+                "putch",
+                "putf",
+                "putfarray",
+                "putfloat",
+                "putint"
+            ]
+        );
+
+        let allowed = [
+            elf::R_ARM_CALL,
+            elf::R_ARM_JUMP24,
+            elf::R_ARM_MOVW_ABS_NC,
+            elf::R_ARM_MOVT_ABS,
+            elf::R_ARM_ABS32,
+        ];
+        let mut relocations = 0;
+        for section in file.sections() {
+            let section_name = section.name().unwrap_or("?").to_string();
+            assert!(!section_name.starts_with(".ARM.exidx"), "unwind table {section_name}");
+            assert_ne!(section.kind(), SectionKind::Tls, "thread-local data in {section_name}");
+            for (_, relocation) in section.relocations() {
+                let RelocationFlags::Elf { r_type } = relocation.flags() else { panic!("not an ELF relocation") };
+                assert!(allowed.contains(&r_type), "relocation type {r_type} in {section_name}");
+                relocations += 1;
+            }
+        }
+        assert!(relocations > 0);
+    }
+
     /// Builds into a fresh cache root from several threads at once (each without the
     /// in-process memo), then checks that everybody got the same complete object and that no
     /// temporary file was left behind.
