@@ -1,26 +1,36 @@
-//! The C runtime library (`sysy_rt.c`) compiled for the target, built once and cached on disk,
-//! and linking programs with it: compiled SysY ([`link_executable`]) and C translations of
-//! SysY programs ([`compile_c`]).
+//! The runtime libraries compiled for the target, built once and cached on disk, and linking
+//! programs with the C one: compiled SysY ([`link_executable`]) and C translations of SysY
+//! programs ([`compile_c`]).
 //!
-//! The C source and header are embedded in the compiler binary, so the compiler needs no data
-//! files at run time. The object is built by the cross gcc the first time it is needed and
-//! then reused by every later link, in this process and in others.
+//! Two runtimes exist:
+//! * `sysy_rt.c` ([`native_runtime`]): a thin layer over glibc's stdio, linked statically
+//!   with glibc by gcc. It is the reference for the runtime's behaviour, and what
+//!   [`link_executable`] and [`compile_c`] (the gcc third opinion) use.
+//! * `sysy_rt_free.c` ([`freestanding_runtime`]): the same functions and bytes without any C
+//!   library, plus the `_start` entry point, as one relocatable object whose only undefined
+//!   symbol is `main` (see the file's own documentation). A program object linked with it
+//!   alone (`ld -static prog.o sysy_rt_free.o`) starts in a fraction of glibc's start-up
+//!   time under qemu.
+//!
+//! The C sources and the header are embedded in the compiler binary, so the compiler needs
+//! no data files at run time. Each object is built by the cross gcc the first time it is
+//! needed and then reused by every later link, in this process and in others.
 //!
 //! # Cache location
 //! The cache root is, in order of preference: `$SYSYC_CACHE_DIR`; `$XDG_CACHE_HOME/sysyc`;
 //! `$HOME/.cache/sysyc`; `<system temp dir>/sysyc-cache` (relative settings are ignored).
-//! Each build lives in `<root>/runtime/<key>/` as `sysy_rt.c`, `sysy_rt.h` and `sysy_rt.o`,
-//! where `<key>` is a BLAKE3 hash of everything the object depends on: the C source, the
-//! header, the compiler flags, the compiler's path and its `--version` text. Changing any of
-//! them selects a fresh directory; stale directories are harmless and may be deleted at any
-//! time.
+//! Each build lives in `<root>/runtime/<key>/` (`sysy_rt.c`, `sysy_rt.h`, `sysy_rt.o`) or
+//! `<root>/runtime-free/<key>/` (`sysy_rt_free.c`, `sysy_rt.h`, `sysy_rt_free.o`), where
+//! `<key>` is a BLAKE3 hash of everything the object depends on: the C source, the header,
+//! the compiler flags, the compiler's path and its `--version` text. Changing any of them
+//! selects a fresh directory; stale directories are harmless and may be deleted at any time.
 //!
 //! # Concurrency
 //! Several processes (parallel test binaries, harness workers) may build at the same time.
 //! Every file is written under a unique temporary name in its final directory and then
 //! renamed into place, which is atomic: a reader sees either no file or a complete one, and
 //! concurrent builders merely replace a file with an identical one. Within a process the
-//! result is memoised per compiler path.
+//! result is memoised per runtime and compiler path.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -33,12 +43,11 @@ use crate::toolchain::{self, SYSY_C_FLAGS, Source, TARGET_FLAGS, ToolchainError}
 pub const RUNTIME_C: &str = include_str!("sysy_rt.c");
 /// The runtime library's C header (declarations and the `starttime()`/`stoptime()` macros).
 pub const RUNTIME_H: &str = include_str!("sysy_rt.h");
+/// The freestanding runtime library's C source (no libc; provides `_start`).
+pub const FREESTANDING_RUNTIME_C: &str = include_str!("sysy_rt_free.c");
 
 /// Environment variable overriding the cache root.
 pub const CACHE_DIR_ENV: &str = "SYSYC_CACHE_DIR";
-
-/// Bumped when the way the cache is laid out or the key is computed changes.
-const CACHE_FORMAT: &str = "sysyc-native-runtime-1";
 
 /// The flags the runtime object is compiled with (besides `-c`, `-I` and the file names).
 pub fn runtime_cflags() -> Vec<&'static str> {
@@ -47,34 +56,100 @@ pub fn runtime_cflags() -> Vec<&'static str> {
     flags
 }
 
+/// What makes the freestanding object self-contained: no libc headers' assumptions or
+/// builtins turned into library calls (`-ffreestanding -fno-builtin`, and no loops turned
+/// into memcpy/memset calls), absolute addressing only (`-fno-pic`: the object's relocations
+/// are plain static ones), no stack-protector canary (it lives in glibc's TLS), no unwind
+/// tables (no `.ARM.exidx` sections to link), no `.comment` section.
+pub const FREESTANDING_FLAGS: [&str; 9] = [
+    "-ffreestanding",
+    "-fno-builtin",
+    "-fno-pic",
+    "-fno-stack-protector",
+    "-fno-unwind-tables",
+    "-fno-asynchronous-unwind-tables",
+    "-fno-tree-loop-distribute-patterns",
+    "-fno-ident",
+    "-nostdlib",
+];
+
+/// The flags the freestanding runtime object is compiled with (besides `-c`, `-I` and the
+/// file names). C programs that include `sysy_rt_free.c` (the test driver) use them too.
+pub fn freestanding_cflags() -> Vec<&'static str> {
+    let mut flags = runtime_cflags();
+    flags.extend(FREESTANDING_FLAGS);
+    flags
+}
+
 /// A built runtime: the object to link, and the header and source it was built from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NativeRuntime {
-    /// The cache directory of this build.
+    /// The cache directory of this build (it also holds the C source).
     pub dir: PathBuf,
-    /// `sysy_rt.o`, ready to be linked.
+    /// `sysy_rt.o` or `sysy_rt_free.o`, ready to be linked.
     pub object: PathBuf,
     /// `sysy_rt.h`, for C programs that call the runtime.
     pub header: PathBuf,
 }
 
-/// Builds made by this process, per compiler path.
-static BUILT: Mutex<Vec<(PathBuf, NativeRuntime)>> = Mutex::new(Vec::new());
+/// How one runtime object is built and where it is cached.
+struct Recipe {
+    /// Directory under the cache root.
+    cache_dir: &'static str,
+    /// Bumped when the way the cache is laid out or the key is computed changes.
+    cache_format: &'static str,
+    source_name: &'static str,
+    source: &'static str,
+    object_name: &'static str,
+    cflags: fn() -> Vec<&'static str>,
+}
 
-/// The runtime built with the current cross gcc (see [`toolchain::arm_gcc`]), building it
-/// into the cache if needed.
+const GLIBC_RUNTIME: Recipe = Recipe {
+    cache_dir: "runtime",
+    cache_format: "sysyc-native-runtime-1",
+    source_name: "sysy_rt.c",
+    source: RUNTIME_C,
+    object_name: "sysy_rt.o",
+    cflags: runtime_cflags,
+};
+
+const FREESTANDING_RUNTIME: Recipe = Recipe {
+    cache_dir: "runtime-free",
+    cache_format: "sysyc-freestanding-runtime-1",
+    source_name: "sysy_rt_free.c",
+    source: FREESTANDING_RUNTIME_C,
+    object_name: "sysy_rt_free.o",
+    cflags: freestanding_cflags,
+};
+
+/// Builds made by this process, per recipe (its cache directory) and compiler path.
+static BUILT: Mutex<Vec<(&'static str, PathBuf, NativeRuntime)>> = Mutex::new(Vec::new());
+
+/// The glibc runtime (`sysy_rt.c`) built with the current cross gcc (see
+/// [`toolchain::arm_gcc`]), building it into the cache if needed.
 pub fn native_runtime() -> Result<NativeRuntime, ToolchainError> {
+    memoised(&GLIBC_RUNTIME)
+}
+
+/// The freestanding runtime (`sysy_rt_free.c`: no libc, defines `_start`) built with the
+/// current cross gcc, building it into the cache if needed. Link a program object with it
+/// alone: `arm-linux-gnueabihf-ld -static prog.o sysy_rt_free.o -o prog`.
+pub fn freestanding_runtime() -> Result<NativeRuntime, ToolchainError> {
+    memoised(&FREESTANDING_RUNTIME)
+}
+
+fn memoised(recipe: &'static Recipe) -> Result<NativeRuntime, ToolchainError> {
     let gcc = toolchain::arm_gcc()?;
     // Holding the lock while building keeps the threads of one process from building the
     // same object twice; other processes are handled by the atomic renames.
     let mut built = BUILT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     // A cache directory deleted while the process runs is simply rebuilt.
-    built.retain(|(_, rt)| rt.object.is_file() && rt.header.is_file());
-    if let Some((_, rt)) = built.iter().find(|(g, _)| *g == gcc) {
+    built.retain(|(_, _, rt)| rt.object.is_file() && rt.header.is_file());
+    if let Some((_, _, rt)) = built.iter().find(|(dir, g, _)| *dir == recipe.cache_dir && *g == gcc) {
         return Ok(rt.clone());
     }
-    let rt = build_runtime(&cache_root(), &gcc)?;
-    built.push((gcc, rt.clone()));
+    let rt = build(recipe, &cache_root(), &gcc)?;
+    built.push((recipe.cache_dir, gcc, rt.clone()));
     Ok(rt)
 }
 
@@ -161,11 +236,21 @@ pub fn cache_root() -> PathBuf {
     std::env::temp_dir().join("sysyc-cache")
 }
 
-/// Builds (or finds already built) the runtime under `cache_root` with the compiler `gcc`.
-/// No in-process memoisation: [`native_runtime`] adds that.
+/// Builds (or finds already built) the glibc runtime under `cache_root` with the compiler
+/// `gcc`. No in-process memoisation: [`native_runtime`] adds that.
 pub fn build_runtime(cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, ToolchainError> {
-    let dir = cache_root.join("runtime").join(cache_key(gcc)?);
-    let rt = NativeRuntime { object: dir.join("sysy_rt.o"), header: dir.join("sysy_rt.h"), dir };
+    build(&GLIBC_RUNTIME, cache_root, gcc)
+}
+
+/// Builds (or finds already built) the freestanding runtime under `cache_root` with the
+/// compiler `gcc`. No in-process memoisation: [`freestanding_runtime`] adds that.
+pub fn build_freestanding_runtime(cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, ToolchainError> {
+    build(&FREESTANDING_RUNTIME, cache_root, gcc)
+}
+
+fn build(recipe: &Recipe, cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, ToolchainError> {
+    let dir = cache_root.join(recipe.cache_dir).join(cache_key(recipe, gcc)?);
+    let rt = NativeRuntime { object: dir.join(recipe.object_name), header: dir.join("sysy_rt.h"), dir };
     if rt.object.is_file() && rt.header.is_file() {
         return Ok(rt);
     }
@@ -175,11 +260,11 @@ pub fn build_runtime(cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, Too
         source,
     })?;
     write_atomically(&rt.header, RUNTIME_H.as_bytes())?;
-    let source = rt.dir.join("sysy_rt.c");
-    write_atomically(&source, RUNTIME_C.as_bytes())?;
+    let source = rt.dir.join(recipe.source_name);
+    write_atomically(&source, recipe.source.as_bytes())?;
 
     let object = temp_file_in(&rt.dir, ".o")?;
-    let mut args: Vec<std::ffi::OsString> = runtime_cflags().into_iter().map(Into::into).collect();
+    let mut args: Vec<std::ffi::OsString> = (recipe.cflags)().into_iter().map(Into::into).collect();
     args.extend(["-c".into(), "-I".into(), rt.dir.clone().into_os_string(), source.into_os_string()]);
     args.extend(["-o".into(), object.path().into()]);
     toolchain::run_tool(gcc, &args, None)?;
@@ -188,7 +273,7 @@ pub fn build_runtime(cache_root: &Path, gcc: &Path) -> Result<NativeRuntime, Too
 }
 
 /// Hex digest identifying one build (see the module documentation).
-fn cache_key(gcc: &Path) -> Result<String, ToolchainError> {
+fn cache_key(recipe: &Recipe, gcc: &Path) -> Result<String, ToolchainError> {
     let version = toolchain::run_tool(gcc, &["--version".into()], None)?.stdout;
     let gcc_path = std::fs::canonicalize(gcc).unwrap_or_else(|_| gcc.to_path_buf());
     let mut hasher = blake3::Hasher::new();
@@ -197,10 +282,10 @@ fn cache_key(gcc: &Path) -> Result<String, ToolchainError> {
         hasher.update(&(bytes.len() as u64).to_le_bytes());
         hasher.update(bytes);
     };
-    part(CACHE_FORMAT.as_bytes());
-    part(RUNTIME_C.as_bytes());
+    part(recipe.cache_format.as_bytes());
+    part(recipe.source.as_bytes());
     part(RUNTIME_H.as_bytes());
-    part(runtime_cflags().join(" ").as_bytes());
+    part((recipe.cflags)().join(" ").as_bytes());
     part(gcc_path.as_os_str().as_encoded_bytes());
     part(&version);
     Ok(hasher.finalize().to_hex()[..24].to_string())
@@ -267,6 +352,71 @@ mod tests {
             assert!(RUNTIME_H.contains(&call), "header lacks {name}");
             assert!(RUNTIME_C.contains(&call), "source lacks {name}");
         }
+    }
+
+    /// The freestanding object is what a static linker needs and nothing more: one ELF
+    /// relocatable whose only undefined symbol is `main`, whose global symbols are the runtime
+    /// functions and `_start`, and whose relocations are the five plain static ARM kinds.
+    #[test]
+    fn freestanding_object_is_self_contained() {
+        use object::{Object, ObjectSection, ObjectSymbol, RelocationFlags, SectionKind, elf};
+        let Ok(gcc) = toolchain::arm_gcc() else {
+            eprintln!("note: skipping: no ARM cross gcc");
+            return;
+        };
+        let root = tempfile::tempdir().expect("temp dir");
+        let rt = build_freestanding_runtime(root.path(), &gcc).expect("build");
+        assert!(rt.dir.starts_with(root.path().join("runtime-free")));
+        let data = std::fs::read(&rt.object).expect("object");
+        let file = object::File::parse(&*data).expect("an ELF object");
+        assert_eq!(file.kind(), object::ObjectKind::Relocatable);
+        assert_eq!(file.architecture(), object::Architecture::Arm);
+
+        let name = |s: &object::Symbol<'_, '_>| s.name().expect("symbol name").to_string();
+        let undefined: Vec<String> =
+            file.symbols().filter(|s| s.is_undefined() && !s.name().unwrap_or("").is_empty()).map(|s| name(&s)).collect();
+        assert_eq!(undefined, ["main"]);
+        let mut globals: Vec<String> = file.symbols().filter(|s| s.is_global() && s.is_definition()).map(|s| name(&s)).collect();
+        globals.sort();
+        assert_eq!(
+            globals,
+            [
+                "_start",
+                "_sysy_starttime",
+                "_sysy_stoptime",
+                "getarray",
+                "getch",
+                "getfarray",
+                "getfloat",
+                "getint",
+                "putarray",
+                "putch",
+                "putf",
+                "putfarray",
+                "putfloat",
+                "putint"
+            ]
+        );
+
+        let allowed = [
+            elf::R_ARM_CALL,
+            elf::R_ARM_JUMP24,
+            elf::R_ARM_MOVW_ABS_NC,
+            elf::R_ARM_MOVT_ABS,
+            elf::R_ARM_ABS32,
+        ];
+        let mut relocations = 0;
+        for section in file.sections() {
+            let section_name = section.name().unwrap_or("?").to_string();
+            assert!(!section_name.starts_with(".ARM.exidx"), "unwind table {section_name}");
+            assert_ne!(section.kind(), SectionKind::Tls, "thread-local data in {section_name}");
+            for (_, relocation) in section.relocations() {
+                let RelocationFlags::Elf { r_type } = relocation.flags() else { panic!("not an ELF relocation") };
+                assert!(allowed.contains(&r_type), "relocation type {r_type} in {section_name}");
+                relocations += 1;
+            }
+        }
+        assert!(relocations > 0);
     }
 
     /// Builds into a fresh cache root from several threads at once (each without the
