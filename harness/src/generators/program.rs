@@ -20,7 +20,7 @@ use super::state::{FnCtx, Gen, RecCtx};
 use sysyc::frontend::ast::{self, BinaryOp, BlockItem, CompUnit, FuncDef, InitVal, Item, Span};
 
 /// Name of the function folding the globals into the checksum.
-const CHECKSUM_GLOBALS: &str = "checksum_globals";
+pub(super) const CHECKSUM_GLOBALS: &str = "checksum_globals";
 
 impl Gen<'_> {
     /// Generates the whole compilation unit.
