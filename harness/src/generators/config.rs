@@ -135,6 +135,10 @@ pub struct Knobs {
     pub status_checksum: u8,
     /// Algebraic identities (`e + 0`, `(e + c) - c`, `e - e`, ...).
     pub identities: u8,
+    /// A trip-count parameter bounding the loops of a function, which callers vary (so the
+    /// loops run 0, 1, 2, ... times, remainders of unrolling included).
+    #[serde(default)]
+    pub trip_params: u8,
 }
 
 impl Default for Knobs {
@@ -181,6 +185,7 @@ impl Default for Knobs {
             comparison_chains: 10,
             status_checksum: 50,
             identities: 20,
+            trip_params: 50,
         }
     }
 }
@@ -300,7 +305,7 @@ impl GenConfig {
 }
 
 impl Knobs {
-    fn all_mut(&mut self) -> [&mut u8; 41] {
+    fn all_mut(&mut self) -> [&mut u8; 42] {
         let Knobs {
             float,
             arrays,
@@ -343,6 +348,7 @@ impl Knobs {
             comparison_chains,
             status_checksum,
             identities,
+            trip_params,
         } = self;
         [
             float,
@@ -386,6 +392,7 @@ impl Knobs {
             comparison_chains,
             status_checksum,
             identities,
+            trip_params,
         ]
     }
 }

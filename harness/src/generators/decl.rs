@@ -356,6 +356,23 @@ impl Gen<'_> {
     /// An array declaration: `T a[..] [= {..}];`
     fn array_decl(&mut self, ty: Ty, storage: Storage, is_const: bool, dead: bool) -> Decl {
         let dims = self.array_dims();
+        self.array_decl_of(ty, storage, is_const, dead, dims)
+    }
+
+    /// A local array of the given shape, initialised (by a list, the rest zero-filled).
+    pub(super) fn local_array_with_dims(&mut self, ty: Ty, dims: Vec<u32>) -> Decl {
+        self.feature(Feature::LocalArray);
+        self.array_decl_of(ty, Storage::Local, false, false, dims)
+    }
+
+    fn array_decl_of(
+        &mut self,
+        ty: Ty,
+        storage: Storage,
+        is_const: bool,
+        dead: bool,
+        dims: Vec<u32>,
+    ) -> Decl {
         let dim_exprs = self.dim_exprs(&dims);
         let global = storage == Storage::Global;
         let name = if global {

@@ -42,7 +42,11 @@ fn fits_i32(v: i64) -> bool {
 }
 
 /// Range of `op` over two ranges, if no result can wrap.
-fn range_binary(op: BinaryOp, a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+pub(super) fn range_binary(
+    op: BinaryOp,
+    a: Option<(i64, i64)>,
+    b: Option<(i64, i64)>,
+) -> Option<(i64, i64)> {
     let ((alo, ahi), (blo, bhi)) = (a?, b?);
     let corners: [i64; 4] = match op {
         BinaryOp::Add => [alo + blo, alo + bhi, ahi + blo, ahi + bhi],
@@ -391,6 +395,19 @@ impl Gen<'_> {
                 self.feature(Feature::FloatToInt);
                 self.use_helper(Helper::F2I);
                 let a = self.float_expr(ctx.deeper());
+                // Sometimes scaled beyond the saturation bounds, so both of `f2i`'s guards run.
+                let a = if a.float_bound() <= 1.0e21 && self.c.chance(0.3) {
+                    self.charge(2);
+                    let bound = a.float_bound() * 1.0e8;
+                    GExpr::float(
+                        build::bin(BinaryOp::Mul, a.e, build::float(1.0e8)),
+                        bound,
+                        a.impure,
+                        a.cost + 2,
+                    )
+                } else {
+                    a
+                };
                 self.charge(Helper::F2I.cost());
                 let g = GExpr::int(
                     build::call(Helper::F2I.name(), vec![a.e]),
@@ -534,7 +551,9 @@ impl Gen<'_> {
                     Helper::SafeDiv
                 };
                 self.use_helper(h);
-                let (a, d) = self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| g.int_expr(c));
+                let (a, d) = self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| {
+                    g.small_divisor(c)
+                });
                 self.charge(h.cost());
                 let range = if is_mod {
                     None
@@ -553,6 +572,36 @@ impl Gen<'_> {
                 )
             }
         }
+    }
+
+    /// A divisor for the safe-division wrappers: any value, or often one that is 0, -1 or 1
+    /// from time to time (`i % 3 - 1` of a counter, `e % 2`), so the wrappers' guards run.
+    fn small_divisor(&mut self, ctx: ECtx) -> GExpr {
+        if self.c.chance(0.5) {
+            return self.int_expr(ctx);
+        }
+        let counters: Vec<VarId> = self
+            .counters_here(ctx)
+            .into_iter()
+            .filter(|&id| self.env.vars[id].range.is_some_and(|(lo, _)| lo >= 0))
+            .collect();
+        self.charge(3);
+        if !counters.is_empty() {
+            let id = counters[self.pick_index(counters.len())];
+            let e = build::bin(
+                BinaryOp::Sub,
+                build::bin(BinaryOp::Mod, self.env.read(id), build::int(3)),
+                build::int(1),
+            );
+            return GExpr::int(e, Some((-1, 1)), false, 3);
+        }
+        let g = self.int_expr(ctx.deeper());
+        GExpr::int(
+            build::bin(BinaryOp::Mod, g.e, build::int(2)),
+            Some((-1, 1)),
+            g.impure,
+            g.cost + 2,
+        )
     }
 
     /// `a / (d % K + K)` or `a % (d % K + K)`: the divisor is in `1..2K`.
@@ -639,6 +688,19 @@ impl Gen<'_> {
         self.use_helper(Helper::FClamp);
         self.charge(Helper::FClamp.cost());
         self.feature(Feature::Call);
+        // Sometimes scaled up, so that the clamping branches run too.
+        let g = if g.float_bound() <= FLOAT_EXPR_LIMIT / 1024.0 && self.c.chance(0.25) {
+            self.charge(2);
+            let bound = g.float_bound() * 1024.0;
+            GExpr::float(
+                build::bin(BinaryOp::Mul, g.e, build::float(1024.0)),
+                bound,
+                g.impure,
+                g.cost + 2,
+            )
+        } else {
+            g
+        };
         let bound = FLOAT_VAR_BOUND.min(g.float_bound());
         GExpr::float(
             build::call(Helper::FClamp.name(), vec![g.e]),

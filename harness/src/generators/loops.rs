@@ -203,16 +203,42 @@ impl Gen<'_> {
         trips: u64,
         latch: Vec<Stmt>,
     ) -> Vec<BlockItem> {
+        self.loop_body_of(counter, range, trips, latch, false, false)
+    }
+
+    /// [`Gen::loop_body`]; for `main`'s driver loop (`driver`) a longer body that ends with
+    /// a call of every function.
+    fn loop_body_of(
+        &mut self,
+        counter: VarId,
+        range: (i64, i64),
+        trips: u64,
+        latch: Vec<Stmt>,
+        driver: bool,
+        down: bool,
+    ) -> Vec<BlockItem> {
         self.env.lock(counter);
         self.env.vars[counter].range = Some(range);
         let frozen = self.freeze_some(counter);
         self.fcx.loops.push(LoopCtx {
             latch: latch.clone(),
+            counter: Some(counter),
+            down,
         });
         let saved = self.fcx.mult;
         self.fcx.mult = saved.saturating_mul(trips.max(1));
         self.charge(latch.len() as u64 * 3);
-        let mut items = self.body();
+        let mut items = if driver {
+            self.fcx.depth += 1;
+            self.push_scope();
+            let mut items = self.stmts_in_scope((2 * self.cfg.max_block_stmts).max(4));
+            items.extend(self.calls_of_every_function());
+            self.pop_scope();
+            self.fcx.depth -= 1;
+            items
+        } else {
+            self.body()
+        };
         self.fcx.mult = saved;
         self.fcx.loops.pop();
         for id in frozen {
@@ -359,7 +385,7 @@ impl Gen<'_> {
                     build::bin(BinaryOp::Lt, build::int(start as i32), build::var(&name))
                 };
                 let mut body = vec![build::stmt(decr)];
-                body.extend(self.loop_body(counter, range, trips, Vec::new()));
+                body.extend(self.loop_body_of(counter, range, trips, Vec::new(), false, true));
                 build::while_stmt(test, build::block_stmt(body))
             }
             2 => {
@@ -399,6 +425,14 @@ impl Gen<'_> {
                     let extra = self.loop_cond(trips);
                     self.feature(Feature::ShortCircuit);
                     test = conjoin(test, extra);
+                    if step == 1 && limit.lo > start && self.c.chance(0.7) {
+                        // `i < K || i < L && c` with `K <= L`: at least `K - s` iterations
+                        // whatever `c` says (and still at most the trip bound).
+                        let k = self.c.range(start + 1, limit.lo);
+                        let first =
+                            build::bin(BinaryOp::Lt, build::var(&name), build::int(k as i32));
+                        test = build::bin(BinaryOp::Or, first, test);
+                    }
                 }
                 let body = self.loop_body(counter, range, trips, vec![incr]);
                 build::while_stmt(test, build::block_stmt(body))
@@ -409,6 +443,41 @@ impl Gen<'_> {
         }
         out.push(build::stmt(stmt));
         out
+    }
+
+    /// `main`'s driver loop, `int i = 0; while (i < n_iter) { B; i = i + 1; }`, with the trip
+    /// count `n_iter` read from the input: the functions are called from `B`.
+    pub(super) fn driver_loop(&mut self, limit: VarId, trips: u64) -> Vec<BlockItem> {
+        self.feature(Feature::While);
+        self.feature(Feature::RuntimeTripLoop);
+        let name = self.local_name("i");
+        let counter = self
+            .env
+            .declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
+        let init = BlockItem::Decl(build::decl(
+            false,
+            sysyc::frontend::ast::BType::Int,
+            &name,
+            vec![],
+            Some(InitVal::Expr(build::int(0))),
+        ));
+        let limit_name = self.env.vars[limit].name.clone();
+        let test = if self.c.chance(0.7) {
+            build::bin(BinaryOp::Lt, build::var(&name), build::var(&limit_name))
+        } else {
+            build::bin(BinaryOp::Gt, build::var(&limit_name), build::var(&name))
+        };
+        let incr = build::assign_var(
+            &name,
+            build::bin(BinaryOp::Add, build::var(&name), build::int(1)),
+        );
+        self.charge_loop_test(trips);
+        let range = (0, trips.saturating_sub(1) as i64);
+        let body = self.loop_body_of(counter, range, trips, vec![incr], true, false);
+        vec![
+            init,
+            build::stmt(build::while_stmt(test, build::block_stmt(body))),
+        ]
     }
 
     /// `t = 0; while (c && t < T) { B; t = t + 1; }` — any condition, bounded by a guard.
@@ -433,6 +502,14 @@ impl Gen<'_> {
             conjoin(cond, bound)
         } else {
             conjoin(bound, cond)
+        };
+        // Often `t < K || c && t < T` (K <= T): the first K iterations run whatever `c` says.
+        let test = if self.c.chance(0.85) {
+            let k = self.c.range(1, t);
+            let first = build::bin(BinaryOp::Lt, build::var(&name), build::int(k as i32));
+            build::bin(BinaryOp::Or, first, test)
+        } else {
+            test
         };
         let incr = build::assign_var(
             &name,
@@ -510,7 +587,7 @@ impl Gen<'_> {
 
 /// `first && chain` as a left-deep `&&` chain (no parentheses), where `chain` is an `&&`
 /// chain or a single atom.
-fn conjoin(first: Expr, chain: Expr) -> Expr {
+pub(super) fn conjoin(first: Expr, chain: Expr) -> Expr {
     use sysyc::frontend::ast::ExprKind;
     match chain.kind {
         ExprKind::Binary(BinaryOp::And, a, b) => build::bin(BinaryOp::And, conjoin(first, *a), *b),

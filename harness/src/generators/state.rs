@@ -117,6 +117,10 @@ impl ECtx {
 pub(super) struct LoopCtx {
     /// Statements that must run before a `continue` (the counter update).
     pub latch: Vec<Stmt>,
+    /// The counter (locked, with its range) when the loop has one.
+    pub counter: Option<VarId>,
+    /// The counter counts down.
+    pub down: bool,
 }
 
 /// The function being generated, while it is recursive.
@@ -149,6 +153,8 @@ pub(super) struct FnCtx {
     /// Variables to favour when reading (globals an array parameter may alias).
     pub affinity: Vec<VarId>,
     pub next_local: u32,
+    /// Globals assigned so far, directly or by a called function.
+    pub globals_written: Vec<VarId>,
 }
 
 /// A name an entry mentions, the variable it meant, and that variable's range then.
@@ -181,6 +187,9 @@ pub(super) struct Gen<'a> {
     pub next_global: u32,
     /// `main`'s estimated work, once generated.
     pub estimated_work: u64,
+    /// Iterations of `main`'s driver loop (read from the input), decided first: function
+    /// budgets are a share of what one iteration may cost.
+    pub driver_trips: u64,
 }
 
 impl<'a> Gen<'a> {
@@ -199,6 +208,7 @@ impl<'a> Gen<'a> {
             outputs: 0,
             next_global: 0,
             estimated_work: 0,
+            driver_trips: 1,
         }
     }
 
@@ -261,6 +271,22 @@ impl<'a> Gen<'a> {
     pub(super) fn local_name(&mut self, prefix: &str) -> String {
         self.fcx.next_local += 1;
         format!("{prefix}{}", self.fcx.next_local - 1)
+    }
+
+    /// Records a call of user function `fi` (its writes of globals become the caller's).
+    pub(super) fn note_call(&mut self, fi: usize) {
+        for g in self.env.funcs[fi].globals_written.clone() {
+            self.note_global_write(g);
+        }
+    }
+
+    /// Records an assignment of global `id` (no-op for other variables).
+    pub(super) fn note_global_write(&mut self, id: VarId) {
+        if self.env.vars[id].storage == super::env::Storage::Global
+            && !self.fcx.globals_written.contains(&id)
+        {
+            self.fcx.globals_written.push(id);
+        }
     }
 
     /// Whether the statement being generated is at the top level of `main` (runs once).
