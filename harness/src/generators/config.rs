@@ -46,7 +46,17 @@ pub struct GenConfig {
     pub work_budget: u64,
     /// Estimated dynamic number of output calls before the final checksum.
     pub output_budget: u64,
+    /// Programs generated per seed at most: each is run in the reference interpreter, and
+    /// the first that runs at least [`PROBE_COVERAGE`](super::PROBE_COVERAGE) of its
+    /// statements within [`PROBE_STEPS`](super::PROBE_STEPS) steps is kept (else the one that
+    /// ran the most). 1 keeps the first program as it is.
+    #[serde(default = "default_attempts")]
+    pub attempts: u32,
     pub knobs: Knobs,
+}
+
+fn default_attempts() -> u32 {
+    3
 }
 
 /// Feature probabilities in percent; 0 switches the feature off.
@@ -185,7 +195,7 @@ impl Default for Knobs {
             comparison_chains: 10,
             status_checksum: 50,
             identities: 20,
-            trip_params: 50,
+            trip_params: 70,
         }
     }
 }
@@ -208,6 +218,7 @@ impl Default for GenConfig {
             max_recursion_depth: 8,
             work_budget: 4_000_000,
             output_budget: 200,
+            attempts: default_attempts(),
             knobs: Knobs::default(),
         }
     }
@@ -259,6 +270,7 @@ impl GenConfig {
             max_recursion_depth: size(d.max_recursion_depth, 1, 12),
             work_budget: size(d.work_budget as u32, 100_000, 12_000_000) as u64,
             output_budget: size(d.output_budget as u32, 0, 400) as u64,
+            attempts: d.attempts,
             knobs: k,
         }
     }
@@ -280,6 +292,7 @@ impl GenConfig {
         self.max_trip_count = self.max_trip_count.clamp(1, 10_000);
         self.max_recursion_depth = self.max_recursion_depth.clamp(1, 24);
         self.work_budget = self.work_budget.clamp(1_000, 100_000_000);
+        self.attempts = self.attempts.clamp(1, 16);
         for knob in self.knobs.all_mut() {
             *knob = (*knob).min(100);
         }

@@ -103,7 +103,7 @@ impl Gen<'_> {
                     stable: false,
                     depth: 2,
                 };
-                let g = self.bounded_int(tmax, ctx);
+                let g = self.trip_arg(tmax, ctx);
                 let name = self.local_name("n");
                 let id =
                     self.env

@@ -34,6 +34,19 @@
 //!   ([`GeneratedProgram::from_unstructured`], and the [`Arbitrary`] impls).
 //! * **Input**: `getint`/`getch`/`getfloat`/`getarray`/`getfarray` run only at the top level
 //!   of `main`; the generator writes the matching stdin bytes as it emits them (`input.rs`).
+//!   `main` reads its driver loop's trip count and seed values first, so no value of the
+//!   program is a compile-time constant.
+//! * **Code that runs** (a miscompilation in code that never executes cannot show): `main` is
+//!   a *driver loop* that calls every function on every iteration, with arguments that vary
+//!   with the iteration (`program.rs`); branch conditions are built to go both ways over the
+//!   executions of their statement — tests of loop counters and other ranged variables
+//!   (whose ranges the branches then narrow), data tests whose static ranges do not decide
+//!   them, `break`s and early `return`s late in a counter's run (`cond.rs`, `stmt.rs`); loops
+//!   get real trip counts, often a function of a caller's counter (trip-count parameters,
+//!   so one loop runs 0, 1, 2, ... times over the calls). Finally [`generate`] *probes* each
+//!   program in the reference interpreter with statement coverage and, when too little of
+//!   it ran (or it ran too long), draws another from a derived seed
+//!   ([`GenConfig::attempts`]).
 //!
 //! # Use
 //! * [`generate`]`(seed, &config)`, [`GeneratedProgram::from_unstructured`], or
@@ -92,13 +105,63 @@ pub struct GeneratedProgram {
     pub estimated_work: u64,
 }
 
+/// A probed program is kept when it runs at least this share of its statements.
+pub const PROBE_COVERAGE: f64 = 0.9;
+/// Step budget of a probe run: a program that needs more is rejected when another attempt
+/// is left (it would make every check of a campaign slow).
+pub const PROBE_STEPS: u64 = 4_000_000;
+
 /// Generates the program of `seed` under `config` (deterministic: the same seed and config
 /// give byte-identical source and stdin).
+///
+/// Up to [`GenConfig::attempts`] programs are drawn (the first from `seed`, the others from
+/// seeds derived from it); each is run in the reference interpreter, and the first that runs
+/// at least [`PROBE_COVERAGE`] of its statements within [`PROBE_STEPS`] steps is returned —
+/// else the one with the highest coverage among those within the step budget (else the
+/// first).
 pub fn generate(seed: u64, config: &GenConfig) -> GeneratedProgram {
-    let mut choices = SeededChoices::new(seed);
-    let mut p = generate_with(&mut choices, config);
-    p.seed = Some(seed);
-    p
+    let attempts = config.attempts.clamp(1, 16);
+    let mut best: Option<(f64, GeneratedProgram)> = None;
+    for attempt in 0..attempts {
+        let stream = if attempt == 0 {
+            seed
+        } else {
+            // A different stream per attempt (splitmix64's increment, odd).
+            seed.wrapping_add((attempt as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        };
+        let mut choices = SeededChoices::new(stream);
+        let mut p = generate_with(&mut choices, config);
+        p.seed = Some(seed);
+        if attempts == 1 {
+            return p;
+        }
+        let score = probe(&p);
+        if score >= PROBE_COVERAGE {
+            return p;
+        }
+        if best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, p));
+        }
+    }
+    best.map(|(_, p)| p).expect("at least one attempt")
+}
+
+/// The share of `p`'s statements its run executes; -1 when the run needs more than
+/// [`PROBE_STEPS`] steps or does not end normally (a generator bug, which the callers' own
+/// checks then report).
+fn probe(p: &GeneratedProgram) -> f64 {
+    let Ok(program) = sysyc::frontend::compile_source("probe.sy", &p.source) else {
+        return -1.0;
+    };
+    let lines = sysyc::frontend::LineIndex::new(&p.source);
+    let config = crate::refinterp::RefConfig {
+        max_steps: PROBE_STEPS,
+        ..crate::refinterp::RefConfig::default()
+    };
+    match crate::refinterp::run_with_coverage(&program, &lines, &p.stdin, &config) {
+        Ok((outcome, coverage)) if outcome.trap.is_none() => coverage.fraction(),
+        _ => -1.0,
+    }
 }
 
 /// Generates a program from an arbitrary stream of decisions.

@@ -23,8 +23,8 @@ use sysyc::frontend::ast::{self, BinaryOp, BlockItem, CompUnit, FuncDef, InitVal
 const MIN_FUNCTION_BUDGET: u64 = 400;
 
 /// Bounds of the driver loop's trip count, and the least work one iteration may cost.
-const MIN_DRIVER_TRIPS: u64 = 4;
-const MAX_DRIVER_TRIPS: u64 = 256;
+const MIN_DRIVER_TRIPS: u64 = 12;
+const MAX_DRIVER_TRIPS: u64 = 400;
 const MIN_ITERATION_WORK: u64 = 4_000;
 
 /// Name of `main`'s local holding the driver loop's trip count (read from the input).
