@@ -149,6 +149,46 @@ pub struct Knobs {
     /// loops run 0, 1, 2, ... times, remainders of unrolling included).
     #[serde(default)]
     pub trip_params: u8,
+    /// Counted loops with a straight-line body and a run-time trip count (single-block
+    /// loops for `unroll`), with loop-carried recurrences through locals and arrays.
+    #[serde(default)]
+    pub straight_loops: u8,
+    /// Loops reading global scalars and fixed global elements that nothing in the function
+    /// writes (`hoist-global-loads`, `licm`), and loops reading a global around calls that
+    /// write it.
+    #[serde(default)]
+    pub hoist_shapes: u8,
+    /// Local arrays declared in a loop body with the same contents every iteration
+    /// (`array-hoist`), sometimes with one element that changes.
+    #[serde(default)]
+    pub array_hoist: u8,
+    /// Updates that leave a variable unchanged (`x = x + 0` in one branch, the same value
+    /// in both), whose phis become trivial after simplification (`trivial-phi`).
+    #[serde(default)]
+    pub trivial_phis: u8,
+    /// Many int and float values live across a call (register pressure, callee-saved
+    /// registers).
+    #[serde(default)]
+    pub register_pressure: u8,
+    /// Division and remainder by constants of every kind (powers of two, others,
+    /// negative) of dividends near `INT_MIN`, `INT_MAX` and negative.
+    #[serde(default)]
+    pub div_corners: u8,
+    /// Float values `-0.0` and ints that round when converted, with comparisons and
+    /// output that tell them apart.
+    #[serde(default)]
+    pub float_corners: u8,
+    /// Local arrays over 4096 bytes (stack offsets beyond the immediate ranges).
+    #[serde(default)]
+    pub big_frames: u8,
+    /// Re-used expressions with their operands in another order or the converse
+    /// comparison (`b * a` for `a * b`, `b > a` for `a < b`).
+    #[serde(default)]
+    pub near_redundant: u8,
+    /// YARPGen-style reads from a small pool of variables per function, so the same
+    /// operands meet often.
+    #[serde(default)]
+    pub var_pool: u8,
 }
 
 impl Default for Knobs {
@@ -196,6 +236,16 @@ impl Default for Knobs {
             status_checksum: 50,
             identities: 20,
             trip_params: 70,
+            straight_loops: 50,
+            hoist_shapes: 40,
+            array_hoist: 30,
+            trivial_phis: 30,
+            register_pressure: 25,
+            div_corners: 40,
+            float_corners: 30,
+            big_frames: 20,
+            near_redundant: 30,
+            var_pool: 40,
         }
     }
 }
@@ -318,7 +368,7 @@ impl GenConfig {
 }
 
 impl Knobs {
-    fn all_mut(&mut self) -> [&mut u8; 42] {
+    fn all_mut(&mut self) -> [&mut u8; 52] {
         let Knobs {
             float,
             arrays,
@@ -362,6 +412,16 @@ impl Knobs {
             status_checksum,
             identities,
             trip_params,
+            straight_loops,
+            hoist_shapes,
+            array_hoist,
+            trivial_phis,
+            register_pressure,
+            div_corners,
+            float_corners,
+            big_frames,
+            near_redundant,
+            var_pool,
         } = self;
         [
             float,
@@ -406,6 +466,16 @@ impl Knobs {
             status_checksum,
             identities,
             trip_params,
+            straight_loops,
+            hoist_shapes,
+            array_hoist,
+            trivial_phis,
+            register_pressure,
+            div_corners,
+            float_corners,
+            big_frames,
+            near_redundant,
+            var_pool,
         ]
     }
 }

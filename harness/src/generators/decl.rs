@@ -252,7 +252,12 @@ impl Gen<'_> {
             if k.consts > 0 { 2 } else { 0 },
             if arrays { 4 } else { 0 },
             if arrays && k.consts > 0 { 1 } else { 0 },
-            if arrays && k.late_init > 0 { 2 } else { 0 },
+            // (Filled by loops: not in a straight-line body.)
+            if arrays && k.late_init > 0 && !self.fcx.straight {
+                2
+            } else {
+                0
+            },
             if arrays && k.dead_stores > 0 { 1 } else { 0 },
         ]);
         let ty = self.pick_ty();

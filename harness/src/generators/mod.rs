@@ -69,6 +69,7 @@ mod env;
 mod expr;
 pub mod features;
 pub mod grammar;
+mod idioms;
 mod input;
 mod loops;
 mod prelude;

@@ -155,6 +155,10 @@ pub(super) struct FnCtx {
     pub next_local: u32,
     /// Globals assigned so far, directly or by a called function.
     pub globals_written: Vec<VarId>,
+    /// Generating a straight-line loop body: no control flow (see `BodyKind::Straight`).
+    pub straight: bool,
+    /// Statements the next loop body opens with (see `idioms.rs`).
+    pub pending_idiom: Option<super::idioms::LoopIdiom>,
 }
 
 /// A name an entry mentions, the variable it meant, and that variable's range then.

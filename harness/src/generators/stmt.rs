@@ -55,14 +55,6 @@ impl Gen<'_> {
         }
     }
 
-    /// Up to `max` statements in a new scope.
-    pub(super) fn block_items(&mut self, max: u32) -> Vec<BlockItem> {
-        self.push_scope();
-        let items = self.stmts_in_scope(max);
-        self.pop_scope();
-        items
-    }
-
     /// Up to `max` statements (at least one if the budget allows) in the current scope.
     pub(super) fn stmts_in_scope(&mut self, max: u32) -> Vec<BlockItem> {
         let n = self.c.range(1, max.max(1) as i64);
@@ -78,13 +70,21 @@ impl Gen<'_> {
 
     /// A nested body (of `if`, `else`, a loop or a block).
     pub(super) fn body(&mut self) -> Vec<BlockItem> {
+        self.push_scope();
+        let items = self.body_in_scope();
+        self.pop_scope();
+        items
+    }
+
+    /// [`Gen::body`] in the current scope (which the caller opened for the block).
+    pub(super) fn body_in_scope(&mut self) -> Vec<BlockItem> {
         self.fcx.depth += 1;
         let max = self
             .cfg
             .max_block_stmts
             .saturating_sub(self.fcx.depth / 2)
             .max(1);
-        let items = self.block_items(max);
+        let items = self.stmts_in_scope(max);
         self.fcx.depth -= 1;
         items
     }
@@ -129,33 +129,50 @@ impl Gen<'_> {
         let w = |on: bool, weight: u32| if on { weight } else { 0 };
         // At the top of `main` a statement runs once: a conditional there would leave one of
         // its sides unexecuted.
-        let branchy = deep_ok && !main_top;
+        let branchy = deep_ok && !main_top && !self.fcx.straight;
+        // A straight-line loop body has no control flow at all.
+        let loop_ok = loop_ok && !self.fcx.straight;
+        let in_loop_flow = in_loop && !self.fcx.straight;
         let weights = [
-            30,                                                            // 0 assignment
-            12,                                                            // 1 declaration
-            w(branchy, k.ifs as u32 / 3),                                  // 2 if
-            w(loop_ok, k.loops as u32 / 3),                                // 3 counted loop
-            w(impure || k.pure_functions > 0, 6),                          // 4 call statement
-            w(impure && k.mix_calls > 0, k.mix_calls as u32 / 6),          // 5 mix
-            w(output_ok && k.output > 0, k.output as u32 / 4),             // 6 output
-            w(output_ok && k.putf > 0, k.putf as u32 / 6),                 // 7 putf
-            w(branchy && k.blocks > 0, k.blocks as u32 / 6),               // 8 block
-            w(in_loop && !in_driver && k.breaks > 0, k.breaks as u32 / 5), // 9 break
-            w(in_loop && k.continues > 0, k.continues as u32 / 5),         // 10 continue
+            30,                                                   // 0 assignment
+            12,                                                   // 1 declaration
+            w(branchy, k.ifs as u32 / 3),                         // 2 if
+            w(loop_ok, k.loops as u32 / 3),                       // 3 counted loop
+            w(impure || k.pure_functions > 0, 6),                 // 4 call statement
+            w(impure && k.mix_calls > 0, k.mix_calls as u32 / 6), // 5 mix
+            w(output_ok && k.output > 0, k.output as u32 / 4),    // 6 output
+            w(output_ok && k.putf > 0, k.putf as u32 / 6),        // 7 putf
+            w(branchy && k.blocks > 0, k.blocks as u32 / 6),      // 8 block
             w(
-                !self.fcx.is_main && k.early_returns > 0,
+                in_loop_flow && !in_driver && k.breaks > 0,
+                k.breaks as u32 / 5,
+            ), // 9 break
+            w(in_loop_flow && k.continues > 0, k.continues as u32 / 5), // 10 continue
+            w(
+                !self.fcx.is_main && !self.fcx.straight && k.early_returns > 0,
                 k.early_returns as u32 / 6,
             ), // 11 return
-            1,                                                             // 12 empty
-            w(!main_top && k.late_init > 0, k.late_init as u32 / 5),       // 13 late init
-            w(k.dead_stores > 0, k.dead_stores as u32 / 5),                // 14 dead store
-            w(main_top && k.input > 0, k.input as u32 / 2),                // 15 input
-            w(main_top && loop_ok && k.timers > 0, k.timers as u32 / 4),   // 16 timers
+            1,                                                    // 12 empty
+            w(branchy && k.late_init > 0, k.late_init as u32 / 5), // 13 late init
+            w(k.dead_stores > 0, k.dead_stores as u32 / 5),       // 14 dead store
+            w(main_top && k.input > 0, k.input as u32 / 2),       // 15 input
+            w(main_top && loop_ok && k.timers > 0, k.timers as u32 / 4), // 16 timers
             w(
                 !main_top && loop_ok && k.short_circuit > 0,
                 k.loops as u32 / 8,
             ), // 17 guarded loop
-            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),                // 18 array walk
+            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),       // 18 array walk
+            w(loop_ok && k.straight_loops > 0, k.straight_loops as u32 / 3), // 19 straight loop
+            w(loop_ok && k.hoist_shapes > 0, k.hoist_shapes as u32 / 5), // 20 global reads
+            w(
+                loop_ok && k.arrays > 0 && k.array_hoist > 0,
+                k.array_hoist as u32 / 5,
+            ), // 21 invariant local array
+            w(in_loop && k.trivial_phis > 0, k.trivial_phis as u32 / 5), // 22 trivial update
+            w(
+                impure && k.register_pressure > 0,
+                k.register_pressure as u32 / 8,
+            ), // 23 register pressure
         ];
         match self.c.weighted(&weights) {
             1 => self.local_decl(),
@@ -221,6 +238,11 @@ impl Gen<'_> {
             }
             17 => self.guarded_loop(),
             18 => self.array_walk(),
+            19 => self.straight_loop(),
+            20 => self.global_read_loop(),
+            21 => self.invariant_array_loop(),
+            22 => self.trivial_update(),
+            23 => self.pressure_block(),
             _ => self.assign_stmt(true),
         }
     }
@@ -553,7 +575,7 @@ impl Gen<'_> {
     /// (or other ranged variable) in scope, by weights: a condition `d` on data, a test `t` of
     /// the counter (which goes both ways over its range), `d || t` (true at least when `t`
     /// is), `d && t` (false at least when `t` is). Without one, `d`.
-    fn branch_cond(
+    pub(super) fn branch_cond(
         &mut self,
         ctx: ECtx,
         weights: [u32; 4],
