@@ -54,6 +54,19 @@ impl Gen<'_> {
         dims
     }
 
+    /// Dimensions of a local array over 4096 bytes (over 1024 elements), so that offsets in
+    /// the frame exceed the load/store immediate ranges.
+    fn big_dims(&mut self) -> Vec<u32> {
+        self.feature(Feature::BigFrame);
+        if self.c.chance(0.6) {
+            self.feature(Feature::Array1);
+            vec![self.c.range(1025, 3000) as u32]
+        } else {
+            self.feature(Feature::Array2);
+            vec![self.c.range(33, 64) as u32, self.c.range(33, 64) as u32]
+        }
+    }
+
     /// Dimension expressions: literals, or visible `const int`s adjusted to the value.
     fn dim_exprs(&mut self, dims: &[u32]) -> Vec<Expr> {
         let consts: Vec<(String, i64)> = self
@@ -360,7 +373,12 @@ impl Gen<'_> {
 
     /// An array declaration: `T a[..] [= {..}];`
     fn array_decl(&mut self, ty: Ty, storage: Storage, is_const: bool, dead: bool) -> Decl {
-        let dims = self.array_dims();
+        let dims = if storage == Storage::Local && !is_const && self.knob(self.cfg.knobs.big_frames)
+        {
+            self.big_dims()
+        } else {
+            self.array_dims()
+        };
         self.array_decl_of(ty, storage, is_const, dead, dims)
     }
 

@@ -159,6 +159,8 @@ pub(super) struct FnCtx {
     pub straight: bool,
     /// Statements the next loop body opens with (see `idioms.rs`).
     pub pending_idiom: Option<super::idioms::LoopIdiom>,
+    /// The variables reads favour (`Gen::pick_var`).
+    pub var_pool: Vec<VarId>,
 }
 
 /// A name an entry mentions, the variable it meant, and that variable's range then.
@@ -356,10 +358,43 @@ impl<'a> Gen<'a> {
         }
         let i = candidates[self.pick_index(candidates.len())];
         let pool = if cond { &self.cond_pool } else { &self.pool };
-        let g = pool[i].g.clone();
+        let mut g = pool[i].g.clone();
         self.charge(g.cost);
+        if self.knob(self.cfg.knobs.near_redundant)
+            && let Some(e) = rearranged(&g.e, g.ty)
+        {
+            self.features.insert(Feature::NearRedundant);
+            g.e = e;
+        }
         Some(g)
     }
+}
+
+/// The same value computed differently at the top: the operands of `+`, `*`, `==`, `!=`
+/// swapped, a comparison turned into its converse (`b > a` for `a < b`), an int `a - b` as
+/// `-(b - a)`. Every rewrite is exact (wrapping ints; floats without NaN, and `-(b - a)` is
+/// not used on floats, where it would turn `+0.0` into `-0.0`).
+fn rearranged(e: &Expr, ty: Ty) -> Option<Expr> {
+    use sysyc::frontend::ast::BinaryOp as B;
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return None;
+    };
+    // A comparison chain (`a < b == c`) would need parentheses once its operands swap.
+    let is_cond = |x: &Expr| matches!(&x.kind, ExprKind::Binary(o, ..) if o.precedence() <= 4);
+    if is_cond(a) || is_cond(b) {
+        return None;
+    }
+    let (a, b) = ((**a).clone(), (**b).clone());
+    let swapped = |op| super::build::bin(op, b.clone(), a.clone());
+    Some(match op {
+        B::Add | B::Mul | B::Eq | B::Ne => swapped(*op),
+        B::Lt => swapped(B::Gt),
+        B::Gt => swapped(B::Lt),
+        B::Le => swapped(B::Ge),
+        B::Ge => swapped(B::Le),
+        B::Sub if ty == Ty::Int => super::build::neg(swapped(B::Sub)),
+        _ => return None,
+    })
 }
 
 /// Height of an expression tree (a leaf is 1).

@@ -401,7 +401,10 @@ impl Gen<'_> {
         self.feature(Feature::MixCall);
         let ctx = self.stmt_ctx();
         let floats = self.cfg.knobs.float > 0;
-        let (h, g) = if floats && self.c.chance(0.3) {
+        let (h, g) = if floats && self.knob(self.cfg.knobs.float_corners) {
+            // `mixz` also tells `-0.0` from `0.0`.
+            (Helper::MixZ, self.float_expr(ctx))
+        } else if floats && self.c.chance(0.3) {
             (Helper::MixF, self.float_expr(ctx))
         } else {
             (Helper::Mix, self.int_expr(ctx))
