@@ -21,7 +21,8 @@ impl Gen<'_> {
 
     /// User functions returning `ret` (`None`: any, for call statements) callable here.
     pub(super) fn callable(&mut self, ret: Option<Ty>, ctx: ECtx) -> Vec<usize> {
-        if ctx.stable {
+        // A straight-line loop body calls nothing (an inlined callee would bring branches).
+        if ctx.stable || self.fcx.straight {
             return Vec::new();
         }
         let mut out = Vec::new();

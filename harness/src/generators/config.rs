@@ -239,7 +239,7 @@ impl Default for Knobs {
             straight_loops: 50,
             hoist_shapes: 40,
             array_hoist: 30,
-            trivial_phis: 30,
+            trivial_phis: 50,
             register_pressure: 25,
             div_corners: 40,
             float_corners: 30,

@@ -291,7 +291,7 @@ impl Gen<'_> {
     }
 
     fn pick_ty(&mut self) -> Ty {
-        if self.cfg.knobs.float > 0 && self.c.chance(0.3) {
+        if self.cfg.knobs.float > 0 && !self.fcx.straight && self.c.chance(0.3) {
             self.feature(Feature::FloatVar);
             Ty::Float
         } else {

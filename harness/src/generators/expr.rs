@@ -400,7 +400,8 @@ impl Gen<'_> {
             } else {
                 0
             },
-            if k.float > 0 && k.float_to_int > 0 {
+            // (`f2i` branches: not in a straight-line body.)
+            if k.float > 0 && k.float_to_int > 0 && !self.fcx.straight {
                 3
             } else {
                 0
@@ -569,7 +570,8 @@ impl Gen<'_> {
         let op = if is_mod { BinaryOp::Mod } else { BinaryOp::Div };
         self.feature(if is_mod { Feature::Mod } else { Feature::Div });
         let sub = ctx.deeper();
-        let wrapper = if self.cfg.knobs.safe_wrappers > 0 {
+        // (The wrappers branch: not in a straight-line body.)
+        let wrapper = if self.cfg.knobs.safe_wrappers > 0 && !self.fcx.straight {
             1 + self.cfg.knobs.safe_wrappers as u32 / 10
         } else {
             0
@@ -1023,7 +1025,9 @@ impl Gen<'_> {
                 }
                 self.fit(g, FLOAT_VAR_BOUND)
             }
-            Ty::Int if floats && self.knob(self.cfg.knobs.float_to_int / 2) => {
+            Ty::Int
+                if floats && !self.fcx.straight && self.knob(self.cfg.knobs.float_to_int / 2) =>
+            {
                 self.feature(Feature::FloatToInt);
                 let g = self.float_expr(ctx);
                 self.fit(g, FLOAT_TO_INT_LIMIT)

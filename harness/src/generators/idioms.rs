@@ -46,7 +46,17 @@ impl Gen<'_> {
         if globals.is_empty() {
             return self.counted_loop();
         }
-        let var = globals[self.pick_index(globals.len())];
+        // Hoisting needs a global nothing wrote since the function was entered.
+        let unwritten: Vec<VarId> = globals
+            .iter()
+            .copied()
+            .filter(|id| !self.fcx.globals_written.contains(id))
+            .collect();
+        let var = if !unwritten.is_empty() && self.c.chance(0.8) {
+            unwritten[self.pick_index(unwritten.len())]
+        } else {
+            globals[self.pick_index(globals.len())]
+        };
         let writers: Vec<usize> = if self.fcx.pure {
             Vec::new()
         } else {

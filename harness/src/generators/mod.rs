@@ -110,7 +110,7 @@ pub struct GeneratedProgram {
 pub const PROBE_COVERAGE: f64 = 0.9;
 /// Step budget of a probe run: a program that needs more is rejected when another attempt
 /// is left (it would make every check of a campaign slow).
-pub const PROBE_STEPS: u64 = 4_000_000;
+pub const PROBE_STEPS: u64 = 1_000_000;
 
 /// Generates the program of `seed` under `config` (deterministic: the same seed and config
 /// give byte-identical source and stdin).

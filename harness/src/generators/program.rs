@@ -642,13 +642,19 @@ impl Gen<'_> {
             if !satisfiable {
                 continue;
             }
-            let ctx = ECtx {
-                impure_ok: true,
-                stable: false,
-                depth: self.cfg.max_expr_depth,
-            };
-            let g = self.call_user(f, ctx);
-            out.push(build::stmt(build::expr_stmt(g.e)));
+            // Often a second call site: a function called once is inlined whatever its
+            // size, and then nothing of it (its frame, its calls, its loads of globals)
+            // reaches the back end as a function.
+            let sites = if self.c.chance(0.5) { 2 } else { 1 };
+            for _ in 0..sites {
+                let ctx = ECtx {
+                    impure_ok: true,
+                    stable: false,
+                    depth: self.cfg.max_expr_depth,
+                };
+                let g = self.call_user(f, ctx);
+                out.push(build::stmt(build::expr_stmt(g.e)));
+            }
         }
         out
     }

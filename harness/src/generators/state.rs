@@ -345,6 +345,7 @@ impl<'a> Gen<'a> {
             .filter(|(_, p)| {
                 p.g.ty == ty
                     && (!ctx.stable || p.stable)
+                    && !(self.fcx.straight && super::stmt::has_call(&p.g.e))
                     && self.affordable(p.g.cost)
                     && p.refs.iter().all(|(n, id, range)| {
                         let v = &self.env.vars[*id];

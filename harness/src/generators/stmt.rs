@@ -170,7 +170,7 @@ impl Gen<'_> {
             ), // 21 invariant local array
             w(in_loop && k.trivial_phis > 0, k.trivial_phis as u32 / 5), // 22 trivial update
             w(
-                impure && k.register_pressure > 0,
+                impure && !self.fcx.straight && k.register_pressure > 0,
                 k.register_pressure as u32 / 8,
             ), // 23 register pressure
         ];
@@ -264,7 +264,11 @@ impl Gen<'_> {
     /// `target = value;` (or `target = target op value;`). Falls back to a declaration when
     /// nothing is assignable.
     pub(super) fn assign_stmt(&mut self, allow_update: bool) -> Vec<BlockItem> {
-        let targets = self.assignable();
+        let mut targets = self.assignable();
+        if self.fcx.straight {
+            // Float values are clamped by a call with branches: ints only here.
+            targets.retain(|&id| self.env.vars[id].ty == Ty::Int);
+        }
         if targets.is_empty() {
             return self.local_decl();
         }
@@ -401,6 +405,7 @@ impl Gen<'_> {
         self.feature(Feature::MixCall);
         let ctx = self.stmt_ctx();
         let floats = self.cfg.knobs.float > 0;
+        let floats = floats && !self.fcx.straight;
         let (h, g) = if floats && self.knob(self.cfg.knobs.float_corners) {
             // `mixz` also tells `-0.0` from `0.0`.
             (Helper::MixZ, self.float_expr(ctx))
