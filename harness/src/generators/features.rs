@@ -76,6 +76,7 @@ features! {
     LoopCarried => "loop-carried-recurrence",
     HoistableGlobalLoad => "hoistable-global-load",
     GlobalClobberedInLoop => "global-written-by-call-in-loop",
+    GlobalWrittenAtLoopExit => "global-written-at-loop-exit",
     InvariantLocalArray => "loop-invariant-local-array",
     TrivialUpdate => "trivial-update",
     RegisterPressure => "register-pressure",

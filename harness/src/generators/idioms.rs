@@ -1,8 +1,10 @@
 //! Shapes chosen from the preconditions of the optimisation passes, so that the passes get
 //! work (and get it wrong, if they are wrong) on executed code:
 //! * global reads in loops (`hoist-global-loads`, `licm`): a loop whose body reads a global
-//!   scalar or a fixed element of a global array that nothing in the function writes — or,
-//!   as the counter-case, reads it around a call that writes it;
+//!   scalar or a fixed element of a global array that nothing in the function writes — or
+//!   writes only right before leaving the loop (`if (..) { g = e; break; }`: no path from
+//!   that write leads back to the read, which `hoist-global-loads` can hoist and `licm`
+//!   cannot) — or, as the counter-case, reads it around a call that writes it;
 //! * loop-invariant local arrays (`array-hoist`): `int k[3] = {a, b, c};` declared inside a
 //!   loop with the same contents every iteration, then read — sometimes with one element
 //!   that changes, which must stay in the loop;
@@ -24,9 +26,15 @@ use sysyc::frontend::ast::{BinaryOp, BlockItem, Expr, InitVal};
 /// Statements a loop body opens with, requested by an idiom before the loop is generated.
 #[derive(Clone, Debug)]
 pub(super) enum LoopIdiom {
-    /// Reads of global `var` (a scalar, or an element at a constant index of an array); with
-    /// `clobber`, a call of that function (which writes the global) between two reads.
-    GlobalReads { var: VarId, clobber: Option<usize> },
+    /// Reads of global `var` (a scalar, or the element at constant indices `at` of an
+    /// array); with `clobber`, a call of that function (which writes the global) between two
+    /// reads; with `exit_write`, a write of the same word followed by `break`.
+    GlobalReads {
+        var: VarId,
+        at: Vec<i32>,
+        clobber: Option<usize>,
+        exit_write: bool,
+    },
     /// A local array with loop-invariant contents, then reads of it.
     InvariantArray,
 }
@@ -82,8 +90,32 @@ impl Gen<'_> {
         if lock {
             self.env.lock(var);
         }
+        // A write just before leaving the loop: only in a loop no other loop repeats, in a
+        // function (`main` writes its globals first), of a global it may write.
+        let v = &self.env.vars[var];
+        let exit_write = lock
+            && self.fcx.loops.is_empty()
+            && !self.fcx.is_main
+            && !self.fcx.pure
+            && !v.read_only
+            && !v.is_const
+            && self.c.chance(0.8);
+        if exit_write {
+            self.feature(Feature::GlobalWrittenAtLoopExit);
+        }
+        let at = self.env.vars[var]
+            .dims
+            .clone()
+            .iter()
+            .map(|&d| self.c.range(0, d as i64 - 1) as i32)
+            .collect();
         self.fcx.affinity.push(var);
-        self.fcx.pending_idiom = Some(LoopIdiom::GlobalReads { var, clobber });
+        self.fcx.pending_idiom = Some(LoopIdiom::GlobalReads {
+            var,
+            at,
+            clobber,
+            exit_write,
+        });
         let out = self.counted_loop();
         self.fcx.pending_idiom = None;
         self.fcx.affinity.pop();
@@ -105,20 +137,22 @@ impl Gen<'_> {
     /// (in the body's scope).
     pub(super) fn idiom_statements(&mut self, idiom: LoopIdiom, counter: VarId) -> Vec<BlockItem> {
         match idiom {
-            LoopIdiom::GlobalReads { var, clobber } => self.global_reads(var, clobber, counter),
+            LoopIdiom::GlobalReads {
+                var,
+                at,
+                clobber,
+                exit_write,
+            } => self.global_reads(var, &at, clobber, exit_write, counter),
             LoopIdiom::InvariantArray => self.invariant_array(counter),
         }
     }
 
-    /// A read of global `var`: the scalar, or an element at constant indices.
-    fn global_read(&mut self, var: VarId) -> GExpr {
+    /// A read of global `var`: the scalar, or the element at constant indices `at`.
+    fn global_read(&mut self, var: VarId, at: &[i32]) -> GExpr {
         let v = &self.env.vars[var];
         let (name, ty, dims) = (v.name.clone(), v.ty, v.dims.clone());
         self.charge(2);
-        let idx: Vec<Expr> = dims
-            .iter()
-            .map(|&d| build::int(self.c.range(0, d as i64 - 1) as i32))
-            .collect();
+        let idx: Vec<Expr> = at.iter().map(|&i| build::int(i)).collect();
         let e = build::elem(&name, idx);
         match ty {
             Ty::Int => GExpr::int(
@@ -131,18 +165,21 @@ impl Gen<'_> {
         }
     }
 
-    /// `acc = acc + g * i;` [`f(...);` `acc = acc - g;`] for a local accumulator `acc`.
+    /// `acc = acc + g * i;` [`f(...);`] `acc = acc - g;` [`if (i == c) { g = e; break; }`]
+    /// for a fresh local accumulator `acc`.
     fn global_reads(
         &mut self,
         var: VarId,
+        at: &[i32],
         clobber: Option<usize>,
+        exit_write: bool,
         counter: VarId,
     ) -> Vec<BlockItem> {
         let mut out = Vec::new();
         let ty = self.env.vars[var].ty;
         let acc = self.accumulator(ty, &mut out);
         let i = self.env.read(counter);
-        let first = self.global_read(var);
+        let first = self.global_read(var, at);
         let update = |g: &mut Self, value: Expr, op: BinaryOp| {
             let sum = build::bin(op, build::var(&acc), value);
             match ty {
@@ -165,9 +202,32 @@ impl Gen<'_> {
             let call = self.call_user(f, ctx);
             out.push(build::stmt(build::expr_stmt(call.e)));
         }
-        let second = self.global_read(var);
+        let second = self.global_read(var, at);
         out.push(build::stmt(update(self, second.e, BinaryOp::Sub)));
         self.charge(8);
+        if exit_write {
+            let (lo, hi) = self.env.vars[counter].range.unwrap_or((0, 0));
+            let c = self.c.range(lo + (hi - lo) / 2, hi);
+            let test = build::bin(BinaryOp::Eq, self.env.read(counter), build::int(c as i32));
+            let ctx = ECtx {
+                impure_ok: false,
+                stable: false,
+                depth: 2,
+            };
+            let value = self.value_for(ty, ctx);
+            let name = self.env.vars[var].name.clone();
+            let target = build::lval(&name, at.iter().map(|&i| build::int(i)).collect());
+            self.note_global_write(var);
+            self.charge(4);
+            out.push(build::stmt(build::if_stmt(
+                test,
+                build::block_stmt(vec![
+                    build::stmt(build::assign(target, value.e)),
+                    build::stmt(build::brk()),
+                ]),
+                None,
+            )));
+        }
         out
     }
 

@@ -688,6 +688,15 @@ impl Gen<'_> {
         if let Some(limit) = limit {
             items.extend(self.driver_loop(limit, self.driver_trips));
         }
+        // A statement or two after it (a global written only there is written on no path
+        // into the loop: `hoist-global-loads` may hoist its loads, `const-arrays` may not
+        // fold them).
+        for _ in 0..self.c.range(0, 2) {
+            if !self.affordable(super::stmt::STMT_COST) {
+                break;
+            }
+            items.extend(self.stmt());
+        }
         // The epilogue: everything observable goes into the checksum.
         self.fcx.budget = u64::MAX;
         self.fcx.cost = self.fcx.cost.saturating_add(fold_cost);

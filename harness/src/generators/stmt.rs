@@ -163,7 +163,7 @@ impl Gen<'_> {
             ), // 17 guarded loop
             w(loop_ok && k.arrays > 0, k.loops as u32 / 4),       // 18 array walk
             w(loop_ok && k.straight_loops > 0, k.straight_loops as u32 / 3), // 19 straight loop
-            w(loop_ok && k.hoist_shapes > 0, k.hoist_shapes as u32 / 5), // 20 global reads
+            w(loop_ok && k.hoist_shapes > 0, k.hoist_shapes as u32 / 3), // 20 global reads
             w(
                 loop_ok && k.arrays > 0 && k.array_hoist > 0,
                 k.array_hoist as u32 / 5,
