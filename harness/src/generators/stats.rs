@@ -71,6 +71,8 @@ pub struct StatsArgs {
 pub struct Record {
     pub seed: u64,
     pub lines: usize,
+    /// The generator's work estimate ([`GeneratedProgram::estimated_work`]).
+    pub estimated_work: u64,
     pub gen_time: Duration,
     pub features: FeatureSet,
     /// `Err(stage: reason)` for the first failed check.
@@ -309,6 +311,7 @@ fn check_one(
     Record {
         seed,
         lines: p.lines(),
+        estimated_work: p.estimated_work,
         gen_time,
         features: p.features,
         result,
@@ -447,6 +450,23 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
             "interpreter: {} ran without a trap; steps: {}",
             steps.len(),
             distribution(steps)
+        );
+    }
+    let mut ratios: Vec<f64> = records
+        .iter()
+        .filter_map(|r| {
+            let steps = r.result.as_ref().ok()?.steps?;
+            Some(steps as f64 / r.estimated_work.max(1) as f64)
+        })
+        .collect();
+    if !ratios.is_empty() {
+        ratios.sort_by(f64::total_cmp);
+        let _ = writeln!(
+            out,
+            "steps / estimated work: median {:.3}, p90 {:.3}, max {:.3}",
+            ratios[ratios.len() / 2],
+            ratios[(ratios.len() - 1) * 9 / 10],
+            ratios[ratios.len() - 1]
         );
     }
     let coverages: Vec<&ProgramCoverage> = records
