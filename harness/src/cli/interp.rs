@@ -33,6 +33,10 @@ pub struct InterpArgs {
     /// Print the steps executed, the run time and the steps per second on stderr.
     #[arg(long)]
     pub stats: bool,
+    /// Print statement coverage on stderr: statements executed of all, and where the ones
+    /// that never ran start.
+    #[arg(long)]
+    pub coverage: bool,
 }
 
 pub fn run(args: &InterpArgs) -> ExitCode {
@@ -58,9 +62,14 @@ pub fn run(args: &InterpArgs) -> ExitCode {
     };
     let name = file.display().to_string();
     let start = std::time::Instant::now();
-    let result = refinterp::run_source(&name, &source, &stdin, &config);
+    let result = if args.coverage {
+        refinterp::run_source_with_coverage(&name, &source, &stdin, &config)
+            .map(|(o, c)| (o, Some(c)))
+    } else {
+        refinterp::run_source(&name, &source, &stdin, &config).map(|o| (o, None))
+    };
     let seconds = start.elapsed().as_secs_f64();
-    let outcome = match result {
+    let (outcome, coverage) = match result {
         Ok(o) => o,
         Err(RefError::TimedOut { steps }) => {
             eprintln!("harness: time limit exceeded after {steps} steps");
@@ -77,6 +86,23 @@ pub fn run(args: &InterpArgs) -> ExitCode {
             "steps: {}, seconds: {seconds:.3}, steps/s: {rate:.3e}",
             outcome.steps
         );
+    }
+    if let Some(c) = &coverage {
+        let lines = sysyc::frontend::LineIndex::new(&source);
+        let missed: Vec<String> = c
+            .missed_locations(&lines)
+            .iter()
+            .map(|l| format!("{}:{}", l.line, l.col))
+            .collect();
+        eprintln!(
+            "coverage: {} of {} statements executed ({:.1}%)",
+            c.executed_count(),
+            c.total(),
+            100.0 * c.fraction()
+        );
+        if !missed.is_empty() {
+            eprintln!("not executed: {}", missed.join(" "));
+        }
     }
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(&outcome.stdout).and_then(|()| out.flush()) {

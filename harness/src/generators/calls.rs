@@ -11,12 +11,18 @@ use super::features::Feature;
 use super::state::{ECtx, GExpr, Gen};
 use sysyc::frontend::ast::{BinaryOp, Expr};
 
+/// Whether `lo..=hi` stays within `i32` (no wrap-around).
+fn range_fits(lo: i64, hi: i64) -> bool {
+    lo >= i32::MIN as i64 && hi <= i32::MAX as i64
+}
+
 impl Gen<'_> {
     // ---------------------------------------------------------------- calls
 
     /// User functions returning `ret` (`None`: any, for call statements) callable here.
     pub(super) fn callable(&mut self, ret: Option<Ty>, ctx: ECtx) -> Vec<usize> {
-        if ctx.stable {
+        // A straight-line loop body calls nothing (an inlined callee would bring branches).
+        if ctx.stable || self.fcx.straight {
             return Vec::new();
         }
         let mut out = Vec::new();
@@ -81,10 +87,13 @@ impl Gen<'_> {
         let args = self.siblings(params.len(), ctx.deeper(), &mut |g, c, i| {
             let p = &params[i];
             match &p.kind {
-                ParamKind::Scalar => g.value_for(p.ty, c),
+                ParamKind::Scalar => g.arg_value(p.ty, c),
                 ParamKind::Array { inner, min_len } => {
                     let (e, id) =
                         g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed);
+                    if !f.pure {
+                        g.note_global_write(id);
+                    }
                     passed.push(id);
                     GExpr::int(e, None, false, 1)
                 }
@@ -96,8 +105,10 @@ impl Gen<'_> {
                     g.bounded_int(max, c)
                 }
                 ParamKind::Depth => g.depth_arg(f.max_depth.unwrap_or(0) as i64, c),
+                ParamKind::Count { max } => g.trip_arg(*max as i64, c),
             }
         });
+        self.note_call(fi);
         self.charge(f.cost + 1);
         let impure = !f.pure || args.iter().any(|a| a.impure);
         if impure && !f.pure {
@@ -160,10 +171,102 @@ impl Gen<'_> {
         (build::elem(&name, idx), id)
     }
 
-    /// A recursion-depth argument: at most `max` (anything ≤ 0 is the base case).
+    /// A scalar argument: any value, but one that varies from call to call where a counter
+    /// can make it (`e + i`), so that the callee's branches go both ways over its calls.
+    pub(super) fn arg_value(&mut self, ty: Ty, ctx: ECtx) -> GExpr {
+        let g = self.value_for(ty, ctx);
+        if self.is_varying(&g.e) && self.c.chance(0.6) {
+            return g;
+        }
+        let counters = self.counters_here(ctx);
+        if counters.is_empty() {
+            return g;
+        }
+        let id = counters[self.pick_index(counters.len())];
+        let i = self.read_scalar(id);
+        self.charge(1);
+        let (a, b) = if self.c.chance(0.5) { (g, i) } else { (i, g) };
+        let op = if self.c.chance(0.7) {
+            BinaryOp::Add
+        } else {
+            BinaryOp::Sub
+        };
+        let sum = GExpr {
+            e: build::bin(op, a.e.clone(), b.e.clone()),
+            ty: if a.ty == Ty::Float || b.ty == Ty::Float {
+                Ty::Float
+            } else {
+                Ty::Int
+            },
+            bound: a.float_bound() + b.float_bound(),
+            range: super::expr::range_binary(op, a.range, b.range),
+            impure: a.impure || b.impure,
+            cost: a.cost + b.cost + 1,
+        };
+        match (ty, sum.ty) {
+            (Ty::Float, _) => self.fit(sum, FLOAT_VAR_BOUND),
+            (Ty::Int, Ty::Float) => self.fit(sum, super::env::FLOAT_TO_INT_LIMIT),
+            _ => sum,
+        }
+    }
+
+    /// A trip-count argument in `0..=max`, varying where it can: inside a loop mostly a
+    /// function of a counter (`i`, `(i + k) % (max + 1)`), so that successive calls run the
+    /// callee's loops 0, 1, 2, ... times — remainders of every unrolling factor included;
+    /// otherwise a value near a small unrolling factor or anywhere in range.
+    pub(super) fn trip_arg(&mut self, max: i64, ctx: ECtx) -> GExpr {
+        let counters: Vec<VarId> = self
+            .fcx
+            .loops
+            .iter()
+            .filter_map(|l| l.counter)
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.readable()
+                    && v.range.is_some_and(|(lo, _)| lo >= 0)
+                    && self.env.lookup(&v.name) == Some(id)
+            })
+            .collect();
+        if !counters.is_empty() && self.c.chance(0.8) {
+            let id = counters[self.pick_index(counters.len())];
+            let (lo, hi) = self.env.vars[id].range.unwrap_or((0, 0));
+            if hi <= max && self.c.chance(0.3) {
+                return self.read_scalar(id);
+            }
+            // The sum never wraps (counters are small), so the remainder is never negative.
+            let k = self.c.range(0, max);
+            let k = if range_fits(lo + k, hi + k) { k } else { 0 };
+            let base = self.env.read(id);
+            let e = if k == 0 {
+                base
+            } else {
+                build::bin(BinaryOp::Add, base, build::int(k as i32))
+            };
+            self.charge(3);
+            return GExpr::int(
+                build::bin(BinaryOp::Mod, e, build::int(max as i32 + 1)),
+                Some((0, max)),
+                false,
+                3,
+            );
+        }
+        if self.c.chance(0.5) {
+            let near = [0i64, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17];
+            let v = near[self.pick_index(near.len())].min(max);
+            self.charge(1);
+            return GExpr::int(build::int(v as i32), Some((v, v)), false, 1);
+        }
+        self.bounded_int(max, ctx)
+    }
+
+    /// A recursion-depth argument: at most `max` (anything ≤ 0 is the base case). Mostly
+    /// one that varies with a counter, or a literal deep enough for the body to run.
     pub(super) fn depth_arg(&mut self, max: i64, ctx: ECtx) -> GExpr {
         if self.c.chance(0.6) {
-            let v = self.c.range(0, max) as i32;
+            return self.trip_arg(max, ctx);
+        }
+        if self.c.chance(0.6) {
+            let v = self.c.range((max + 1) / 2, max) as i32;
             self.charge(1);
             return GExpr::int(build::int(v), Some((v as i64, v as i64)), false, 1);
         }
@@ -213,8 +316,9 @@ impl Gen<'_> {
                     )
                 }
                 ParamKind::Scalar => g.value_for(p.ty, c),
-                // Arrays and their lengths are passed on unchanged, keeping their guarantees.
-                ParamKind::Array { .. } | ParamKind::Length { .. } => {
+                // Arrays, lengths and trip counts are passed on unchanged, keeping their
+                // guarantees.
+                ParamKind::Array { .. } | ParamKind::Length { .. } | ParamKind::Count { .. } => {
                     g.charge(1);
                     GExpr::int(build::var(&p.name), None, false, 1)
                 }

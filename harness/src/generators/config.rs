@@ -46,7 +46,17 @@ pub struct GenConfig {
     pub work_budget: u64,
     /// Estimated dynamic number of output calls before the final checksum.
     pub output_budget: u64,
+    /// Programs generated per seed at most: each is run in the reference interpreter, and
+    /// the first that runs at least [`PROBE_COVERAGE`](super::PROBE_COVERAGE) of its
+    /// statements within [`PROBE_STEPS`](super::PROBE_STEPS) steps is kept (else the one that
+    /// ran the most). 1 keeps the first program as it is.
+    #[serde(default = "default_attempts")]
+    pub attempts: u32,
     pub knobs: Knobs,
+}
+
+fn default_attempts() -> u32 {
+    3
 }
 
 /// Feature probabilities in percent; 0 switches the feature off.
@@ -135,6 +145,50 @@ pub struct Knobs {
     pub status_checksum: u8,
     /// Algebraic identities (`e + 0`, `(e + c) - c`, `e - e`, ...).
     pub identities: u8,
+    /// A trip-count parameter bounding the loops of a function, which callers vary (so the
+    /// loops run 0, 1, 2, ... times, remainders of unrolling included).
+    #[serde(default)]
+    pub trip_params: u8,
+    /// Counted loops with a straight-line body and a run-time trip count (single-block
+    /// loops for `unroll`), with loop-carried recurrences through locals and arrays.
+    #[serde(default)]
+    pub straight_loops: u8,
+    /// Loops reading global scalars and fixed global elements that nothing in the function
+    /// writes (`hoist-global-loads`, `licm`), and loops reading a global around calls that
+    /// write it.
+    #[serde(default)]
+    pub hoist_shapes: u8,
+    /// Local arrays declared in a loop body with the same contents every iteration
+    /// (`array-hoist`), sometimes with one element that changes.
+    #[serde(default)]
+    pub array_hoist: u8,
+    /// Updates that leave a variable unchanged (`x = x + 0` in one branch, the same value
+    /// in both), whose phis become trivial after simplification (`trivial-phi`).
+    #[serde(default)]
+    pub trivial_phis: u8,
+    /// Many int and float values live across a call (register pressure, callee-saved
+    /// registers).
+    #[serde(default)]
+    pub register_pressure: u8,
+    /// Division and remainder by constants of every kind (powers of two, others,
+    /// negative) of dividends near `INT_MIN`, `INT_MAX` and negative.
+    #[serde(default)]
+    pub div_corners: u8,
+    /// Float values `-0.0` and ints that round when converted, with comparisons and
+    /// output that tell them apart.
+    #[serde(default)]
+    pub float_corners: u8,
+    /// Local arrays over 4096 bytes (stack offsets beyond the immediate ranges).
+    #[serde(default)]
+    pub big_frames: u8,
+    /// Re-used expressions with their operands in another order or the converse
+    /// comparison (`b * a` for `a * b`, `b > a` for `a < b`).
+    #[serde(default)]
+    pub near_redundant: u8,
+    /// YARPGen-style reads from a small pool of variables per function, so the same
+    /// operands meet often.
+    #[serde(default)]
+    pub var_pool: u8,
 }
 
 impl Default for Knobs {
@@ -181,6 +235,17 @@ impl Default for Knobs {
             comparison_chains: 10,
             status_checksum: 50,
             identities: 20,
+            trip_params: 70,
+            straight_loops: 50,
+            hoist_shapes: 40,
+            array_hoist: 30,
+            trivial_phis: 50,
+            register_pressure: 25,
+            div_corners: 40,
+            float_corners: 30,
+            big_frames: 20,
+            near_redundant: 30,
+            var_pool: 40,
         }
     }
 }
@@ -203,6 +268,7 @@ impl Default for GenConfig {
             max_recursion_depth: 8,
             work_budget: 4_000_000,
             output_budget: 200,
+            attempts: default_attempts(),
             knobs: Knobs::default(),
         }
     }
@@ -254,6 +320,7 @@ impl GenConfig {
             max_recursion_depth: size(d.max_recursion_depth, 1, 12),
             work_budget: size(d.work_budget as u32, 100_000, 12_000_000) as u64,
             output_budget: size(d.output_budget as u32, 0, 400) as u64,
+            attempts: d.attempts,
             knobs: k,
         }
     }
@@ -275,6 +342,7 @@ impl GenConfig {
         self.max_trip_count = self.max_trip_count.clamp(1, 10_000);
         self.max_recursion_depth = self.max_recursion_depth.clamp(1, 24);
         self.work_budget = self.work_budget.clamp(1_000, 100_000_000);
+        self.attempts = self.attempts.clamp(1, 16);
         for knob in self.knobs.all_mut() {
             *knob = (*knob).min(100);
         }
@@ -300,7 +368,7 @@ impl GenConfig {
 }
 
 impl Knobs {
-    fn all_mut(&mut self) -> [&mut u8; 41] {
+    fn all_mut(&mut self) -> [&mut u8; 52] {
         let Knobs {
             float,
             arrays,
@@ -343,6 +411,17 @@ impl Knobs {
             comparison_chains,
             status_checksum,
             identities,
+            trip_params,
+            straight_loops,
+            hoist_shapes,
+            array_hoist,
+            trivial_phis,
+            register_pressure,
+            div_corners,
+            float_corners,
+            big_frames,
+            near_redundant,
+            var_pool,
         } = self;
         [
             float,
@@ -386,6 +465,17 @@ impl Knobs {
             comparison_chains,
             status_checksum,
             identities,
+            trip_params,
+            straight_loops,
+            hoist_shapes,
+            array_hoist,
+            trivial_phis,
+            register_pressure,
+            div_corners,
+            float_corners,
+            big_frames,
+            near_redundant,
+            var_pool,
         ]
     }
 }

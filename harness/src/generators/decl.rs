@@ -54,6 +54,19 @@ impl Gen<'_> {
         dims
     }
 
+    /// Dimensions of a local array over 4096 bytes (over 1024 elements), so that offsets in
+    /// the frame exceed the load/store immediate ranges.
+    fn big_dims(&mut self) -> Vec<u32> {
+        self.feature(Feature::BigFrame);
+        if self.c.chance(0.6) {
+            self.feature(Feature::Array1);
+            vec![self.c.range(1025, 3000) as u32]
+        } else {
+            self.feature(Feature::Array2);
+            vec![self.c.range(33, 64) as u32, self.c.range(33, 64) as u32]
+        }
+    }
+
     /// Dimension expressions: literals, or visible `const int`s adjusted to the value.
     fn dim_exprs(&mut self, dims: &[u32]) -> Vec<Expr> {
         let consts: Vec<(String, i64)> = self
@@ -252,7 +265,12 @@ impl Gen<'_> {
             if k.consts > 0 { 2 } else { 0 },
             if arrays { 4 } else { 0 },
             if arrays && k.consts > 0 { 1 } else { 0 },
-            if arrays && k.late_init > 0 { 2 } else { 0 },
+            // (Filled by loops: not in a straight-line body.)
+            if arrays && k.late_init > 0 && !self.fcx.straight {
+                2
+            } else {
+                0
+            },
             if arrays && k.dead_stores > 0 { 1 } else { 0 },
         ]);
         let ty = self.pick_ty();
@@ -273,7 +291,7 @@ impl Gen<'_> {
     }
 
     fn pick_ty(&mut self) -> Ty {
-        if self.cfg.knobs.float > 0 && self.c.chance(0.3) {
+        if self.cfg.knobs.float > 0 && !self.fcx.straight && self.c.chance(0.3) {
             self.feature(Feature::FloatVar);
             Ty::Float
         } else {
@@ -355,7 +373,29 @@ impl Gen<'_> {
 
     /// An array declaration: `T a[..] [= {..}];`
     fn array_decl(&mut self, ty: Ty, storage: Storage, is_const: bool, dead: bool) -> Decl {
-        let dims = self.array_dims();
+        let dims = if storage == Storage::Local && !is_const && self.knob(self.cfg.knobs.big_frames)
+        {
+            self.big_dims()
+        } else {
+            self.array_dims()
+        };
+        self.array_decl_of(ty, storage, is_const, dead, dims)
+    }
+
+    /// A local array of the given shape, initialised (by a list, the rest zero-filled).
+    pub(super) fn local_array_with_dims(&mut self, ty: Ty, dims: Vec<u32>) -> Decl {
+        self.feature(Feature::LocalArray);
+        self.array_decl_of(ty, Storage::Local, false, false, dims)
+    }
+
+    fn array_decl_of(
+        &mut self,
+        ty: Ty,
+        storage: Storage,
+        is_const: bool,
+        dead: bool,
+        dims: Vec<u32>,
+    ) -> Decl {
         let dim_exprs = self.dim_exprs(&dims);
         let global = storage == Storage::Global;
         let name = if global {

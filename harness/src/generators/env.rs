@@ -109,6 +109,11 @@ pub(super) enum ParamKind {
     },
     /// The recursion depth of a recursive function (`int`, at most the function's bound).
     Depth,
+    /// A trip count: an `int` in `0..=max` that no statement assigns (loops of the body use
+    /// it as their limit; callers vary it, so one loop runs 0, 1, 2, ... times).
+    Count {
+        max: u32,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -133,6 +138,8 @@ pub(super) struct Func {
     pub globals_used: Vec<VarId>,
     /// Largest magnitude of a float result (`FLOAT_VAR_BOUND` for generated functions).
     pub ret_bound: f64,
+    /// Global variables its body or its callees may assign (scalars and arrays).
+    pub globals_written: Vec<VarId>,
 }
 
 /// Variables and scopes.

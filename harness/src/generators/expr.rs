@@ -35,14 +35,67 @@ use super::state::{ECtx, GExpr, Gen};
 use sysyc::frontend::ast::{BinaryOp, Expr, IntBase, UnaryOp};
 
 const INT_DIVISORS: [i32; 14] = [2, 3, 4, 5, 7, 8, 10, 16, 13, -3, -4, 100, 1000, 1];
+
+/// Constant divisors of every kind the back end's constant-division sequences distinguish:
+/// powers of two (shift with a rounding bias), others (magic multiplier, with and without
+/// the add-back correction), negative ones, and extremes.
+const CORNER_DIVISORS: [i32; 40] = [
+    2,
+    4,
+    8,
+    16,
+    32,
+    64,
+    256,
+    1024,
+    65536,
+    1 << 30,
+    3,
+    5,
+    6,
+    7,
+    9,
+    10,
+    11,
+    12,
+    25,
+    100,
+    125,
+    641,
+    1000,
+    6_700_417,
+    i32::MAX,
+    -2,
+    -4,
+    -8,
+    -16,
+    -1024,
+    -(1 << 30),
+    -3,
+    -5,
+    -6,
+    -7,
+    -10,
+    -100,
+    -641,
+    -i32::MAX,
+    i32::MIN,
+];
 const FLOAT_DIVISORS: [f32; 10] = [2.0, 4.0, 0.5, 3.0, 10.0, 1.5, 0.25, -2.0, 8.0, 100.0];
+
+/// Variables in a function's read pool (see [`Gen::pick_var`]).
+const VAR_POOL: usize = 3;
 
 fn fits_i32(v: i64) -> bool {
     v >= i32::MIN as i64 && v <= i32::MAX as i64
 }
 
 /// Range of `op` over two ranges, if no result can wrap.
-fn range_binary(op: BinaryOp, a: Option<(i64, i64)>, b: Option<(i64, i64)>) -> Option<(i64, i64)> {
+pub(super) fn range_binary(
+    op: BinaryOp,
+    a: Option<(i64, i64)>,
+    b: Option<(i64, i64)>,
+) -> Option<(i64, i64)> {
     let ((alo, ahi), (blo, bhi)) = (a?, b?);
     let corners: [i64; 4] = match op {
         BinaryOp::Add => [alo + blo, alo + bhi, ahi + blo, ahi + bhi],
@@ -210,8 +263,11 @@ impl Gen<'_> {
     }
 
     /// Picks one variable, favouring locked ones (loop counters, invariants) inside loops.
+    /// With the `var_pool` knob, reads favour a pool of at most [`VAR_POOL`] variables per
+    /// function (the first ones picked), so the same operands meet again and again.
     pub(super) fn pick_var(&mut self, ids: &[VarId]) -> VarId {
         let in_loop = !self.fcx.loops.is_empty();
+        let pooled = self.cfg.knobs.var_pool > 0;
         let weights: Vec<u32> = ids
             .iter()
             .map(|&id| {
@@ -221,10 +277,20 @@ impl Gen<'_> {
                 } else {
                     1
                 };
-                affine * if in_loop && v.locks > 0 { 4 } else { 1 }
+                let pool = if pooled && self.fcx.var_pool.contains(&id) {
+                    1 + self.cfg.knobs.var_pool as u32 / 8
+                } else {
+                    1
+                };
+                affine * pool * if in_loop && v.locks > 0 { 4 } else { 1 }
             })
             .collect();
-        ids[self.c.weighted(&weights)]
+        let id = ids[self.c.weighted(&weights)];
+        if pooled && self.fcx.var_pool.len() < VAR_POOL && !self.fcx.var_pool.contains(&id) {
+            self.feature(Feature::VarPool);
+            self.fcx.var_pool.push(id);
+        }
+        id
     }
 
     pub(super) fn read_scalar(&mut self, id: VarId) -> GExpr {
@@ -334,7 +400,8 @@ impl Gen<'_> {
             } else {
                 0
             },
-            if k.float > 0 && k.float_to_int > 0 {
+            // (`f2i` branches: not in a straight-line body.)
+            if k.float > 0 && k.float_to_int > 0 && !self.fcx.straight {
                 3
             } else {
                 0
@@ -391,6 +458,19 @@ impl Gen<'_> {
                 self.feature(Feature::FloatToInt);
                 self.use_helper(Helper::F2I);
                 let a = self.float_expr(ctx.deeper());
+                // Sometimes scaled beyond the saturation bounds, so both of `f2i`'s guards run.
+                let a = if a.float_bound() <= 1.0e21 && self.c.chance(0.3) {
+                    self.charge(2);
+                    let bound = a.float_bound() * 1.0e8;
+                    GExpr::float(
+                        build::bin(BinaryOp::Mul, a.e, build::float(1.0e8)),
+                        bound,
+                        a.impure,
+                        a.cost + 2,
+                    )
+                } else {
+                    a
+                };
                 self.charge(Helper::F2I.cost());
                 let g = GExpr::int(
                     build::call(Helper::F2I.name(), vec![a.e]),
@@ -490,7 +570,8 @@ impl Gen<'_> {
         let op = if is_mod { BinaryOp::Mod } else { BinaryOp::Div };
         self.feature(if is_mod { Feature::Mod } else { Feature::Div });
         let sub = ctx.deeper();
-        let wrapper = if self.cfg.knobs.safe_wrappers > 0 {
+        // (The wrappers branch: not in a straight-line body.)
+        let wrapper = if self.cfg.knobs.safe_wrappers > 0 && !self.fcx.straight {
             1 + self.cfg.knobs.safe_wrappers as u32 / 10
         } else {
             0
@@ -498,8 +579,15 @@ impl Gen<'_> {
         match self.c.weighted(&[4, 3, 4, wrapper]) {
             0 => {
                 self.feature(Feature::ConstDivisor);
+                let corners = self.knob(self.cfg.knobs.div_corners);
                 let a = self.int_expr(sub);
-                let d = INT_DIVISORS[self.pick_index(INT_DIVISORS.len())];
+                let (a, d) = if corners {
+                    self.feature(Feature::DivCorner);
+                    let d = CORNER_DIVISORS[self.pick_index(CORNER_DIVISORS.len())];
+                    (self.corner_dividend(a), d)
+                } else {
+                    (a, INT_DIVISORS[self.pick_index(INT_DIVISORS.len())])
+                };
                 self.charge(2);
                 let range = range_divmod(is_mod, a.range, (d as i64, d as i64));
                 let de = self.int_lit_expr(d);
@@ -534,7 +622,9 @@ impl Gen<'_> {
                     Helper::SafeDiv
                 };
                 self.use_helper(h);
-                let (a, d) = self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| g.int_expr(c));
+                let (a, d) = self.pair(sub, &mut |g, c| g.int_expr(c), &mut |g, c| {
+                    g.small_divisor(c)
+                });
                 self.charge(h.cost());
                 let range = if is_mod {
                     None
@@ -553,6 +643,58 @@ impl Gen<'_> {
                 )
             }
         }
+    }
+
+    /// `a` moved near the ends of the `int` range or negated, or `INT_MIN` itself: the
+    /// dividends on which constant-division sequences go wrong.
+    fn corner_dividend(&mut self, a: GExpr) -> GExpr {
+        self.charge(2);
+        let (e, range) = match self.c.below(6) {
+            0 => (build::bin(BinaryOp::Add, a.e, build::int(i32::MIN)), None),
+            1 => (build::bin(BinaryOp::Sub, build::int(i32::MAX), a.e), None),
+            2 => (build::neg(a.e), None),
+            3 => (build::bin(BinaryOp::Mul, a.e, build::int(65536)), None),
+            4 => {
+                let v = if self.c.chance(0.5) {
+                    i32::MIN
+                } else {
+                    i32::MAX
+                };
+                return GExpr::int(build::int(v), Some((v as i64, v as i64)), false, 1);
+            }
+            _ => return a,
+        };
+        GExpr::int(e, range, a.impure, a.cost + 2)
+    }
+
+    /// A divisor for the safe-division wrappers: any value, or often one that is 0, -1 or 1
+    /// from time to time (`i % 3 - 1` of a counter, `e % 2`), so the wrappers' guards run.
+    fn small_divisor(&mut self, ctx: ECtx) -> GExpr {
+        if self.c.chance(0.5) {
+            return self.int_expr(ctx);
+        }
+        let counters: Vec<VarId> = self
+            .counters_here(ctx)
+            .into_iter()
+            .filter(|&id| self.env.vars[id].range.is_some_and(|(lo, _)| lo >= 0))
+            .collect();
+        self.charge(3);
+        if !counters.is_empty() {
+            let id = counters[self.pick_index(counters.len())];
+            let e = build::bin(
+                BinaryOp::Sub,
+                build::bin(BinaryOp::Mod, self.env.read(id), build::int(3)),
+                build::int(1),
+            );
+            return GExpr::int(e, Some((-1, 1)), false, 3);
+        }
+        let g = self.int_expr(ctx.deeper());
+        GExpr::int(
+            build::bin(BinaryOp::Mod, g.e, build::int(2)),
+            Some((-1, 1)),
+            g.impure,
+            g.cost + 2,
+        )
     }
 
     /// `a / (d % K + K)` or `a % (d % K + K)`: the divisor is in `1..2K`.
@@ -603,8 +745,10 @@ impl Gen<'_> {
             } else {
                 0
             },
+            k.float_corners as u32 / 10,
         ];
         match self.c.weighted(&weights) {
+            9 => self.float_corner(ctx),
             1 => self.float_binary(ctx),
             2 => {
                 let a = self.float_expr(ctx.deeper());
@@ -634,11 +778,87 @@ impl Gen<'_> {
         .remembered(self, ctx)
     }
 
+    /// A float that is `-0.0`, or `±0.0` by the sign of another value, or a value that
+    /// rounds: `-(e - e)`, `e * 0.0`, `e * -0.0`, `(e + 16777216.0) - 16777216.0`, an int
+    /// beyond 2^24 converted (`(a * 3 + 16777217) * 1.0`), `e + 0.5`.
+    fn float_corner(&mut self, ctx: ECtx) -> GExpr {
+        self.feature(Feature::FloatCorner);
+        let pure = ctx.no_impure().deeper();
+        self.charge(4);
+        match self.c.below(6) {
+            0 => {
+                let e = self.float_expr(pure);
+                let diff = build::bin(BinaryOp::Sub, e.e.clone(), e.e);
+                GExpr::float(build::neg(diff), 0.0, false, 2 * e.cost + 2)
+            }
+            1 | 2 => {
+                let e = self.float_expr(ctx.deeper());
+                let zero = if self.c.chance(0.5) { 0.0 } else { -0.0 };
+                GExpr::float(
+                    build::bin(BinaryOp::Mul, e.e, build::float(zero)),
+                    0.0,
+                    e.impure,
+                    e.cost + 2,
+                )
+            }
+            3 => {
+                let e = self.float_expr(ctx.deeper());
+                let e = self.fit(e, FLOAT_VAR_BOUND);
+                let big = build::float(16_777_216.0);
+                let sum = build::bin(BinaryOp::Add, e.e, big.clone());
+                let bound = e.bound + 2.0 * 16_777_216.0;
+                GExpr::float(
+                    build::bin(BinaryOp::Sub, sum, big),
+                    bound,
+                    e.impure,
+                    e.cost + 3,
+                )
+            }
+            4 => {
+                let a = self.int_expr(ctx.deeper());
+                let n = build::bin(
+                    BinaryOp::Add,
+                    build::bin(BinaryOp::Mul, a.e, build::int(3)),
+                    build::int(16_777_217),
+                );
+                GExpr::float(
+                    build::bin(BinaryOp::Mul, n, build::float(1.0)),
+                    super::env::INT_AS_FLOAT_BOUND,
+                    a.impure,
+                    a.cost + 4,
+                )
+            }
+            _ => {
+                let e = self.float_expr(ctx.deeper());
+                let e = self.fit(e, FLOAT_VAR_BOUND);
+                GExpr::float(
+                    build::bin(BinaryOp::Add, e.e, build::float(0.5)),
+                    e.bound + 0.5,
+                    e.impure,
+                    e.cost + 2,
+                )
+            }
+        }
+    }
+
     /// `fclamp(g)`: bound `FLOAT_VAR_BOUND` (an int operand converts to float on the way in).
     pub(super) fn clamp(&mut self, g: GExpr) -> GExpr {
         self.use_helper(Helper::FClamp);
         self.charge(Helper::FClamp.cost());
         self.feature(Feature::Call);
+        // Sometimes scaled up, so that the clamping branches run too.
+        let g = if g.float_bound() <= FLOAT_EXPR_LIMIT / 1024.0 && self.c.chance(0.25) {
+            self.charge(2);
+            let bound = g.float_bound() * 1024.0;
+            GExpr::float(
+                build::bin(BinaryOp::Mul, g.e, build::float(1024.0)),
+                bound,
+                g.impure,
+                g.cost + 2,
+            )
+        } else {
+            g
+        };
         let bound = FLOAT_VAR_BOUND.min(g.float_bound());
         GExpr::float(
             build::call(Helper::FClamp.name(), vec![g.e]),
@@ -805,7 +1025,9 @@ impl Gen<'_> {
                 }
                 self.fit(g, FLOAT_VAR_BOUND)
             }
-            Ty::Int if floats && self.knob(self.cfg.knobs.float_to_int / 2) => {
+            Ty::Int
+                if floats && !self.fcx.straight && self.knob(self.cfg.knobs.float_to_int / 2) =>
+            {
                 self.feature(Feature::FloatToInt);
                 let g = self.float_expr(ctx);
                 self.fit(g, FLOAT_TO_INT_LIMIT)

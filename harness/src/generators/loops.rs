@@ -24,6 +24,18 @@ use super::state::Gen;
 use super::state::{ECtx, LoopCtx};
 use sysyc::frontend::ast::{BinaryOp, BlockItem, Expr, InitVal, Stmt};
 
+/// What a loop body holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BodyKind {
+    /// Any statements.
+    Plain,
+    /// `main`'s driver loop: a longer body ending with a call of every function.
+    Driver,
+    /// Straight-line code only (assignments, calls, declarations), with loop-carried
+    /// recurrences: a single-block loop once rotated, what `unroll` and `iv-reduce` take.
+    Straight,
+}
+
 /// The limit of a counted loop.
 struct Limit {
     expr: Expr,
@@ -44,7 +56,8 @@ impl Gen<'_> {
         self.remaining() / per_iteration
     }
 
-    fn choose_limit(&mut self, tmax: i64) -> Limit {
+    /// A limit with trips up to `tmax`; `runtime` favours limits unknown at compile time.
+    fn choose_limit(&mut self, tmax: i64, runtime: bool) -> Limit {
         let ranged: Vec<VarId> = self
             .env
             .visible()
@@ -66,11 +79,12 @@ impl Gen<'_> {
             .flat_map(|id| self.env.vars[id].dims.clone())
             .filter(|&d| d >= 2 && d as i64 <= tmax)
             .collect();
+        let (literal, dim) = if runtime { (1, 1) } else { (5, 4) };
         match self.c.weighted(&[
-            5,
+            literal,
             if ranged.is_empty() { 0 } else { 4 },
-            if dims.is_empty() { 0 } else { 4 },
-            3,
+            if dims.is_empty() { 0 } else { dim },
+            if runtime { 5 } else { 3 },
         ]) {
             1 => {
                 let id = ranged[self.pick_index(ranged.len())];
@@ -103,7 +117,7 @@ impl Gen<'_> {
                     stable: false,
                     depth: 2,
                 };
-                let g = self.bounded_int(tmax, ctx);
+                let g = self.trip_arg(tmax, ctx);
                 let name = self.local_name("n");
                 let id =
                     self.env
@@ -203,16 +217,66 @@ impl Gen<'_> {
         trips: u64,
         latch: Vec<Stmt>,
     ) -> Vec<BlockItem> {
+        self.loop_body_of(counter, range, trips, latch, BodyKind::Plain, false)
+    }
+
+    /// [`Gen::loop_body`] of the given kind, counting down or up.
+    fn loop_body_of(
+        &mut self,
+        counter: VarId,
+        range: (i64, i64),
+        trips: u64,
+        latch: Vec<Stmt>,
+        kind: BodyKind,
+        down: bool,
+    ) -> Vec<BlockItem> {
         self.env.lock(counter);
         self.env.vars[counter].range = Some(range);
         let frozen = self.freeze_some(counter);
         self.fcx.loops.push(LoopCtx {
             latch: latch.clone(),
+            counter: Some(counter),
+            down,
         });
         let saved = self.fcx.mult;
         self.fcx.mult = saved.saturating_mul(trips.max(1));
         self.charge(latch.len() as u64 * 3);
-        let mut items = self.body();
+        // An idiom's statements open the body, in a scope of their own around it.
+        let idiom = self.fcx.pending_idiom.take();
+        let had_idiom = idiom.is_some();
+        if had_idiom {
+            self.push_scope();
+        }
+        let opening = match idiom {
+            Some(idiom) => self.idiom_statements(idiom, counter),
+            None => Vec::new(),
+        };
+        // The body's scope is the idiom's when there is one: in the source they are one
+        // block, so a declaration in the body must not take a name the idiom declared.
+        if !had_idiom {
+            self.push_scope();
+        }
+        let mut items = match kind {
+            BodyKind::Driver => {
+                self.fcx.depth += 1;
+                let mut items = self.stmts_in_scope((2 * self.cfg.max_block_stmts).max(4));
+                items.extend(self.calls_of_every_function());
+                self.fcx.depth -= 1;
+                items
+            }
+            BodyKind::Straight => {
+                let saved = std::mem::replace(&mut self.fcx.straight, true);
+                self.fcx.depth += 1;
+                let mut items = self.stmts_in_scope(self.cfg.max_block_stmts.clamp(2, 5));
+                items.extend(self.recurrences(counter));
+                self.fcx.depth -= 1;
+                self.fcx.straight = saved;
+                items
+            }
+            BodyKind::Plain => self.body_in_scope(),
+        };
+        items.splice(0..0, opening);
+        self.pop_scope();
         self.fcx.mult = saved;
         self.fcx.loops.pop();
         for id in frozen {
@@ -242,7 +306,15 @@ impl Gen<'_> {
     }
 
     pub(super) fn counted_loop(&mut self) -> Vec<BlockItem> {
-        self.counted_loop_over(None)
+        self.counted_loop_over(None, BodyKind::Plain)
+    }
+
+    /// A counted loop with a straight-line body and (mostly) a run-time trip count: top- or
+    /// bottom-tested, step 1 or 2, no extra condition — the single-block loops `unroll`
+    /// takes once rotated, with loop-carried values through locals and arrays.
+    pub(super) fn straight_loop(&mut self) -> Vec<BlockItem> {
+        self.feature(Feature::StraightLoop);
+        self.counted_loop_over(None, BodyKind::Straight)
     }
 
     /// A loop walking one dimension of a visible array, with the array favoured in the body
@@ -270,12 +342,13 @@ impl Gen<'_> {
         let d = dims[self.pick_index(dims.len())];
         self.feature(Feature::ArrayWalk);
         self.fcx.affinity.push(id);
-        let out = self.counted_loop_over(Some(d as i64));
+        let out = self.counted_loop_over(Some(d as i64), BodyKind::Plain);
         self.fcx.affinity.pop();
         out
     }
 
-    fn counted_loop_over(&mut self, walk: Option<i64>) -> Vec<BlockItem> {
+    fn counted_loop_over(&mut self, walk: Option<i64>, kind: BodyKind) -> Vec<BlockItem> {
+        let straight = kind == BodyKind::Straight;
         let tmax = (self.cfg.max_trip_count as u64).min(self.affordable_trips()) as i64;
         let tmax = match walk {
             Some(d) if d <= self.affordable_trips() as i64 => d,
@@ -299,7 +372,7 @@ impl Gen<'_> {
                     var: None,
                 }
             }
-            _ => self.choose_limit(tmax),
+            _ => self.choose_limit(tmax, straight),
         };
         let mut out = limit.setup.clone();
         let start: i64 = if limit.hi >= 2 && self.c.chance(0.2) {
@@ -307,9 +380,12 @@ impl Gen<'_> {
         } else {
             0
         };
-        let shape = self
-            .c
-            .weighted(&[8, 3, 2, if start < limit.lo { 2 } else { 0 }]);
+        let bottom_ok = start < limit.lo;
+        let shape = if straight {
+            self.c.weighted(&[3, 0, 0, if bottom_ok { 1 } else { 0 }])
+        } else {
+            self.c.weighted(&[8, 3, 2, if bottom_ok { 2 } else { 0 }])
+        };
         let step: i64 = if shape != 1 && self.c.chance(0.2) {
             self.c.range(2, 3)
         } else {
@@ -359,7 +435,14 @@ impl Gen<'_> {
                     build::bin(BinaryOp::Lt, build::int(start as i32), build::var(&name))
                 };
                 let mut body = vec![build::stmt(decr)];
-                body.extend(self.loop_body(counter, range, trips, Vec::new()));
+                body.extend(self.loop_body_of(
+                    counter,
+                    range,
+                    trips,
+                    Vec::new(),
+                    BodyKind::Plain,
+                    true,
+                ));
                 build::while_stmt(test, build::block_stmt(body))
             }
             2 => {
@@ -380,7 +463,7 @@ impl Gen<'_> {
                     build::brk(),
                     None,
                 );
-                let body = self.loop_body(counter, range, trips, vec![incr, check]);
+                let body = self.loop_body_of(counter, range, trips, vec![incr, check], kind, false);
                 build::while_stmt(build::int(1), build::block_stmt(body))
             }
             _ => {
@@ -395,12 +478,20 @@ impl Gen<'_> {
                     } else {
                         build::bin(BinaryOp::Gt, limit.expr.clone(), build::var(&name))
                     };
-                if self.knob(self.cfg.knobs.short_circuit / 2) {
+                if !straight && self.knob(self.cfg.knobs.short_circuit / 2) {
                     let extra = self.loop_cond(trips);
                     self.feature(Feature::ShortCircuit);
                     test = conjoin(test, extra);
+                    if step == 1 && limit.lo > start && self.c.chance(0.7) {
+                        // `i < K || i < L && c` with `K <= L`: at least `K - s` iterations
+                        // whatever `c` says (and still at most the trip bound).
+                        let k = self.c.range(start + 1, limit.lo);
+                        let first =
+                            build::bin(BinaryOp::Lt, build::var(&name), build::int(k as i32));
+                        test = build::bin(BinaryOp::Or, first, test);
+                    }
                 }
-                let body = self.loop_body(counter, range, trips, vec![incr]);
+                let body = self.loop_body_of(counter, range, trips, vec![incr], kind, false);
                 build::while_stmt(test, build::block_stmt(body))
             }
         };
@@ -409,6 +500,146 @@ impl Gen<'_> {
         }
         out.push(build::stmt(stmt));
         out
+    }
+
+    /// Loop-carried recurrences for a straight-line body with counter `i`: an array element
+    /// computed from its neighbour written by the previous iteration (`a[i + 1] = a[i] * k +
+    /// e`, or with `% d` indices), and two locals feeding each other (`x = x * k + y; y = y -
+    /// x;`).
+    fn recurrences(&mut self, counter: VarId) -> Vec<BlockItem> {
+        let mut out = Vec::new();
+        let Some((lo, hi)) = self.env.vars[counter].range else {
+            return out;
+        };
+        let counter_name = self.env.vars[counter].name.clone();
+        let ctx = ECtx {
+            impure_ok: false,
+            stable: false,
+            depth: 2,
+        };
+        let arrays: Vec<VarId> = self
+            .assignable()
+            .into_iter()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.is_array() && v.ty == Ty::Int && !v.dead && v.dims.last().is_some_and(|&d| d >= 2)
+            })
+            .collect();
+        if !arrays.is_empty() && lo >= 0 && self.c.chance(0.7) {
+            let id = arrays[self.pick_index(arrays.len())];
+            let (name, dims) = (
+                self.env.vars[id].name.clone(),
+                self.env.vars[id].dims.clone(),
+            );
+            let d = *dims.last().unwrap_or(&1) as i64;
+            let rows: Vec<Expr> = dims[..dims.len() - 1]
+                .iter()
+                .map(|&r| {
+                    self.index(
+                        r,
+                        ECtx {
+                            stable: true,
+                            ..ctx
+                        },
+                    )
+                    .e
+                })
+                .collect();
+            let i = || build::var(&counter_name);
+            // Where the previous iteration wrote, and where this one writes.
+            let (prev, cur) = if hi + 1 < d {
+                (i(), build::bin(BinaryOp::Add, i(), build::int(1)))
+            } else if lo >= 1 && hi < d {
+                (build::bin(BinaryOp::Sub, i(), build::int(1)), i())
+            } else {
+                let m = |e: Expr| build::bin(BinaryOp::Mod, e, build::int(d as i32));
+                (m(i()), m(build::bin(BinaryOp::Add, i(), build::int(1))))
+            };
+            let with = |idx: Expr| {
+                let mut all = rows.clone();
+                all.push(idx);
+                all
+            };
+            let k = self.c.range(-5, 7) as i32;
+            let e = self.int_expr(ctx);
+            self.charge(6);
+            let value = build::bin(
+                BinaryOp::Add,
+                build::bin(BinaryOp::Mul, build::elem(&name, with(prev)), build::int(k)),
+                e.e,
+            );
+            self.feature(Feature::LoopCarried);
+            out.push(build::stmt(build::assign(
+                build::lval(&name, with(cur)),
+                value,
+            )));
+        }
+        let scalars: Vec<VarId> = self
+            .assignable()
+            .into_iter()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.is_scalar() && v.ty == Ty::Int && v.storage != Storage::Global
+            })
+            .collect();
+        if scalars.len() >= 2 && self.c.chance(0.6) {
+            let a = scalars[self.pick_index(scalars.len())];
+            let b = scalars[self.pick_index(scalars.len())];
+            if a != b {
+                let (x, y) = (self.env.vars[a].name.clone(), self.env.vars[b].name.clone());
+                let k = self.c.range(2, 9) as i32;
+                self.charge(8);
+                self.feature(Feature::LoopCarried);
+                out.push(build::stmt(build::assign_var(
+                    &x,
+                    build::bin(
+                        BinaryOp::Add,
+                        build::bin(BinaryOp::Mul, build::var(&x), build::int(k)),
+                        build::var(&y),
+                    ),
+                )));
+                out.push(build::stmt(build::assign_var(
+                    &y,
+                    build::bin(BinaryOp::Sub, build::var(&y), build::var(&x)),
+                )));
+            }
+        }
+        out
+    }
+
+    /// `main`'s driver loop, `int i = 0; while (i < n_iter) { B; i = i + 1; }`, with the trip
+    /// count `n_iter` read from the input: the functions are called from `B`.
+    pub(super) fn driver_loop(&mut self, limit: VarId, trips: u64) -> Vec<BlockItem> {
+        self.feature(Feature::While);
+        self.feature(Feature::RuntimeTripLoop);
+        let name = self.local_name("i");
+        let counter = self
+            .env
+            .declare(super::env::scalar(name.clone(), Ty::Int, Storage::Local));
+        let init = BlockItem::Decl(build::decl(
+            false,
+            sysyc::frontend::ast::BType::Int,
+            &name,
+            vec![],
+            Some(InitVal::Expr(build::int(0))),
+        ));
+        let limit_name = self.env.vars[limit].name.clone();
+        let test = if self.c.chance(0.7) {
+            build::bin(BinaryOp::Lt, build::var(&name), build::var(&limit_name))
+        } else {
+            build::bin(BinaryOp::Gt, build::var(&limit_name), build::var(&name))
+        };
+        let incr = build::assign_var(
+            &name,
+            build::bin(BinaryOp::Add, build::var(&name), build::int(1)),
+        );
+        self.charge_loop_test(trips);
+        let range = (0, trips.saturating_sub(1) as i64);
+        let body = self.loop_body_of(counter, range, trips, vec![incr], BodyKind::Driver, false);
+        vec![
+            init,
+            build::stmt(build::while_stmt(test, build::block_stmt(body))),
+        ]
     }
 
     /// `t = 0; while (c && t < T) { B; t = t + 1; }` — any condition, bounded by a guard.
@@ -433,6 +664,14 @@ impl Gen<'_> {
             conjoin(cond, bound)
         } else {
             conjoin(bound, cond)
+        };
+        // Often `t < K || c && t < T` (K <= T): the first K iterations run whatever `c` says.
+        let test = if self.c.chance(0.85) {
+            let k = self.c.range(1, t);
+            let first = build::bin(BinaryOp::Lt, build::var(&name), build::int(k as i32));
+            build::bin(BinaryOp::Or, first, test)
+        } else {
+            test
         };
         let incr = build::assign_var(
             &name,
@@ -510,7 +749,7 @@ impl Gen<'_> {
 
 /// `first && chain` as a left-deep `&&` chain (no parentheses), where `chain` is an `&&`
 /// chain or a single atom.
-fn conjoin(first: Expr, chain: Expr) -> Expr {
+pub(super) fn conjoin(first: Expr, chain: Expr) -> Expr {
     use sysyc::frontend::ast::ExprKind;
     match chain.kind {
         ExprKind::Binary(BinaryOp::And, a, b) => build::bin(BinaryOp::And, conjoin(first, *a), *b),

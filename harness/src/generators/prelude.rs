@@ -5,6 +5,9 @@
 //! value the generator has a static bound for:
 //! * `mix(v)` folds an `int` into the global `checksum` (wrapping arithmetic);
 //! * `mixf(x)` folds a float via `f2i(x * 1024.0)`;
+//! * `mixz(x)` folds a float and the sign of a zero: `mixf(x)`, then `f2i(1.0 / x)` (±10^9
+//!   for ±0.0 — the only place a generated program divides by a float that may be zero; the
+//!   infinity goes straight into `f2i`'s comparisons);
 //! * `f2i(x)` converts any finite float to `int`, saturating at ±10^9 (so the conversion
 //!   itself is always in range);
 //! * `fclamp(x)` clamps a finite float to ±[`FLOAT_VAR_BOUND`](super::env::FLOAT_VAR_BOUND);
@@ -26,6 +29,7 @@ pub(super) enum Helper {
     Mix,
     F2I,
     MixF,
+    MixZ,
     FClamp,
     SafeDiv,
     SafeMod,
@@ -33,10 +37,11 @@ pub(super) enum Helper {
 }
 
 impl Helper {
-    pub(super) const ALL: [Helper; 7] = [
+    pub(super) const ALL: [Helper; 8] = [
         Helper::Mix,
         Helper::F2I,
         Helper::MixF,
+        Helper::MixZ,
         Helper::FClamp,
         Helper::SafeDiv,
         Helper::SafeMod,
@@ -48,6 +53,7 @@ impl Helper {
             Helper::Mix => "mix",
             Helper::F2I => "f2i",
             Helper::MixF => "mixf",
+            Helper::MixZ => "mixz",
             Helper::FClamp => "fclamp",
             Helper::SafeDiv => "safe_div",
             Helper::SafeMod => "safe_mod",
@@ -59,6 +65,7 @@ impl Helper {
     pub(super) fn deps(self) -> &'static [Helper] {
         match self {
             Helper::MixF => &[Helper::Mix, Helper::F2I],
+            Helper::MixZ => &[Helper::Mix, Helper::F2I, Helper::MixF],
             _ => &[],
         }
     }
@@ -69,6 +76,7 @@ impl Helper {
             Helper::Mix => 8,
             Helper::F2I | Helper::FClamp => 8,
             Helper::MixF => 20,
+            Helper::MixZ => 40,
             Helper::SafeDiv | Helper::SafeMod => 10,
             Helper::SafeFDiv => 10,
         }
@@ -84,6 +92,7 @@ impl Helper {
                  if (x < -1000000000.0) return -1000000000;\n    return x;\n}\n"
             }
             Helper::MixF => "void mixf(float x) {\n    mix(f2i(x * 1024.0));\n}\n",
+            Helper::MixZ => "void mixz(float x) {\n    mixf(x);\n    mix(f2i(1.0 / x));\n}\n",
             Helper::FClamp => {
                 "float fclamp(float x) {\n    if (x > 100000.0) return 100000.0;\n    \
                  if (x < -100000.0) return -100000.0;\n    return x;\n}\n"

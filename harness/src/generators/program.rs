@@ -16,11 +16,22 @@ use super::build;
 use super::env::{self, FLOAT_VAR_BOUND, Func, Param, ParamKind, Storage, Ty, VarId};
 use super::features::Feature;
 use super::prelude::{CHECKSUM, Helper};
-use super::state::{FnCtx, Gen, RecCtx};
+use super::state::{ECtx, FnCtx, Gen, RecCtx};
 use sysyc::frontend::ast::{self, BinaryOp, BlockItem, CompUnit, FuncDef, InitVal, Item, Span};
 
+/// Smallest work budget of a generated function (room for a few statements).
+const MIN_FUNCTION_BUDGET: u64 = 400;
+
+/// Bounds of the driver loop's trip count, and the least work one iteration may cost.
+const MIN_DRIVER_TRIPS: u64 = 12;
+const MAX_DRIVER_TRIPS: u64 = 400;
+const MIN_ITERATION_WORK: u64 = 4_000;
+
+/// Name of `main`'s local holding the driver loop's trip count (read from the input).
+pub(super) const DRIVER_LIMIT: &str = "n_iter";
+
 /// Name of the function folding the globals into the checksum.
-const CHECKSUM_GLOBALS: &str = "checksum_globals";
+pub(super) const CHECKSUM_GLOBALS: &str = "checksum_globals";
 
 impl Gen<'_> {
     /// Generates the whole compilation unit.
@@ -36,15 +47,20 @@ impl Gen<'_> {
         } else {
             0
         };
+        // `main` calls the functions from its driver loop: each function's budget is a share
+        // of what one iteration may cost.
+        self.driver_trips = self.driver_trip_count();
+        let per_iteration = self.cfg.work_budget / self.driver_trips;
+        let share = per_iteration / n_funcs.max(1) as u64;
         for _ in 0..n_funcs {
             if later > 0 && self.c.chance(0.3) {
                 self.global_decls(1);
                 later -= 1;
             }
-            let budget = self.c.range(
-                (self.cfg.work_budget / 100) as i64,
-                (self.cfg.work_budget / 4) as i64,
-            ) as u64;
+            let budget = self
+                .c
+                .range((share / 2) as i64, (share * 3 / 2) as i64)
+                .max(MIN_FUNCTION_BUDGET as i64) as u64;
             self.function(budget);
         }
         self.global_decls(later);
@@ -105,7 +121,7 @@ impl Gen<'_> {
         };
         let recursive = self.knob(k.recursion);
         let name = self.global_name("f");
-        let (params, affinity) = self.params(recursive);
+        let (params, affinity) = self.params(recursive, budget);
 
         let body_budget = if recursive {
             (budget / 16).max(200)
@@ -194,6 +210,7 @@ impl Gen<'_> {
             self.feature(Feature::ManyFloatParams);
         }
         let globals_used = std::mem::take(&mut self.fcx.globals_used);
+        let globals_written = std::mem::take(&mut self.fcx.globals_written);
         self.env.funcs.push(Func {
             name: name.clone(),
             ret,
@@ -203,6 +220,7 @@ impl Gen<'_> {
             max_depth,
             globals_used,
             ret_bound: FLOAT_VAR_BOUND,
+            globals_written,
         });
         self.fcx = FnCtx::default();
         self.items.push(Item::Func(FuncDef {
@@ -214,8 +232,8 @@ impl Gen<'_> {
         }));
     }
 
-    /// Parameter list of a new function.
-    fn params(&mut self, recursive: bool) -> (Vec<Param>, Vec<VarId>) {
+    /// Parameter list of a new function whose calls may cost `budget`.
+    fn params(&mut self, recursive: bool, budget: u64) -> (Vec<Param>, Vec<VarId>) {
         let k = self.cfg.knobs.clone();
         let floats = k.float > 0;
         let mut kinds: Vec<(Ty, bool)> = Vec::new(); // (type, is array)
@@ -299,6 +317,33 @@ impl Gen<'_> {
                     kind: ParamKind::Scalar,
                 });
             }
+        }
+        // A trip count for the body's loops, small enough that a loop of a few statements
+        // fits the budget.
+        let max_trips =
+            (budget / (4 * super::stmt::STMT_COST * 4)).min(self.cfg.max_trip_count as u64);
+        if max_trips >= 2 && self.knob(k.trip_params) {
+            let max = self.c.range(2, max_trips as i64) as u32;
+            let name = fresh(&params);
+            let at = self
+                .c
+                .range(usize::from(recursive) as i64, params.len() as i64)
+                as usize;
+            for p in &mut params {
+                if let ParamKind::Length { array } = &mut p.kind
+                    && *array >= at
+                {
+                    *array += 1;
+                }
+            }
+            params.insert(
+                at,
+                Param {
+                    name,
+                    ty: Ty::Int,
+                    kind: ParamKind::Count { max },
+                },
+            );
         }
         (params, affinity)
     }
@@ -392,6 +437,15 @@ impl Gen<'_> {
                 self.env.lock(id);
                 None
             }
+            ParamKind::Count { max } => {
+                let id = self
+                    .env
+                    .declare(env::scalar(p.name.clone(), Ty::Int, Storage::Param));
+                self.env.lock(id);
+                self.env.vars[id].range = Some((0, *max as i64));
+                self.feature(Feature::TripParam);
+                None
+            }
             ParamKind::Scalar => {
                 self.env
                     .declare(env::scalar(p.name.clone(), p.ty, Storage::Param));
@@ -460,6 +514,151 @@ impl Gen<'_> {
         })
     }
 
+    /// The driver loop's trip count: log-uniform in `MIN_DRIVER_TRIPS..=MAX_DRIVER_TRIPS`,
+    /// fewer when the budget would leave an iteration less than `MIN_ITERATION_WORK`.
+    fn driver_trip_count(&mut self) -> u64 {
+        let cap =
+            (self.cfg.work_budget / MIN_ITERATION_WORK).clamp(MIN_DRIVER_TRIPS, MAX_DRIVER_TRIPS);
+        let (lo, hi) = ((MIN_DRIVER_TRIPS as f64).ln(), (cap as f64).ln());
+        // 1000 steps between the bounds of the logarithm.
+        let x = lo + (hi - lo) * self.c.below(1001) as f64 / 1000.0;
+        (x.exp().round() as u64).clamp(MIN_DRIVER_TRIPS, cap)
+    }
+
+    /// `main`'s first statements: `int n_iter = getint();` (the driver loop's trip count,
+    /// locked, its value known to the generator), a few seed values read into locals, and
+    /// perhaps some global scalars read from the input — so that no value of the program is
+    /// known at compile time.
+    fn input_prologue(&mut self) -> Vec<BlockItem> {
+        self.feature(Feature::GetInt);
+        let n = self.driver_trips as i32;
+        self.input.int(n, false);
+        let id = self
+            .env
+            .declare(env::scalar(DRIVER_LIMIT.into(), Ty::Int, Storage::Local));
+        self.env.lock(id);
+        self.env.vars[id].range = Some((n as i64, n as i64));
+        let mut items = vec![BlockItem::Decl(build::decl(
+            false,
+            ast::BType::Int,
+            DRIVER_LIMIT,
+            Vec::new(),
+            Some(InitVal::Expr(build::call("getint", Vec::new()))),
+        ))];
+        for _ in 0..self.c.range(1, 3) {
+            let v = self.random_input_int();
+            self.input.int(v, self.c.chance(0.3));
+            let name = self.local_name("s");
+            self.env
+                .declare(env::scalar(name.clone(), Ty::Int, Storage::Local));
+            items.push(BlockItem::Decl(build::decl(
+                false,
+                ast::BType::Int,
+                &name,
+                Vec::new(),
+                Some(InitVal::Expr(build::call("getint", Vec::new()))),
+            )));
+        }
+        if self.cfg.knobs.float > 0 && self.c.chance(0.5) {
+            self.feature(Feature::GetFloat);
+            let v = self.random_input_float();
+            self.input.float(v, self.c.chance(0.4), false);
+            let name = self.local_name("s");
+            self.env
+                .declare(env::scalar(name.clone(), Ty::Float, Storage::Local));
+            items.push(BlockItem::Decl(build::decl(
+                false,
+                ast::BType::Float,
+                &name,
+                Vec::new(),
+                Some(InitVal::Expr(build::call("getfloat", Vec::new()))),
+            )));
+        }
+        let globals: Vec<VarId> = self
+            .assignable()
+            .into_iter()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                v.storage == Storage::Global && v.is_scalar()
+            })
+            .collect();
+        for id in globals {
+            if !self.c.chance(0.5) {
+                continue;
+            }
+            let (name, ty) = (self.env.vars[id].name.clone(), self.env.vars[id].ty);
+            let call = if ty == Ty::Int {
+                let v = self.random_input_int();
+                self.input.int(v, false);
+                "getint"
+            } else {
+                let v = self.random_input_float();
+                self.input.float(v, self.c.chance(0.4), false);
+                self.feature(Feature::GetFloat);
+                "getfloat"
+            };
+            self.note_global_write(id);
+            items.push(build::stmt(build::assign_var(
+                &name,
+                build::call(call, Vec::new()),
+            )));
+        }
+        self.charge(items.len() as u64 * 5);
+        items
+    }
+
+    /// Local arrays of `main` for the array parameters no visible array can be passed to,
+    /// so that every function can be called from the driver loop.
+    fn argument_arrays(&mut self) -> Vec<BlockItem> {
+        let mut items = Vec::new();
+        for fi in 0..self.env.funcs.len() {
+            let f = self.env.funcs[fi].clone();
+            for p in &f.params {
+                if let ParamKind::Array { inner, min_len } = &p.kind
+                    && self.array_views(p.ty, inner, *min_len, !f.pure).is_empty()
+                {
+                    let mut dims = vec![*min_len];
+                    dims.extend(inner);
+                    items.push(BlockItem::Decl(self.local_array_with_dims(p.ty, dims)));
+                }
+            }
+        }
+        items
+    }
+
+    /// Calls, at the current point, of every function (the latest-defined first): calls
+    /// from other functions and earlier in `main` may sit in branches that never run.
+    pub(super) fn calls_of_every_function(&mut self) -> Vec<BlockItem> {
+        let mut out = Vec::new();
+        for f in (0..self.env.funcs.len()).rev() {
+            let func = &self.env.funcs[f];
+            // An array argument may have become unavailable (a declaration hiding its name).
+            let satisfiable = func.params.iter().all(|p| match &p.kind {
+                ParamKind::Array { inner, min_len } => !self
+                    .array_views(p.ty, inner, *min_len, !func.pure)
+                    .is_empty(),
+                _ => true,
+            });
+            if !satisfiable {
+                continue;
+            }
+            // Often a second call site: a function called once is inlined whatever its
+            // size, and then nothing of it (its frame, its calls, its loads of globals)
+            // reaches the back end as a function.
+            let sites = if self.c.chance(0.5) { 2 } else { 1 };
+            for _ in 0..sites {
+                let ctx = ECtx {
+                    impure_ok: true,
+                    stable: false,
+                    depth: self.cfg.max_expr_depth,
+                };
+                let g = self.call_user(f, ctx);
+                out.push(build::stmt(build::expr_stmt(g.e)));
+            }
+        }
+        out
+    }
+
     fn main_function(&mut self, fold_cost: u64) {
         let budget = self
             .cfg
@@ -470,16 +669,32 @@ impl Gen<'_> {
         self.fcx.is_main = true;
         self.push_scope();
         self.fcx.main_top = Some(self.env.depth());
-        let mut items = Vec::new();
-        // `main` is the program: give it at least a few statements.
-        let target = self.c.range(
-            self.cfg.max_block_stmts.max(3) as i64,
-            2 * self.cfg.max_block_stmts.max(3) as i64,
-        );
-        while (items.len() as i64) < target
-            && self.fcx.stmts < self.cfg.max_function_stmts
-            && self.affordable(super::stmt::STMT_COST)
-        {
+        // The input: the driver loop's trip count, seed values, perhaps globals.
+        let mut items = self.input_prologue();
+        let limit = self.env.lookup(DRIVER_LIMIT);
+        // Arrays the functions need as arguments, then a few statements that run once.
+        items.extend(self.argument_arrays());
+        let setup = self.c.range(1, 3);
+        for _ in 0..setup {
+            if self.fcx.stmts >= self.cfg.max_function_stmts / 3
+                || !self.affordable(super::stmt::STMT_COST)
+            {
+                break;
+            }
+            items.extend(self.stmt());
+        }
+        // The driver loop: the functions are called from it, with arguments that vary from
+        // one iteration to the next.
+        if let Some(limit) = limit {
+            items.extend(self.driver_loop(limit, self.driver_trips));
+        }
+        // A statement or two after it (a global written only there is written on no path
+        // into the loop: `hoist-global-loads` may hoist its loads, `const-arrays` may not
+        // fold them).
+        for _ in 0..self.c.range(0, 2) {
+            if !self.affordable(super::stmt::STMT_COST) {
+                break;
+            }
             items.extend(self.stmt());
         }
         // The epilogue: everything observable goes into the checksum.

@@ -117,6 +117,10 @@ impl ECtx {
 pub(super) struct LoopCtx {
     /// Statements that must run before a `continue` (the counter update).
     pub latch: Vec<Stmt>,
+    /// The counter (locked, with its range) when the loop has one.
+    pub counter: Option<VarId>,
+    /// The counter counts down.
+    pub down: bool,
 }
 
 /// The function being generated, while it is recursive.
@@ -149,6 +153,14 @@ pub(super) struct FnCtx {
     /// Variables to favour when reading (globals an array parameter may alias).
     pub affinity: Vec<VarId>,
     pub next_local: u32,
+    /// Globals assigned so far, directly or by a called function.
+    pub globals_written: Vec<VarId>,
+    /// Generating a straight-line loop body: no control flow (see `BodyKind::Straight`).
+    pub straight: bool,
+    /// Statements the next loop body opens with (see `idioms.rs`).
+    pub pending_idiom: Option<super::idioms::LoopIdiom>,
+    /// The variables reads favour (`Gen::pick_var`).
+    pub var_pool: Vec<VarId>,
 }
 
 /// A name an entry mentions, the variable it meant, and that variable's range then.
@@ -181,6 +193,9 @@ pub(super) struct Gen<'a> {
     pub next_global: u32,
     /// `main`'s estimated work, once generated.
     pub estimated_work: u64,
+    /// Iterations of `main`'s driver loop (read from the input), decided first: function
+    /// budgets are a share of what one iteration may cost.
+    pub driver_trips: u64,
 }
 
 impl<'a> Gen<'a> {
@@ -199,6 +214,7 @@ impl<'a> Gen<'a> {
             outputs: 0,
             next_global: 0,
             estimated_work: 0,
+            driver_trips: 1,
         }
     }
 
@@ -263,6 +279,22 @@ impl<'a> Gen<'a> {
         format!("{prefix}{}", self.fcx.next_local - 1)
     }
 
+    /// Records a call of user function `fi` (its writes of globals become the caller's).
+    pub(super) fn note_call(&mut self, fi: usize) {
+        for g in self.env.funcs[fi].globals_written.clone() {
+            self.note_global_write(g);
+        }
+    }
+
+    /// Records an assignment of global `id` (no-op for other variables).
+    pub(super) fn note_global_write(&mut self, id: VarId) {
+        if self.env.vars[id].storage == super::env::Storage::Global
+            && !self.fcx.globals_written.contains(&id)
+        {
+            self.fcx.globals_written.push(id);
+        }
+    }
+
     /// Whether the statement being generated is at the top level of `main` (runs once).
     pub(super) fn at_main_top(&self) -> bool {
         self.fcx.main_top == Some(self.env.depth())
@@ -313,6 +345,7 @@ impl<'a> Gen<'a> {
             .filter(|(_, p)| {
                 p.g.ty == ty
                     && (!ctx.stable || p.stable)
+                    && !(self.fcx.straight && super::stmt::has_call(&p.g.e))
                     && self.affordable(p.g.cost)
                     && p.refs.iter().all(|(n, id, range)| {
                         let v = &self.env.vars[*id];
@@ -326,10 +359,43 @@ impl<'a> Gen<'a> {
         }
         let i = candidates[self.pick_index(candidates.len())];
         let pool = if cond { &self.cond_pool } else { &self.pool };
-        let g = pool[i].g.clone();
+        let mut g = pool[i].g.clone();
         self.charge(g.cost);
+        if self.knob(self.cfg.knobs.near_redundant)
+            && let Some(e) = rearranged(&g.e, g.ty)
+        {
+            self.features.insert(Feature::NearRedundant);
+            g.e = e;
+        }
         Some(g)
     }
+}
+
+/// The same value computed differently at the top: the operands of `+`, `*`, `==`, `!=`
+/// swapped, a comparison turned into its converse (`b > a` for `a < b`), an int `a - b` as
+/// `-(b - a)`. Every rewrite is exact (wrapping ints; floats without NaN, and `-(b - a)` is
+/// not used on floats, where it would turn `+0.0` into `-0.0`).
+fn rearranged(e: &Expr, ty: Ty) -> Option<Expr> {
+    use sysyc::frontend::ast::BinaryOp as B;
+    let ExprKind::Binary(op, a, b) = &e.kind else {
+        return None;
+    };
+    // A comparison chain (`a < b == c`) would need parentheses once its operands swap.
+    let is_cond = |x: &Expr| matches!(&x.kind, ExprKind::Binary(o, ..) if o.precedence() <= 4);
+    if is_cond(a) || is_cond(b) {
+        return None;
+    }
+    let (a, b) = ((**a).clone(), (**b).clone());
+    let swapped = |op| super::build::bin(op, b.clone(), a.clone());
+    Some(match op {
+        B::Add | B::Mul | B::Eq | B::Ne => swapped(*op),
+        B::Lt => swapped(B::Gt),
+        B::Gt => swapped(B::Lt),
+        B::Le => swapped(B::Ge),
+        B::Ge => swapped(B::Le),
+        B::Sub if ty == Ty::Int => super::build::neg(swapped(B::Sub)),
+        _ => return None,
+    })
 }
 
 /// Height of an expression tree (a leaf is 1).

@@ -2,16 +2,22 @@
 //!
 //! Per program: generation time; front end (parse, printer round trip to the same tree,
 //! semantic analysis, HIR invariants, strict SysY grammar); the reference interpreter (no
-//! trap within the step budget); optionally gcc (`--gcc`: the HIR→C emitter, the ARM cross
-//! gcc at `-O0 -fwrapv -fsingle-precision-constant`, qemu) agreeing with the interpreter on
-//! stdout and exit status. The summary gives pass/fail counts, distributions of size and
-//! steps, the generation speed, and a feature coverage table.
+//! trap within the step budget); the statement coverage of that run (which share of the
+//! program's statements ran at all, from [`refinterp::run_with_coverage`], whose outcome must
+//! equal the interpreter's); optionally gcc (`--gcc`: the HIR→C emitter, the ARM cross gcc at
+//! `-O0 -fwrapv -fsingle-precision-constant`, qemu) agreeing with the interpreter on stdout and
+//! exit status; optionally sysyc itself (`--qemu`: `-O0`, qemu), agreeing likewise, with the
+//! time of the qemu run. The summary gives pass/fail counts, distributions of size, steps,
+//! coverage and run time, the statements that never ran by kind and place, the generation
+//! speed, and a feature coverage table.
 //!
-//! The interpreter and gcc are passed in as [`Runners`] (the binary wires the engines), so
-//! this module depends on nothing but the front end and the generator.
+//! The interpreter and gcc are passed in as [`Runners`] (the binary wires the engines); the
+//! coverage run and `--qemu` use the library's interpreter and qemu engine directly.
 
 use super::cli::ConfigArgs;
 use super::{Feature, FeatureSet, GeneratedProgram, generate};
+use crate::engine::{Case, EngineConfig, QemuEngine};
+use crate::refinterp::{self, RefConfig};
 use anyhow::{Result, bail};
 use rayon::prelude::*;
 use std::fmt::Write as _;
@@ -50,6 +56,14 @@ pub struct StatsArgs {
     /// qemu) and require the interpreter's stdout and exit status.
     #[arg(long)]
     pub gcc: bool,
+    /// Also compile each program with sysyc at `-O0`, run it under qemu, require the
+    /// interpreter's stdout and exit status, and report the run times.
+    #[arg(long)]
+    pub qemu: bool,
+    /// List the programs with the lowest statement coverage (seed, coverage, first lines of
+    /// the statements that never ran).
+    #[arg(long, default_value_t = 0)]
+    pub show_low_coverage: usize,
 }
 
 /// What happened to one program.
@@ -57,6 +71,8 @@ pub struct StatsArgs {
 pub struct Record {
     pub seed: u64,
     pub lines: usize,
+    /// The generator's work estimate ([`GeneratedProgram::estimated_work`]).
+    pub estimated_work: u64,
     pub gen_time: Duration,
     pub features: FeatureSet,
     /// `Err(stage: reason)` for the first failed check.
@@ -68,8 +84,131 @@ pub struct Record {
 pub struct Checked {
     /// Interpreter steps (`None`: not interpreted).
     pub steps: Option<u64>,
+    /// Statement coverage of the interpreter's run (`None`: not interpreted).
+    pub coverage: Option<ProgramCoverage>,
     /// gcc agreed with the interpreter (`None`: not run).
     pub gcc_agrees: Option<bool>,
+    /// Time of the qemu run of sysyc's `-O0` binary, which agreed with the interpreter
+    /// (`None`: not run).
+    pub qemu_run: Option<Duration>,
+}
+
+/// Which statements of one program ran.
+#[derive(Clone, Debug, Default)]
+pub struct ProgramCoverage {
+    pub executed: usize,
+    pub total: usize,
+    /// The statements that never ran: (kind, where, 1-based source line).
+    pub missed: Vec<(StmtKind, Place, u32)>,
+}
+
+impl ProgramCoverage {
+    pub fn percent(&self) -> f64 {
+        if self.total == 0 {
+            100.0
+        } else {
+            100.0 * self.executed as f64 / self.total as f64
+        }
+    }
+}
+
+/// The kind of a statement, for the report of statements that never ran.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum StmtKind {
+    Decl,
+    Assign,
+    Call,
+    Block,
+    If,
+    While,
+    Break,
+    Continue,
+    Return,
+    Empty,
+}
+
+/// The function a statement is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Place {
+    Main,
+    Generated,
+    /// The fixed helpers (`mix`, `safe_div`, ...) and `checksum_globals`.
+    Helper,
+}
+
+/// Statement kinds by the text a statement starts with.
+fn stmt_kind(text: &str) -> StmtKind {
+    let word: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    match word.as_str() {
+        "int" | "float" | "const" => StmtKind::Decl,
+        "if" => StmtKind::If,
+        "while" => StmtKind::While,
+        "break" => StmtKind::Break,
+        "continue" => StmtKind::Continue,
+        "return" => StmtKind::Return,
+        "" if text.starts_with('{') => StmtKind::Block,
+        "" => StmtKind::Empty,
+        _ => {
+            // `name = ...`, `name[...] = ...` or a call `name(...)`.
+            let rest = text[word.len()..].trim_start();
+            if rest.starts_with('(') {
+                StmtKind::Call
+            } else {
+                StmtKind::Assign
+            }
+        }
+    }
+}
+
+/// The statement coverage of `p`'s run, checking that the recording run behaves exactly as
+/// the interpreter's `outcome`.
+fn coverage_of(
+    p: &GeneratedProgram,
+    program: &hir::Program,
+    max_steps: u64,
+    outcome: &Outcome,
+) -> Result<ProgramCoverage, String> {
+    let lines = LineIndex::new(&p.source);
+    let config = RefConfig {
+        max_steps,
+        ..RefConfig::default()
+    };
+    let (recorded, coverage) = refinterp::run_with_coverage(program, &lines, &p.stdin, &config)
+        .map_err(|e| e.to_string())?;
+    if !recorded.same_behaviour(outcome) || recorded.steps != outcome.steps {
+        return Err("the coverage run differs from the interpreter's run".into());
+    }
+    let place_of = |span: sysyc::frontend::ast::Span| {
+        let f = program
+            .funcs
+            .iter()
+            .find(|f| f.span.lo <= span.lo && span.lo < f.span.hi);
+        match f.map(|f| f.name.as_str()) {
+            Some("main") => Place::Main,
+            Some(name)
+                if super::prelude::is_reserved(name)
+                    || name == super::program::CHECKSUM_GLOBALS =>
+            {
+                Place::Helper
+            }
+            _ => Place::Generated,
+        }
+    };
+    let missed = coverage
+        .missed()
+        .map(|span| {
+            let text = p.source.get(span.lo as usize..).unwrap_or("");
+            (stmt_kind(text), place_of(span), lines.line(span))
+        })
+        .collect();
+    Ok(ProgramCoverage {
+        executed: coverage.executed_count(),
+        total: coverage.total(),
+        missed,
+    })
 }
 
 /// Parses `A..B`.
@@ -97,12 +236,14 @@ pub fn front_end(p: &GeneratedProgram) -> Result<hir::Program, String> {
     Ok(program)
 }
 
-/// Runs the interpreter, then gcc, on a program that passed the front end.
+/// Runs the interpreter (with coverage), then gcc, then sysyc under qemu, on a program that
+/// passed the front end.
 fn run_checks(
     p: &GeneratedProgram,
     program: &hir::Program,
     args: &StatsArgs,
     runners: Runners<'_>,
+    qemu: Option<&QemuEngine>,
 ) -> Result<Checked, String> {
     let mut checked = Checked::default();
     let Some(interp) = runners.interp else {
@@ -116,6 +257,9 @@ fn run_checks(
         ));
     }
     checked.steps = Some(outcome.steps);
+    checked.coverage = Some(
+        coverage_of(p, program, args.max_steps, &outcome).map_err(|e| format!("coverage: {e}"))?,
+    );
     if let Some(gcc) = runners.gcc {
         let native = gcc(p).map_err(|e| format!("gcc: {e}"))?;
         if !native.same_behaviour(&outcome) {
@@ -129,6 +273,26 @@ fn run_checks(
         }
         checked.gcc_agrees = Some(true);
     }
+    if let Some(engine) = qemu {
+        let case = Case {
+            name: format!("seed-{}", p.seed.unwrap_or_default()),
+            path: "generated.sy".into(),
+            source: p.source.clone(),
+            stdin: p.stdin.clone(),
+        };
+        let (run, phases) = engine.run_phased(&case);
+        let native = run.result.map_err(|e| format!("qemu: {e:?}"))?;
+        if !native.same_behaviour(&outcome) {
+            return Err(format!(
+                "qemu: sysyc -O0 disagrees with the interpreter (exit {:?} vs {:?}, stdout {} vs {} bytes)",
+                native.exit_status,
+                outcome.exit_status,
+                native.stdout.len(),
+                outcome.stdout.len()
+            ));
+        }
+        checked.qemu_run = Some(phases.run);
+    }
     Ok(checked)
 }
 
@@ -137,15 +301,17 @@ fn check_one(
     args: &StatsArgs,
     fixed: &Option<super::GenConfig>,
     runners: Runners<'_>,
+    qemu: Option<&QemuEngine>,
 ) -> Record {
     let config = args.config.config_for(seed, fixed);
     let start = Instant::now();
     let p = generate(seed, &config);
     let gen_time = start.elapsed();
-    let result = front_end(&p).and_then(|program| run_checks(&p, &program, args, runners));
+    let result = front_end(&p).and_then(|program| run_checks(&p, &program, args, runners, qemu));
     Record {
         seed,
         lines: p.lines(),
+        estimated_work: p.estimated_work,
         gen_time,
         features: p.features,
         result,
@@ -168,6 +334,48 @@ fn distribution(mut xs: Vec<u64>) -> String {
     )
 }
 
+/// Coverage distribution (percent of each program's statements that ran) and the statements
+/// that never ran, by kind and by place.
+fn coverage_report(out: &mut String, coverages: &[&ProgramCoverage]) {
+    let mut percents: Vec<f64> = coverages.iter().map(|c| c.percent()).collect();
+    percents.sort_by(f64::total_cmp);
+    let at = |q: f64| percents[((percents.len() - 1) as f64 * q).round() as usize];
+    let _ = writeln!(
+        out,
+        "statement coverage (%): min {:.1} / p10 {:.1} / median {:.1} / p90 {:.1} / max {:.1}",
+        percents[0],
+        at(0.1),
+        at(0.5),
+        at(0.9),
+        percents[percents.len() - 1]
+    );
+    let total: usize = coverages.iter().map(|c| c.total).sum();
+    let mut by_kind: std::collections::BTreeMap<(Place, StmtKind), usize> = Default::default();
+    for c in coverages {
+        for &(kind, place, _) in &c.missed {
+            *by_kind.entry((place, kind)).or_default() += 1;
+        }
+    }
+    let missed: usize = by_kind.values().sum();
+    let _ = writeln!(
+        out,
+        "statements never run: {missed} of {total} ({:.1}%), by place and kind:",
+        100.0 * missed as f64 / total.max(1) as f64
+    );
+    let mut rows: Vec<_> = by_kind.into_iter().collect();
+    rows.sort_by(|a, b| b.1.cmp(&a.1));
+    for ((place, kind), n) in rows {
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<9} {:>7} ({:.1}% of all statements)",
+            format!("{place:?}"),
+            format!("{kind:?}"),
+            n,
+            100.0 * n as f64 / total.max(1) as f64
+        );
+    }
+}
+
 /// Runs the checks over the seed range and returns the report text.
 pub fn run_stats(args: &StatsArgs, runners: Runners<'_>) -> Result<String> {
     let seeds = parse_range(&args.seeds)?;
@@ -177,15 +385,27 @@ pub fn run_stats(args: &StatsArgs, runners: Runners<'_>) -> Result<String> {
             "--gcc needs the reference interpreter and the gcc engine, which this build does not provide"
         );
     }
+    if args.qemu && runners.interp.is_none() {
+        bail!("--qemu needs the reference interpreter, which this build does not provide");
+    }
     let runners = Runners {
         gcc: if args.gcc { runners.gcc } else { None },
         ..runners
+    };
+    let qemu = if args.qemu {
+        let config = EngineConfig {
+            opt_level: Some(0),
+            ..EngineConfig::default()
+        };
+        Some(QemuEngine::new(&config).map_err(anyhow::Error::msg)?)
+    } else {
+        None
     };
     let start = Instant::now();
     let records: Vec<Record> = seeds
         .clone()
         .into_par_iter()
-        .map(|s| check_one(s, args, &fixed, runners))
+        .map(|s| check_one(s, args, &fixed, runners, qemu.as_ref()))
         .collect();
     let wall = start.elapsed();
     Ok(report(&records, wall, args))
@@ -232,6 +452,30 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
             distribution(steps)
         );
     }
+    let mut ratios: Vec<f64> = records
+        .iter()
+        .filter_map(|r| {
+            let steps = r.result.as_ref().ok()?.steps?;
+            Some(steps as f64 / r.estimated_work.max(1) as f64)
+        })
+        .collect();
+    if !ratios.is_empty() {
+        ratios.sort_by(f64::total_cmp);
+        let _ = writeln!(
+            out,
+            "steps / estimated work: median {:.3}, p90 {:.3}, max {:.3}",
+            ratios[ratios.len() / 2],
+            ratios[(ratios.len() - 1) * 9 / 10],
+            ratios[ratios.len() - 1]
+        );
+    }
+    let coverages: Vec<&ProgramCoverage> = records
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok()?.coverage.as_ref())
+        .collect();
+    if !coverages.is_empty() {
+        coverage_report(&mut out, &coverages);
+    }
     if args.gcc {
         let agreed = records
             .iter()
@@ -241,6 +485,20 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
             out,
             "gcc -O0 under qemu agrees with the interpreter: {agreed} / {}",
             records.len()
+        );
+    }
+    let qemu_runs: Vec<u64> = records
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok()?.qemu_run)
+        .map(|d| d.as_millis() as u64)
+        .collect();
+    if args.qemu {
+        let _ = writeln!(
+            out,
+            "sysyc -O0 under qemu agrees with the interpreter: {} / {}; run time (ms): {}",
+            qemu_runs.len(),
+            records.len(),
+            distribution(qemu_runs)
         );
     }
     let gen_total: Duration = records.iter().map(|r| r.gen_time).sum();
@@ -259,6 +517,23 @@ fn report(records: &[Record], wall: Duration, args: &StatsArgs) -> String {
             "  {:<26} {:>6.1}%",
             f.slug(),
             100.0 * used as f64 / n as f64
+        );
+    }
+    let mut low: Vec<(&Record, &ProgramCoverage)> = records
+        .iter()
+        .filter_map(|r| Some((r, r.result.as_ref().ok()?.coverage.as_ref()?)))
+        .collect();
+    low.sort_by(|a, b| a.1.percent().total_cmp(&b.1.percent()));
+    for (r, c) in low.iter().take(args.show_low_coverage) {
+        let lines: Vec<String> = c.missed.iter().take(12).map(|m| m.2.to_string()).collect();
+        let _ = writeln!(
+            out,
+            "--- seed {}: coverage {:.1}% ({} of {}); not run, lines {}",
+            r.seed,
+            c.percent(),
+            c.executed,
+            c.total,
+            lines.join(" ")
         );
     }
     for r in failed.iter().take(args.show_failures) {

@@ -15,6 +15,7 @@
 //!   never has to add braces (the re-parsed tree stays identical).
 
 use super::build;
+use super::cond::Narrowing;
 use super::env::{FLOAT_VAR_BOUND, Storage, Ty, VarId};
 use super::features::Feature;
 use super::input::GETCH_BYTES;
@@ -54,14 +55,6 @@ impl Gen<'_> {
         }
     }
 
-    /// Up to `max` statements in a new scope.
-    pub(super) fn block_items(&mut self, max: u32) -> Vec<BlockItem> {
-        self.push_scope();
-        let items = self.stmts_in_scope(max);
-        self.pop_scope();
-        items
-    }
-
     /// Up to `max` statements (at least one if the budget allows) in the current scope.
     pub(super) fn stmts_in_scope(&mut self, max: u32) -> Vec<BlockItem> {
         let n = self.c.range(1, max.max(1) as i64);
@@ -77,13 +70,21 @@ impl Gen<'_> {
 
     /// A nested body (of `if`, `else`, a loop or a block).
     pub(super) fn body(&mut self) -> Vec<BlockItem> {
+        self.push_scope();
+        let items = self.body_in_scope();
+        self.pop_scope();
+        items
+    }
+
+    /// [`Gen::body`] in the current scope (which the caller opened for the block).
+    pub(super) fn body_in_scope(&mut self) -> Vec<BlockItem> {
         self.fcx.depth += 1;
         let max = self
             .cfg
             .max_block_stmts
             .saturating_sub(self.fcx.depth / 2)
             .max(1);
-        let items = self.block_items(max);
+        let items = self.stmts_in_scope(max);
         self.fcx.depth -= 1;
         items
     }
@@ -115,6 +116,8 @@ impl Gen<'_> {
         let k = self.cfg.knobs.clone();
         let deep_ok = self.fcx.depth < self.cfg.max_stmt_depth;
         let in_loop = !self.fcx.loops.is_empty();
+        // Directly in `main`'s driver loop (a `break` there would end the program's work).
+        let in_driver = self.fcx.is_main && self.fcx.loops.len() == 1;
         let impure = !self.fcx.pure;
         let main_top = self.at_main_top();
         let loop_ok = deep_ok
@@ -124,29 +127,52 @@ impl Gen<'_> {
         let output_ok =
             impure && self.outputs.saturating_add(self.fcx.mult) <= self.cfg.output_budget;
         let w = |on: bool, weight: u32| if on { weight } else { 0 };
+        // At the top of `main` a statement runs once: a conditional there would leave one of
+        // its sides unexecuted.
+        let branchy = deep_ok && !main_top && !self.fcx.straight;
+        // A straight-line loop body has no control flow at all.
+        let loop_ok = loop_ok && !self.fcx.straight;
+        let in_loop_flow = in_loop && !self.fcx.straight;
         let weights = [
-            30,                                                    // 0 assignment
-            12,                                                    // 1 declaration
-            w(deep_ok, k.ifs as u32 / 3),                          // 2 if
-            w(loop_ok, k.loops as u32 / 3),                        // 3 counted loop
-            w(impure || k.pure_functions > 0, 6),                  // 4 call statement
-            w(impure && k.mix_calls > 0, k.mix_calls as u32 / 6),  // 5 mix
-            w(output_ok && k.output > 0, k.output as u32 / 4),     // 6 output
-            w(output_ok && k.putf > 0, k.putf as u32 / 6),         // 7 putf
-            w(deep_ok && k.blocks > 0, k.blocks as u32 / 6),       // 8 block
-            w(in_loop && k.breaks > 0, k.breaks as u32 / 5),       // 9 break
-            w(in_loop && k.continues > 0, k.continues as u32 / 5), // 10 continue
+            30,                                                   // 0 assignment
+            12,                                                   // 1 declaration
+            w(branchy, k.ifs as u32 / 3),                         // 2 if
+            w(loop_ok, k.loops as u32 / 3),                       // 3 counted loop
+            w(impure || k.pure_functions > 0, 6),                 // 4 call statement
+            w(impure && k.mix_calls > 0, k.mix_calls as u32 / 6), // 5 mix
+            w(output_ok && k.output > 0, k.output as u32 / 4),    // 6 output
+            w(output_ok && k.putf > 0, k.putf as u32 / 6),        // 7 putf
+            w(branchy && k.blocks > 0, k.blocks as u32 / 6),      // 8 block
             w(
-                !self.fcx.is_main && k.early_returns > 0,
+                in_loop_flow && !in_driver && k.breaks > 0,
+                k.breaks as u32 / 5,
+            ), // 9 break
+            w(in_loop_flow && k.continues > 0, k.continues as u32 / 5), // 10 continue
+            w(
+                !self.fcx.is_main && !self.fcx.straight && k.early_returns > 0,
                 k.early_returns as u32 / 6,
             ), // 11 return
-            1,                                                     // 12 empty
-            w(k.late_init > 0, k.late_init as u32 / 5),            // 13 late init
-            w(k.dead_stores > 0, k.dead_stores as u32 / 5),        // 14 dead store
-            w(main_top && k.input > 0, k.input as u32 / 2),        // 15 input
+            1,                                                    // 12 empty
+            w(branchy && k.late_init > 0, k.late_init as u32 / 5), // 13 late init
+            w(k.dead_stores > 0, k.dead_stores as u32 / 5),       // 14 dead store
+            w(main_top && k.input > 0, k.input as u32 / 2),       // 15 input
             w(main_top && loop_ok && k.timers > 0, k.timers as u32 / 4), // 16 timers
-            w(loop_ok && k.short_circuit > 0, k.loops as u32 / 8), // 17 guarded loop
-            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),        // 18 array walk
+            w(
+                !main_top && loop_ok && k.short_circuit > 0,
+                k.loops as u32 / 8,
+            ), // 17 guarded loop
+            w(loop_ok && k.arrays > 0, k.loops as u32 / 4),       // 18 array walk
+            w(loop_ok && k.straight_loops > 0, k.straight_loops as u32 / 3), // 19 straight loop
+            w(loop_ok && k.hoist_shapes > 0, k.hoist_shapes as u32 / 3), // 20 global reads
+            w(
+                loop_ok && k.arrays > 0 && k.array_hoist > 0,
+                k.array_hoist as u32 / 5,
+            ), // 21 invariant local array
+            w(in_loop && k.trivial_phis > 0, k.trivial_phis as u32 / 5), // 22 trivial update
+            w(
+                impure && !self.fcx.straight && k.register_pressure > 0,
+                k.register_pressure as u32 / 8,
+            ), // 23 register pressure
         ];
         match self.c.weighted(&weights) {
             1 => self.local_decl(),
@@ -212,6 +238,11 @@ impl Gen<'_> {
             }
             17 => self.guarded_loop(),
             18 => self.array_walk(),
+            19 => self.straight_loop(),
+            20 => self.global_read_loop(),
+            21 => self.invariant_array_loop(),
+            22 => self.trivial_update(),
+            23 => self.pressure_block(),
             _ => self.assign_stmt(true),
         }
     }
@@ -233,7 +264,11 @@ impl Gen<'_> {
     /// `target = value;` (or `target = target op value;`). Falls back to a declaration when
     /// nothing is assignable.
     pub(super) fn assign_stmt(&mut self, allow_update: bool) -> Vec<BlockItem> {
-        let targets = self.assignable();
+        let mut targets = self.assignable();
+        if self.fcx.straight {
+            // Float values are clamped by a call with branches: ints only here.
+            targets.retain(|&id| self.env.vars[id].ty == Ty::Int);
+        }
         if targets.is_empty() {
             return self.local_decl();
         }
@@ -323,22 +358,23 @@ impl Gen<'_> {
     fn if_stmt(&mut self) -> Vec<BlockItem> {
         self.feature(Feature::If);
         let ctx = self.stmt_ctx();
-        let cond = self.cond(ctx, true);
-        let then_branch = self.body_stmt();
+        let (cond, narrowing) = self.branch_cond(ctx, [1, 3, 3, 3]);
+        let then_branch = self.narrowed(narrowing.map(|n| (n.var, n.when_true)), |g| g.body_stmt());
         let else_branch = if self.knob(self.cfg.knobs.elses) {
             self.feature(Feature::IfElse);
             if self.c.chance(0.25) && self.fcx.depth + 1 < self.cfg.max_stmt_depth {
                 // `else if`: the nested `if` keeps its own optional else.
                 self.feature(Feature::ElseIf);
                 self.fcx.depth += 1;
-                let nested = self.if_stmt();
+                let nested =
+                    self.narrowed(narrowing.map(|n| (n.var, n.when_false)), |g| g.if_stmt());
                 self.fcx.depth -= 1;
                 match nested.into_iter().next() {
                     Some(BlockItem::Stmt(s)) => Some(s),
                     _ => None,
                 }
             } else {
-                Some(self.body_stmt())
+                Some(self.narrowed(narrowing.map(|n| (n.var, n.when_false)), |g| g.body_stmt()))
             }
         } else {
             None
@@ -369,7 +405,11 @@ impl Gen<'_> {
         self.feature(Feature::MixCall);
         let ctx = self.stmt_ctx();
         let floats = self.cfg.knobs.float > 0;
-        let (h, g) = if floats && self.c.chance(0.3) {
+        let floats = floats && !self.fcx.straight;
+        let (h, g) = if floats && self.knob(self.cfg.knobs.float_corners) {
+            // `mixz` also tells `-0.0` from `0.0`.
+            (Helper::MixZ, self.float_expr(ctx))
+        } else if floats && self.c.chance(0.3) {
             (Helper::MixF, self.float_expr(ctx))
         } else {
             (Helper::Mix, self.int_expr(ctx))
@@ -494,10 +534,12 @@ impl Gen<'_> {
         vec![self.put("putf", all)]
     }
 
+    /// `if (c) break;` — mostly late in the loop's run (`i == c`, `i >= c` near the end of
+    /// the counter's range, perhaps with another condition), so the loop does not end at once.
     fn break_stmt(&mut self) -> Vec<BlockItem> {
         self.feature(Feature::Break);
         let ctx = self.stmt_ctx();
-        let cond = self.cond(ctx, true);
+        let cond = self.late_cond(ctx);
         let body = if self.c.chance(0.5) {
             build::brk()
         } else {
@@ -506,10 +548,101 @@ impl Gen<'_> {
         vec![build::stmt(build::if_stmt(cond, body, None))]
     }
 
+    /// The condition of a `break` or an early `return`: in a loop with a counter, true only
+    /// late in the counter's run (`i == c`, `i >= c` near its end, perhaps with another
+    /// condition), so the statements after it run in most iterations; outside loops, a
+    /// condition that should go both ways.
+    fn late_cond(&mut self, ctx: ECtx) -> sysyc::frontend::ast::Expr {
+        let Some((id, down)) = self.innermost_counter() else {
+            return self.branch_cond(ctx, [1, 2, 0, 3]).0;
+        };
+        let (lo, hi) = self.env.vars[id].range.unwrap_or((0, 0));
+        let c = if down {
+            self.c.range(lo, lo + (hi - lo) / 3)
+        } else {
+            self.c.range(lo + (hi - lo) * 2 / 3, hi)
+        };
+        let i = self.env.read(id);
+        let c = self.int_lit_expr(c as i32);
+        self.charge(3);
+        let test = match (self.c.below(3), down) {
+            (0, _) => build::bin(BinaryOp::Eq, i, c),
+            (_, false) => build::bin(BinaryOp::Ge, i, c),
+            (_, true) => build::bin(BinaryOp::Le, i, c),
+        };
+        if self.c.chance(0.4) {
+            let other = self.cond(ctx, false);
+            super::loops::conjoin(test, other)
+        } else {
+            test
+        }
+    }
+
+    /// The condition of a branch that should go both ways over the executions of the
+    /// statement, with what it tells about a ranged variable on each side. With a counter
+    /// (or other ranged variable) in scope, by weights: a condition `d` on data, a test `t` of
+    /// the counter (which goes both ways over its range), `d || t` (true at least when `t`
+    /// is), `d && t` (false at least when `t` is). Without one, `d`.
+    pub(super) fn branch_cond(
+        &mut self,
+        ctx: ECtx,
+        weights: [u32; 4],
+    ) -> (sysyc::frontend::ast::Expr, Option<Narrowing>) {
+        let counters = self.counters_here(ctx);
+        if counters.is_empty() {
+            return (self.cond(ctx, true), None);
+        }
+        let id = counters[self.pick_index(counters.len())];
+        match self.c.weighted(&weights) {
+            1 => {
+                let (t, n) = self.counter_test_narrowing(id);
+                (t.e, n)
+            }
+            2 => {
+                let d = self.cond(ctx, true);
+                let (t, n) = self.counter_test_narrowing(id);
+                // Only the false side knows `t` (true may come from `d`).
+                let n = n.map(|n| Narrowing {
+                    when_true: None,
+                    ..n
+                });
+                (build::bin(BinaryOp::Or, d, t.e), n)
+            }
+            3 => {
+                let d = self.cond(ctx, false);
+                let (t, n) = self.counter_test_narrowing(id);
+                let n = n.map(|n| Narrowing {
+                    when_false: None,
+                    ..n
+                });
+                let e = if self.c.chance(0.5) {
+                    super::loops::conjoin(t.e, d)
+                } else {
+                    build::bin(BinaryOp::And, d, t.e)
+                };
+                (e, n)
+            }
+            _ => (self.cond(ctx, true), None),
+        }
+    }
+
+    /// The innermost loop's counter, if it has one that is visible with a range, and
+    /// whether it counts down.
+    fn innermost_counter(&self) -> Option<(VarId, bool)> {
+        let l = self.fcx.loops.last()?;
+        let id = l.counter?;
+        let v = &self.env.vars[id];
+        (self.env.lookup(&v.name) == Some(id)
+            && v.readable()
+            && v.range.is_some_and(|(lo, hi)| lo <= hi))
+        .then_some((id, l.down))
+    }
+
     fn continue_stmt(&mut self) -> Vec<BlockItem> {
         self.feature(Feature::Continue);
         let ctx = self.stmt_ctx();
-        let cond = self.cond(ctx, true);
+        // Not every iteration: the rest of the body must run too.
+        let (cond, _) = self.branch_cond(ctx, [1, 3, 0, 4]);
         let latch = self
             .fcx
             .loops
@@ -538,7 +671,7 @@ impl Gen<'_> {
     fn return_stmt(&mut self) -> Vec<BlockItem> {
         self.feature(Feature::EarlyReturn);
         let ctx = self.stmt_ctx();
-        let cond = self.cond(ctx, true);
+        let cond = self.late_cond(ctx);
         let r = self.return_value();
         let body = if self.c.chance(0.5) {
             r
@@ -723,15 +856,23 @@ impl Gen<'_> {
         }
     }
 
-    fn random_input_int(&mut self) -> i32 {
-        match self.c.weighted(&[3, 6, 2]) {
+    /// An input `int`: small, medium, anywhere, or a boundary value (`INT_MIN`, `INT_MAX`,
+    /// ±2^k, ±(2^k ± 1)).
+    pub(super) fn random_input_int(&mut self) -> i32 {
+        match self.c.weighted(&[3, 6, 2, 2]) {
             0 => self.c.range(0, 10) as i32,
             1 => self.c.range(-1000, 1000) as i32,
-            _ => self.c.range(i32::MIN as i64, i32::MAX as i64) as i32,
+            2 => self.c.range(i32::MIN as i64, i32::MAX as i64) as i32,
+            _ => {
+                let k = self.c.range(0, 31) as u32;
+                let p = (1i64 << k) + self.c.range(-1, 1);
+                let v = if self.c.chance(0.5) { p } else { -p };
+                v.clamp(i32::MIN as i64, i32::MAX as i64) as i32
+            }
         }
     }
 
-    fn random_input_float(&mut self) -> f32 {
+    pub(super) fn random_input_float(&mut self) -> f32 {
         match self.c.below(3) {
             0 => self.c.range(-80, 80) as f32 / 8.0,
             1 => self.c.range(-99_999, 99_999) as f32 / 100.0,

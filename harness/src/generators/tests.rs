@@ -89,3 +89,139 @@ fn programs_stay_within_the_strict_grammar() {
     .expect("parses");
     assert!(super::grammar::strict(&good).is_ok());
 }
+
+/// The share of statements `p` runs, and its steps, in the reference interpreter.
+fn run_with_coverage(p: &GeneratedProgram) -> (f64, u64) {
+    let hir = front_end(p);
+    let lines = LineIndex::new(&p.source);
+    let (outcome, coverage) = crate::refinterp::run_with_coverage(
+        &hir,
+        &lines,
+        &p.stdin,
+        &crate::refinterp::RefConfig::default(),
+    )
+    .expect("runs");
+    assert!(
+        outcome.trap.is_none(),
+        "seed {:?}: {:?}\n{}",
+        p.seed,
+        outcome.trap,
+        p.source
+    );
+    (coverage.fraction(), outcome.steps)
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+#[test]
+fn programs_run_what_they_contain() {
+    let runs: Vec<(f64, u64)> = (0..40u64)
+        .map(|seed| run_with_coverage(&generate(seed, &GenConfig::swarm(seed))))
+        .collect();
+    let coverage = median(runs.iter().map(|r| r.0).collect());
+    let steps = median(runs.iter().map(|r| r.1 as f64).collect());
+    assert!(coverage >= 0.9, "median statement coverage {coverage}");
+    assert!(steps >= 10_000.0, "median steps {steps}");
+}
+
+#[test]
+fn probing_keeps_the_best_attempt() {
+    // With probing no program runs less of itself than its first attempt would have (unless
+    // that one was too long).
+    for seed in 0..20u64 {
+        let config = GenConfig::swarm(seed);
+        let single = generate(
+            seed,
+            &GenConfig {
+                attempts: 1,
+                ..config.clone()
+            },
+        );
+        let probed = generate(seed, &config);
+        assert_eq!(probed.seed, Some(seed));
+        let (a, steps) = run_with_coverage(&single);
+        let (b, _) = run_with_coverage(&probed);
+        assert!(
+            b >= a.min(PROBE_COVERAGE) || steps > PROBE_STEPS,
+            "seed {seed}: probed {b} < first {a}"
+        );
+    }
+}
+
+#[test]
+fn main_reads_its_trip_count_first() {
+    for seed in 0..20u64 {
+        let p = generate(seed, &GenConfig::swarm(seed));
+        let first: i64 = String::from_utf8_lossy(&p.stdin)
+            .split_whitespace()
+            .next()
+            .and_then(|t| t.parse().ok())
+            .expect("stdin starts with the trip count");
+        assert!((12..=400).contains(&first), "seed {seed}: {first}");
+        assert!(p.source.contains("int n_iter = getint();"));
+    }
+}
+
+#[test]
+fn knobs_switch_their_shapes_off() {
+    let mut off = GenConfig::default();
+    off.knobs.straight_loops = 0;
+    off.knobs.hoist_shapes = 0;
+    off.knobs.array_hoist = 0;
+    off.knobs.trivial_phis = 0;
+    off.knobs.register_pressure = 0;
+    off.knobs.div_corners = 0;
+    off.knobs.float_corners = 0;
+    off.knobs.big_frames = 0;
+    off.knobs.near_redundant = 0;
+    off.knobs.var_pool = 0;
+    off.knobs.trip_params = 0;
+    let shapes = [
+        Feature::StraightLoop,
+        Feature::HoistableGlobalLoad,
+        Feature::InvariantLocalArray,
+        Feature::TrivialUpdate,
+        Feature::RegisterPressure,
+        Feature::DivCorner,
+        Feature::FloatCorner,
+        Feature::BigFrame,
+        Feature::NearRedundant,
+        Feature::VarPool,
+        Feature::TripParam,
+    ];
+    let mut seen_on = FeatureSet::default();
+    for seed in 0..30u64 {
+        let p = generate(seed, &off);
+        for f in shapes {
+            assert!(
+                !p.features.contains(f),
+                "seed {seed}: {f:?} with its knob off"
+            );
+        }
+        for f in generate(seed, &GenConfig::default()).features.iter() {
+            seen_on.insert(f);
+        }
+    }
+    for f in shapes {
+        assert!(
+            seen_on.contains(f),
+            "{f:?} never generated with default knobs"
+        );
+    }
+}
+
+#[test]
+fn configs_without_the_new_knobs_still_parse() {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&GenConfig::default().to_json()).expect("own JSON");
+    let knobs = json["knobs"].as_object_mut().expect("knobs");
+    knobs.remove("straight_loops");
+    knobs.remove("trip_params");
+    json.as_object_mut().expect("config").remove("attempts");
+    let c = GenConfig::from_json(&json.to_string()).expect("parses");
+    assert_eq!((c.knobs.straight_loops, c.knobs.trip_params), (0, 0));
+    assert_eq!(c.attempts, GenConfig::default().attempts);
+}

@@ -244,6 +244,9 @@ pub(super) enum BuiltinCall {
 pub(super) struct St {
     pub kind: StKind,
     pub span: Span,
+    /// The statement's number in [`Code::stmt_spans`] (for statement coverage). A
+    /// [`StKind::Skip`] stands for the statements `id ..= id + rest.len()`.
+    pub id: u32,
 }
 
 #[derive(Debug)]
@@ -314,4 +317,6 @@ pub(super) struct Code {
     /// Words of global memory and its initial non-zero contents.
     pub global_words: u64,
     pub global_init: Vec<(u32, u32)>,
+    /// The span of every source statement, indexed by statement id ([`St::id`]).
+    pub stmt_spans: Vec<Span>,
 }

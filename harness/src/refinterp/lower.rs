@@ -23,6 +23,7 @@
 //! the deepest trees the front end accepts are fine.
 
 use super::code::*;
+use std::cell::RefCell;
 use sysyc::frontend::ast::Span;
 use sysyc::frontend::hir::{
     self, BinaryOp, Builtin, Callee, ConstVal, ExprKind, LogicalOp, Scalar, UnaryOp, VarType,
@@ -59,16 +60,18 @@ pub(super) fn lower(p: &hir::Program, max_words: u64) -> Result<Code, GlobalsToo
         }
         next += words;
     }
+    let stmt_spans = RefCell::new(Vec::new());
     let funcs = p
         .funcs
         .iter()
-        .map(|f| FuncLowerer::new(p, f, &global_addr).lower())
+        .map(|f| FuncLowerer::new(p, f, &global_addr, &stmt_spans).lower())
         .collect();
     Ok(Code {
         funcs,
         main: p.main.0,
         global_words: next,
         global_init,
+        stmt_spans: stmt_spans.into_inner(),
     })
 }
 
@@ -99,17 +102,32 @@ struct FuncLowerer<'a> {
     local_off: Vec<u32>,
     /// Locals some expression or assignment refers to (a declaration does not count).
     used: Vec<bool>,
+    /// The spans of the statements numbered so far, in the whole program.
+    stmt_spans: &'a RefCell<Vec<Span>>,
 }
 
 impl<'a> FuncLowerer<'a> {
-    fn new(p: &'a hir::Program, f: &'a hir::Function, global_addr: &'a [u32]) -> Self {
+    fn new(
+        p: &'a hir::Program,
+        f: &'a hir::Function,
+        global_addr: &'a [u32],
+        stmt_spans: &'a RefCell<Vec<Span>>,
+    ) -> Self {
         FuncLowerer {
             p,
             f,
             global_addr,
             local_off: Vec::with_capacity(f.locals.len()),
             used: used_locals(f),
+            stmt_spans,
         }
+    }
+
+    /// Numbers the statement at `span` (see [`St::id`]).
+    fn number(&self, span: Span) -> u32 {
+        let mut spans = self.stmt_spans.borrow_mut();
+        spans.push(span);
+        word(spans.len() as u64 - 1)
     }
 
     fn lower(mut self) -> Func {
@@ -151,9 +169,15 @@ impl<'a> FuncLowerer<'a> {
         let mut inert: Vec<Span> = Vec::new();
         let flush = |out: &mut Vec<St>, inert: &mut Vec<Span>| {
             if let Some((&first, rest)) = inert.split_first() {
+                // Consecutive ids: the first statement's, then one per span of `rest`.
+                let id = self.number(first);
+                rest.iter().for_each(|&span| {
+                    self.number(span);
+                });
                 out.push(St {
                     kind: StKind::Skip { rest: rest.into() },
                     span: first,
+                    id,
                 });
                 inert.clear();
             }
@@ -186,6 +210,8 @@ impl<'a> FuncLowerer<'a> {
 
     fn stmt(&self, s: &hir::Stmt) -> St {
         use hir::StmtKind as K;
+        // Numbered before the statements it contains (pre-order).
+        let id = self.number(s.span);
         let kind = match &s.kind {
             K::Decl { local, init } => {
                 let off = self.local_off[local.index()];
@@ -240,7 +266,11 @@ impl<'a> FuncLowerer<'a> {
             K::Continue => StKind::Continue,
             K::Return(v) => StKind::Return(v.as_ref().map(|e| self.expr(e))),
         };
-        St { kind, span: s.span }
+        St {
+            kind,
+            span: s.span,
+            id,
+        }
     }
 
     /// The index steps of `place` (as many as it has indices).

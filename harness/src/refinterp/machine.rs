@@ -22,6 +22,10 @@
 //! step counter is compared with a single threshold per step; only when it is crossed does the
 //! slow path check the step limit and the wall-clock deadline (every [`CHECK_EVERY`] steps).
 //!
+//! Coverage: with `COV = true` the machine sets one flag per statement id ([`St::id`]) when
+//! the statement starts to execute ([`Machine::executed`]). The flag is a const generic
+//! parameter, so the ordinary machine (`COV = false`) is compiled without the store.
+//!
 //! Floating point: `f32` arithmetic, rounded per operation as on the target. Where an
 //! operation produces a NaN, the result is made what the target's VFP unit gives (the host's
 //! choice of NaN differs): the first signalling NaN operand quietened, else the first NaN
@@ -96,8 +100,10 @@ pub(super) struct Limits {
     pub input_failure: InputFailure,
 }
 
-pub(super) struct Machine<'c> {
+pub(super) struct Machine<'c, const COV: bool> {
     code: &'c Code,
+    /// With `COV`: per statement id, whether it started to execute (else empty).
+    pub executed: Vec<bool>,
     mem: Vec<u32>,
     uninit: Vec<bool>,
     /// Words of global memory (the stack starts there).
@@ -126,7 +132,7 @@ fn stack_position() -> usize {
     std::hint::black_box(&marker) as *const u8 as usize
 }
 
-impl<'c> Machine<'c> {
+impl<'c, const COV: bool> Machine<'c, COV> {
     /// A machine with the globals initialised. Fails if they exceed the memory limit.
     pub fn new(code: &'c Code, stdin: Vec<u8>, limits: Limits) -> Result<Self, u64> {
         let globals = usize::try_from(code.global_words).map_err(|_| code.global_words)?;
@@ -143,6 +149,11 @@ impl<'c> Machine<'c> {
         let check_at = limits.max_steps.min(CHECK_EVERY);
         Ok(Machine {
             code,
+            executed: if COV {
+                vec![false; code.stmt_spans.len()]
+            } else {
+                Vec::new()
+            },
             mem,
             uninit,
             globals_end: globals,
@@ -301,6 +312,9 @@ impl<'c> Machine<'c> {
 
     fn stmt(&mut self, s: &'c St) -> R<Flow> {
         self.step(s.span)?;
+        if COV {
+            self.cover(s);
+        }
         match &s.kind {
             StKind::Assign { target, value } => {
                 let a = match target {
@@ -352,6 +366,17 @@ impl<'c> Machine<'c> {
             }
         }
         Ok(Flow::Next)
+    }
+
+    /// Marks `s` executed (and the declarations a [`StKind::Skip`] stands for).
+    #[inline(always)]
+    fn cover(&mut self, s: &St) {
+        let first = s.id as usize;
+        let last = match &s.kind {
+            StKind::Skip { rest } => first + rest.len(),
+            _ => first,
+        };
+        self.executed[first..=last].fill(true);
     }
 
     /// The steps of declarations without effect: counted in one go, unless the step budget

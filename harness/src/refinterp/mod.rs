@@ -29,6 +29,9 @@
 //! limit), and the step budget (one step per statement executed and per loop-condition
 //! evaluation).
 //!
+//! Statement coverage: [`run_with_coverage`] also reports which statements ran
+//! ([`Coverage`]); [`run`] does not record it and pays nothing for it.
+//!
 //! The program is first checked (`hir_check`), then lowered (module `lower`) to a tree whose
 //! variables are frame offsets and global addresses, then executed (module `machine`) over
 //! one flat word memory. The walks recurse on the Rust stack, so a run happens on a dedicated
@@ -40,8 +43,9 @@ mod lower;
 mod machine;
 
 use std::time::{Duration, Instant};
+use sysyc::frontend::ast::Span;
 use sysyc::frontend::{self, FrontendError, LineIndex, hir};
-use sysyc::runtime::{Outcome, Trap, TrapKind};
+use sysyc::runtime::{Outcome, SrcLoc, Trap, TrapKind};
 
 use machine::{Limits, Machine, Stop};
 
@@ -115,6 +119,56 @@ pub enum RefError {
     Thread(std::io::Error),
 }
 
+/// Which statements of a program started to execute during a run.
+///
+/// The statements are those of the source (the HIR): declarations, assignments, expression
+/// statements, blocks, `if`, `while`, `break`, `continue`, `return`, numbered per function in
+/// pre-order (a statement before the statements it contains), functions in program order. A
+/// statement counts as executed once control reached it, whatever happened inside it: a
+/// `while` whose condition is false at once is executed, its body is not.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// The span of every statement.
+    pub spans: Vec<Span>,
+    /// Per statement (same order as `spans`): whether it ran.
+    pub executed: Vec<bool>,
+}
+
+impl Coverage {
+    /// Number of statements of the program.
+    pub fn total(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Number of statements that ran.
+    pub fn executed_count(&self) -> usize {
+        self.executed.iter().filter(|&&e| e).count()
+    }
+
+    /// Executed / total (1 for a program without statements).
+    pub fn fraction(&self) -> f64 {
+        if self.spans.is_empty() {
+            1.0
+        } else {
+            self.executed_count() as f64 / self.total() as f64
+        }
+    }
+
+    /// The spans of the statements that never ran.
+    pub fn missed(&self) -> impl Iterator<Item = Span> + '_ {
+        self.spans
+            .iter()
+            .zip(&self.executed)
+            .filter(|(_, e)| !**e)
+            .map(|(s, _)| *s)
+    }
+
+    /// Where the statements that never ran start, in the source `lines` indexes.
+    pub fn missed_locations(&self, lines: &LineIndex) -> Vec<SrcLoc> {
+        self.missed().map(|s| lines.span_start(s)).collect()
+    }
+}
+
 /// Runs `program` (whose spans index the source `lines` was built from) on `stdin`.
 pub fn run(
     program: &hir::Program,
@@ -122,14 +176,35 @@ pub fn run(
     stdin: &[u8],
     config: &RefConfig,
 ) -> Result<Outcome, RefError> {
+    on_large_stack(config, |budget| {
+        run_here::<false>(program, lines, stdin, config, budget).map(|(o, _)| o)
+    })
+}
+
+/// [`run`], also recording which statements ran. The outcome (steps included) is exactly
+/// [`run`]'s; the run is a little slower.
+pub fn run_with_coverage(
+    program: &hir::Program,
+    lines: &LineIndex,
+    stdin: &[u8],
+    config: &RefConfig,
+) -> Result<(Outcome, Coverage), RefError> {
+    on_large_stack(config, |budget| {
+        run_here::<true>(program, lines, stdin, config, budget)
+    })
+}
+
+/// Runs `work(stack budget)` on a thread with [`RefConfig::stack_bytes`] of stack.
+fn on_large_stack<T: Send>(
+    config: &RefConfig,
+    work: impl FnOnce(usize) -> Result<T, RefError> + Send,
+) -> Result<T, RefError> {
     let stack_bytes = config.stack_bytes.max(STACK_MARGIN * 2);
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new()
             .name("refinterp".into())
             .stack_size(stack_bytes)
-            .spawn_scoped(scope, || {
-                run_here(program, lines, stdin, config, stack_bytes - STACK_MARGIN)
-            })
+            .spawn_scoped(scope, || work(stack_bytes - STACK_MARGIN))
             .map_err(RefError::Thread)?;
         match worker.join() {
             Ok(result) => result,
@@ -153,20 +228,37 @@ pub fn run_source(
     run(&program, &lines, stdin, config)
 }
 
-/// The body of [`run`], on the interpreter thread.
-fn run_here(
+/// [`run_source`], also recording which statements ran (see [`run_with_coverage`]).
+pub fn run_source_with_coverage(
+    file_name: &str,
+    source: &str,
+    stdin: &[u8],
+    config: &RefConfig,
+) -> Result<(Outcome, Coverage), RefError> {
+    let lines = LineIndex::new(source);
+    let program = frontend::compile_source(file_name, source)?;
+    run_with_coverage(&program, &lines, stdin, config)
+}
+
+/// The body of [`run`] (with `COV`: of [`run_with_coverage`]), on the interpreter thread.
+fn run_here<const COV: bool>(
     program: &hir::Program,
     lines: &LineIndex,
     stdin: &[u8],
     config: &RefConfig,
     stack_budget: usize,
-) -> Result<Outcome, RefError> {
+) -> Result<(Outcome, Coverage), RefError> {
     let start = Instant::now();
     frontend::hir_check::check(program).map_err(RefError::InvalidProgram)?;
     let max_words = config.max_memory_words.min(u32::MAX as u64);
     let code = match lower::lower(program, max_words) {
         Ok(code) => code,
-        Err(too_big) => return Ok(globals_too_big(too_big.words, max_words)),
+        Err(too_big) => {
+            return Ok((
+                globals_too_big(too_big.words, max_words),
+                Coverage::default(),
+            ));
+        }
     };
     let limits = Limits {
         max_steps: config.max_steps,
@@ -176,9 +268,13 @@ fn run_here(
         stack_budget,
         input_failure: config.input_failure,
     };
-    let mut machine = match Machine::new(&code, stdin.to_vec(), limits) {
+    let unexecuted = || Coverage {
+        executed: vec![false; code.stmt_spans.len()],
+        spans: code.stmt_spans.clone(),
+    };
+    let mut machine = match Machine::<COV>::new(&code, stdin.to_vec(), limits) {
         Ok(m) => m,
-        Err(words) => return Ok(globals_too_big(words, max_words)),
+        Err(words) => return Ok((globals_too_big(words, max_words), unexecuted())),
     };
     let result = machine.run_main();
     let mut outcome = Outcome {
@@ -199,7 +295,15 @@ fn run_here(
         }
         (Err(_), None) => unreachable!("the machine halts only after recording why"),
     }
-    Ok(outcome)
+    let coverage = if COV {
+        Coverage {
+            spans: code.stmt_spans.clone(),
+            executed: std::mem::take(&mut machine.executed),
+        }
+    } else {
+        Coverage::default()
+    };
+    Ok((outcome, coverage))
 }
 
 fn globals_too_big(words: u64, limit: u64) -> Outcome {

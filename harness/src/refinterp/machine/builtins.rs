@@ -9,7 +9,7 @@ use super::{Machine, R};
 use sysyc::frontend::ast::Span;
 use sysyc::runtime::{PutfArg as IoPutfArg, TrapKind};
 
-impl<'c> Machine<'c> {
+impl<'c, const COV: bool> Machine<'c, COV> {
     /// The value of a read, or the runtime library's 0, or an input trap at `span`.
     fn input<T: Default>(&mut self, r: Result<T, TrapKind>, span: Span, what: &str) -> R<T> {
         match (r, self.limits.input_failure) {
