@@ -27,6 +27,7 @@ pub mod lcm;
 pub mod licm;
 pub mod load_elim;
 pub mod loop_clone;
+pub mod loop_deletion;
 pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
@@ -212,6 +213,12 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "give every natural loop a preheader, a single latch and dedicated exits",
         catalogue: Some("LoopSimplify"),
         body: PassBody::Function(&loop_simplify::LoopSimplify),
+    },
+    PassInfo {
+        name: "loop-deletion",
+        description: "delete loops without effects whose values nothing outside uses, when they provably finish",
+        catalogue: None,
+        body: PassBody::Function(&loop_deletion::LoopDeletion),
     },
     PassInfo {
         name: "loop-rotate",
@@ -415,6 +422,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "loop-deletion",
     "loop-simplify",
     "loop-rotate",
     "array-hoist",
@@ -429,6 +437,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "loop-deletion",
     "full-unroll",
     "iv-reduce",
     "unroll",
