@@ -29,6 +29,7 @@
 pub mod alias;
 pub mod cache;
 pub mod callgraph;
+pub mod constraints;
 pub mod cfg;
 pub mod counted;
 pub mod dataflow;

@@ -10,6 +10,7 @@ pub mod array_hoist;
 pub mod block_reorder;
 pub mod const_arrays;
 pub mod constfold;
+pub mod constraint_elim;
 pub mod dce;
 pub mod dead_arrays;
 pub mod dead_functions;
@@ -299,6 +300,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&sccp::Sccp),
     },
     PassInfo {
+        name: "constraint-elim",
+        description: "fold compares, branches, remainders and quotients decided by dominating conditions and loop induction facts",
+        catalogue: None,
+        body: PassBody::Function(&constraint_elim::ConstraintElim),
+    },
+    PassInfo {
         name: "gcm",
         description: "global code motion: each pure instruction to the least loop-nested block between its earliest and latest",
         catalogue: Some("GlobalCodeMotion"),
@@ -430,6 +437,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "hoist-global-loads",
     "load-elim",
     "dead-arrays",
+    "constraint-elim",
     "constfold",
     "instcombine",
     "gvn",
