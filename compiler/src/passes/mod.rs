@@ -33,6 +33,7 @@ pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
+pub mod reassociate;
 pub mod sccp;
 pub mod simplify_cfg;
 pub mod trivial_phi;
@@ -202,6 +203,12 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "algebraic peepholes into canonical forms (x+0, x-x, constant chains, linear forms)",
         catalogue: Some("InstructionCombiner"),
         body: PassBody::Function(&instcombine::InstCombine),
+    },
+    PassInfo {
+        name: "reassociate",
+        description: "rewrite trees of integer add/sub/mul-by-constant as a minimal sum of scaled operands",
+        catalogue: None,
+        body: PassBody::Function(&reassociate::Reassociate),
     },
     PassInfo {
         name: "load-elim",
@@ -424,6 +431,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "load-elim",
     "constfold",
     "instcombine",
+    "reassociate",
     "gvn",
     "unreachable-blocks",
     "simplify-cfg",
@@ -440,6 +448,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "constraint-elim",
     "constfold",
     "instcombine",
+    "reassociate",
     "gvn",
     "unreachable-blocks",
     "simplify-cfg",
