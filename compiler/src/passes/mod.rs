@@ -29,6 +29,7 @@ pub mod licm;
 pub mod load_elim;
 pub mod loop_clone;
 pub mod loop_deletion;
+pub mod loop_load_elim;
 pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
@@ -227,6 +228,12 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "delete loops without effects whose values nothing outside uses, when they provably finish",
         catalogue: None,
         body: PassBody::Function(&loop_deletion::LoopDeletion),
+    },
+    PassInfo {
+        name: "loop-load-elim",
+        description: "loads of what the previous loop iteration loaded or stored take the value from a phi",
+        catalogue: None,
+        body: PassBody::Function(&loop_load_elim::LoopLoadElim),
     },
     PassInfo {
         name: "loop-rotate",
@@ -444,6 +451,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "licm",
     "hoist-global-loads",
     "load-elim",
+    "loop-load-elim",
     "dead-arrays",
     "constraint-elim",
     "constfold",
