@@ -95,6 +95,8 @@ pub struct Constraints<'a> {
     assumed: RefCell<FxHashMap<Value, SmallVec<[Fact; 4]>>>,
     /// No-wrap results proven without assumptions.
     nowrap_memo: RefCell<FxHashMap<Value, bool>>,
+    /// Operand-bound facts proven without assumptions.
+    operand_memo: RefCell<FxHashMap<Value, SmallVec<[Fact; 4]>>>,
 }
 
 impl<'a> Constraints<'a> {
@@ -111,6 +113,7 @@ impl<'a> Constraints<'a> {
             phi_facts: FxHashMap::default(),
             assumed: RefCell::new(FxHashMap::default()),
             nowrap_memo: RefCell::new(FxHashMap::default()),
+            operand_memo: RefCell::new(FxHashMap::default()),
         };
         for &b in cfg.rpo() {
             cx.prove_phi_invariants(cfg, b);
@@ -141,6 +144,20 @@ impl<'a> Constraints<'a> {
             cur = self.domtree.idom(x);
         }
         None
+    }
+
+    /// Whether the `i1` value `c` is known along the edge `pred → b`: a constant, the
+    /// condition `pred` branches on (with `b` on one side only), or known throughout `pred`.
+    pub fn known_on_edge(&self, pred: Block, b: Block, c: Value) -> Option<bool> {
+        if let Some(k) = self.func.as_const(c).and_then(|k| k.as_bool()) {
+            return Some(k);
+        }
+        if let Some((v, pol)) = edge_condition(self.func, pred, b)
+            && v == c
+        {
+            return Some(pol);
+        }
+        self.known_condition(pred, c)
     }
 
     /// Proves `x − y ≤ k` throughout block `at` (`x`, `y` are `i32` values).
@@ -184,10 +201,30 @@ impl<'a> Constraints<'a> {
     /// Proves `tx − ty ≤ goal` for terms (zero allowed) at the end of `at`, with the extra
     /// conditions `extra` known.
     fn prove_terms(&self, at: Block, extra: &[Condition], tx: Term, ty: Term, goal: i64, depth: u32) -> bool {
-        let func = self.func;
         if tx == ty {
             return 0 <= goal;
         }
+        let (terms, facts) = self.closure(at, extra, &[tx, ty], depth);
+        let Some(dist) = shortest_paths(&terms, &facts, ty, false) else { return false };
+        term_index(&terms, tx).and_then(|i| dist[i]).is_some_and(|d| d <= goal)
+    }
+
+    /// The tightest bounds `[lo, hi]` of `v` derivable at the end of `at`.
+    fn bounds_at(&self, at: Block, v: Value, depth: u32) -> (i64, i64) {
+        if let Some(k) = self.func.as_int_const(v) {
+            return (k as i64, k as i64);
+        }
+        let (terms, facts) = self.closure(at, &[], &[Some(v)], depth);
+        let i = term_index(&terms, Some(v));
+        let hi = shortest_paths(&terms, &facts, None, false).and_then(|d| i.and_then(|i| d[i]));
+        let neg_lo = shortest_paths(&terms, &facts, None, true).and_then(|d| i.and_then(|i| d[i]));
+        (neg_lo.map_or(I32_MIN, |d| (-d).max(I32_MIN)), hi.map_or(I32_MAX, |d| d.min(I32_MAX)))
+    }
+
+    /// The facts holding at the end of `at` about the terms `seeds` and whatever the
+    /// conditions of `at`'s dominator chain mention, closed under definition facts.
+    fn closure(&self, at: Block, extra: &[Condition], seeds: &[Term], depth: u32) -> (Vec<Value>, Vec<Fact>) {
+        let func = self.func;
         let mut facts: Vec<Fact> = Vec::new();
         for &c in extra {
             condition_facts(func, c, &mut facts);
@@ -204,7 +241,6 @@ impl<'a> Constraints<'a> {
             }
             cur = self.domtree.idom(b);
         }
-        // Terms: the goal's, the conditions', closed under definition facts.
         let mut terms: Vec<Value> = Vec::new();
         let add_term = |terms: &mut Vec<Value>, t: Term| {
             if let Some(v) = t
@@ -214,8 +250,9 @@ impl<'a> Constraints<'a> {
                 terms.push(v);
             }
         };
-        add_term(&mut terms, tx);
-        add_term(&mut terms, ty);
+        for &t in seeds {
+            add_term(&mut terms, t);
+        }
         for f in &facts {
             add_term(&mut terms, f.a);
             add_term(&mut terms, f.b);
@@ -232,7 +269,7 @@ impl<'a> Constraints<'a> {
             }
             i += 1;
         }
-        shortest_bound(&terms, &facts, ty, tx).is_some_and(|d| d <= goal)
+        (terms, facts)
     }
 
     /// Facts that hold wherever `v` is defined.
@@ -246,18 +283,22 @@ impl<'a> Constraints<'a> {
         let args = func.args(inst);
         match func.opcode(inst) {
             Opcode::Add | Opcode::Sub => {
-                if let Some((a, step)) = offset_form(func, inst)
-                    && self.add_does_not_wrap(v, a, step, depth)
-                {
-                    out.push(Fact { a: t, b: Some(a), c: step });
-                    out.push(Fact { a: Some(a), b: t, c: -step });
+                if let Some((a, step)) = offset_form(func, inst) {
+                    if self.add_does_not_wrap(v, a, step, depth) {
+                        out.push(Fact { a: t, b: Some(a), c: step });
+                        out.push(Fact { a: Some(a), b: t, c: -step });
+                    }
+                } else {
+                    out.extend(self.operand_facts(v, depth).iter().copied());
                 }
             }
+            Opcode::Mul => out.extend(self.operand_facts(v, depth).iter().copied()),
             Opcode::SRem => {
                 if let Some(k) = func.as_int_const(args[1]).filter(|&k| k != 0) {
                     let m = (k as i64).abs() - 1;
                     out.push(Fact { a: t, b: None, c: m });
                     out.push(Fact { a: None, b: t, c: m });
+                    out.extend(self.operand_facts(v, depth).iter().copied());
                 }
             }
             Opcode::SDiv => {
@@ -303,6 +344,71 @@ impl<'a> Constraints<'a> {
             self.nowrap_memo.borrow_mut().insert(x, r);
         }
         r
+    }
+
+    /// Facts of `x` (an `add`/`sub` of two variables, a `mul`, or an `srem` by a constant)
+    /// from the bounds of its operands at its definition: the result's range when the
+    /// operation cannot wrap there, and for sums and differences how far `x` is from each
+    /// operand; for a remainder, its sign and `|x| ≤ |a|`.
+    fn operand_facts(&self, x: Value, depth: u32) -> SmallVec<[Fact; 4]> {
+        if let Some(fs) = self.operand_memo.borrow().get(&x) {
+            return fs.clone();
+        }
+        let mut out: SmallVec<[Fact; 4]> = SmallVec::new();
+        let func = self.func;
+        let inst = func.def_inst(x).expect("an instruction result");
+        if depth >= MAX_DEPTH {
+            return out;
+        }
+        let Some(block) = func.inst_block(inst) else { return out };
+        let (a, b) = (func.args(inst)[0], func.args(inst)[1]);
+        let (la, ha) = self.bounds_at(block, a, depth + 1);
+        let (lb, hb) = self.bounds_at(block, b, depth + 1);
+        let t = Some(x);
+        let fits = |lo: i64, hi: i64| I32_MIN <= lo && hi <= I32_MAX;
+        let range = |out: &mut SmallVec<[Fact; 4]>, lo: i64, hi: i64| {
+            out.push(Fact { a: t, b: None, c: hi });
+            out.push(Fact { a: None, b: t, c: -lo });
+        };
+        let (ta, tb) = (split(func, a).0, split(func, b).0);
+        match func.opcode(inst) {
+            Opcode::Add if fits(la + lb, ha + hb) => {
+                range(&mut out, la + lb, ha + hb);
+                // x − a = b, x − b = a
+                out.push(Fact { a: t, b: ta, c: hb });
+                out.push(Fact { a: ta, b: t, c: -lb });
+                out.push(Fact { a: t, b: tb, c: ha });
+                out.push(Fact { a: tb, b: t, c: -la });
+            }
+            Opcode::Sub if fits(la - hb, ha - lb) => {
+                range(&mut out, la - hb, ha - lb);
+                // x − a = −b, a − x = b
+                out.push(Fact { a: t, b: ta, c: -lb });
+                out.push(Fact { a: ta, b: t, c: hb });
+            }
+            Opcode::Mul => {
+                let corners = [la * lb, la * hb, ha * lb, ha * hb];
+                let (lo, hi) = (corners.iter().copied().min().unwrap_or(0), corners.iter().copied().max().unwrap_or(0));
+                if fits(lo, hi) {
+                    range(&mut out, lo, hi);
+                }
+            }
+            Opcode::SRem if la >= 0 => {
+                // The sign of the dividend, and no larger in magnitude.
+                out.push(Fact { a: None, b: t, c: 0 });
+                out.push(Fact { a: t, b: ta, c: 0 });
+            }
+            Opcode::SRem if ha <= 0 => {
+                out.push(Fact { a: t, b: None, c: 0 });
+                out.push(Fact { a: ta, b: t, c: 0 });
+            }
+            _ => {}
+        }
+        out.retain(|f| f.a != f.b);
+        if self.assumed.borrow().is_empty() {
+            self.operand_memo.borrow_mut().insert(x, out.clone());
+        }
+        out
     }
 
     /// Candidate invariants of the phis of `b`, reduced to the ones that hold.
@@ -501,21 +607,23 @@ fn edge_condition_into(func: &Function, cfg: &ControlFlowGraph, b: Block) -> Opt
     edge_condition(func, *pred, b)
 }
 
-/// The least `d` with `to − from ≤ d` derivable from `facts` and the `i32` range of every
-/// term (Bellman–Ford), or `None` if nothing bounds it or the facts contradict each other.
-fn shortest_bound(terms: &[Value], facts: &[Fact], from: Term, to: Term) -> Option<i64> {
-    // Node 0 is zero; node i + 1 is terms[i].
-    let index = |t: Term| -> Option<usize> {
-        match t {
-            None => Some(0),
-            Some(v) => terms.iter().position(|&x| x == v).map(|i| i + 1),
-        }
-    };
+/// Index of a term in the solver's node numbering: zero is node 0, `terms[i]` node `i + 1`.
+fn term_index(terms: &[Value], t: Term) -> Option<usize> {
+    match t {
+        None => Some(0),
+        Some(v) => terms.iter().position(|&x| x == v).map(|i| i + 1),
+    }
+}
+
+/// For every node `u`, the least `d` with `u − from ≤ d` derivable from `facts` and the `i32`
+/// range of every term (Bellman–Ford; with `reversed`, the least `d` with `from − u ≤ d`), or
+/// `None` for all when the facts contradict each other (a negative cycle).
+fn shortest_paths(terms: &[Value], facts: &[Fact], from: Term, reversed: bool) -> Option<Vec<Option<i64>>> {
     let n = terms.len() + 1;
     // Edge v → u with weight c for u − v ≤ c.
     let mut edges: Vec<(usize, usize, i64)> = Vec::with_capacity(facts.len() + 2 * terms.len());
     for f in facts {
-        if let (Some(a), Some(b)) = (index(f.a), index(f.b)) {
+        if let (Some(a), Some(b)) = (term_index(terms, f.a), term_index(terms, f.b)) {
             edges.push((b, a, f.c));
         }
     }
@@ -523,7 +631,12 @@ fn shortest_bound(terms: &[Value], facts: &[Fact], from: Term, to: Term) -> Opti
         edges.push((0, i, I32_MAX));
         edges.push((i, 0, -I32_MIN));
     }
-    let (src, dst) = (index(from)?, index(to)?);
+    if reversed {
+        for e in edges.iter_mut() {
+            *e = (e.1, e.0, e.2);
+        }
+    }
+    let src = term_index(terms, from)?;
     let mut dist: Vec<Option<i64>> = vec![None; n];
     dist[src] = Some(0);
     for round in 0..n {
@@ -538,14 +651,14 @@ fn shortest_bound(terms: &[Value], facts: &[Fact], from: Term, to: Term) -> Opti
             }
         }
         if !changed {
-            return dist[dst];
+            return Some(dist);
         }
         if round + 1 == n {
             // Still relaxing after n rounds: a negative cycle.
             return None;
         }
     }
-    dist[dst]
+    Some(dist)
 }
 
 #[cfg(test)]

@@ -13,6 +13,9 @@
 //!   the constant; otherwise each `br` using it in another block that knows more (a block
 //!   dominated by further conditions) gets the constant as its operand there;
 //! * `br c` where a dominating edge already branched on the same `c`;
+//! * an `i1` phi whose every incoming value is known, and the same, on its edge (a constant,
+//!   the condition the edge was taken on, or a condition known in the predecessor) — the
+//!   `else if (i < 80)` of a loop `while (i < 80)` after value numbering;
 //! * `srem a, k` with `|a| < |k|` becomes `a`, and `sdiv a, k` with `|a| < |k|` becomes `0`
 //!   (`k` a constant; truncating division).
 //!
@@ -21,7 +24,7 @@
 
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::constraints::Constraints;
-use crate::ir::{Block, Function, Inst, Opcode, Value};
+use crate::ir::{Block, Function, Inst, Opcode, Type, Value};
 
 pub struct ConstraintElim;
 
@@ -114,6 +117,22 @@ fn find_rewrites(func: &Function, facts: &Constraints<'_>, b: Block, inst: Inst,
             }
             if let Some(known) = facts.known_condition(b, c) {
                 out.push(Rewrite::BranchOperand(inst, known));
+            }
+        }
+        Opcode::Phi if func.inst(inst).ty == Type::I1 => {
+            let Some(v) = func.result(inst) else { return };
+            let mut known = None;
+            for (pred, c) in func.inst(inst).phi_incoming() {
+                if c == v {
+                    continue;
+                }
+                match facts.known_on_edge(pred, b, c) {
+                    Some(k) if known.is_none_or(|x| x == k) => known = Some(k),
+                    _ => return,
+                }
+            }
+            if let Some(k) = known {
+                out.push(Rewrite::AllUses(v, k));
             }
         }
         Opcode::SRem | Opcode::SDiv => {
