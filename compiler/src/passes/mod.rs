@@ -445,6 +445,8 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "loop-deletion",
+    "inline",
+    "dead-functions",
     "loop-simplify",
     "loop-rotate",
     "array-hoist",
