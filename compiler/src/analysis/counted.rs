@@ -167,7 +167,7 @@ impl CountedLoop {
 }
 
 /// The constant step when `next` is `iv + c`, `c + iv` or `iv - c` (c ≠ 0).
-fn step_of(func: &Function, iv: Value, next: Value) -> Option<i32> {
+pub(crate) fn step_of(func: &Function, iv: Value, next: Value) -> Option<i32> {
     let inst = func.def_inst(next)?;
     let args = func.args(inst);
     let step = match func.opcode(inst) {

@@ -29,7 +29,8 @@
 //!   alone. Calls with equal arguments can be merged (CSE/GVN) and hoisted to any point that
 //!   still executes them; deleting an unused one needs `always_returns` too.
 //! * [`FuncSummary::always_returns`] — every call terminates normally, whatever the arguments:
-//!   no CFG cycle, no recursion, no division whose divisor is not a constant other than 0 and
+//!   every CFG cycle a natural loop that provably finishes ([`super::termination`]), no
+//!   recursion, no division whose divisor is not a constant other than 0 and
 //!   −1, no reachable `unreachable`, no input built-in (they trap when input runs out), and
 //!   every callee always returns. Memory accesses are assumed in bounds and initialised
 //!   (anything else is undefined behaviour in SysY, the same assumption passes make when they
@@ -77,7 +78,10 @@ use cranelift_entity::SecondaryMap;
 use super::callgraph::{CallGraph, module_functions};
 use super::cfg::ControlFlowGraph;
 use super::pointers::{AddressMap, Root, Roots};
+use super::domtree::DomTree;
+use super::loops::LoopForest;
 use super::scc::nodes_on_cycles;
+use super::termination::all_loops_terminate;
 use crate::frontend::hir::Builtin;
 use crate::ir::instr::builtin_signature;
 use crate::ir::{Callee, FuncRef, Function, GlobalRef, Inst, Module, Opcode, Type, Value};
@@ -510,7 +514,7 @@ impl FuncInfo {
             }
         }
         if s.always_returns {
-            // Any CFG cycle among reachable blocks may loop forever.
+            // A CFG cycle must be a natural loop that provably finishes.
             let rpo = cfg.rpo();
             let mut dense: SecondaryMap<crate::ir::Block, usize> = SecondaryMap::new();
             for (i, &b) in rpo.iter().enumerate() {
@@ -518,7 +522,9 @@ impl FuncInfo {
             }
             let succs: Vec<Vec<usize>> = rpo.iter().map(|&b| cfg.succs(b).iter().map(|&t| dense[t]).collect()).collect();
             if nodes_on_cycles(&succs).contains(&true) {
-                s.always_returns = false;
+                let domtree = DomTree::compute(&cfg);
+                let loops = LoopForest::compute(&cfg, &domtree);
+                s.always_returns = all_loops_terminate(func, &domtree, &loops);
             }
         }
         s.finish(&self.const_globals);

@@ -5,6 +5,7 @@
 //! * [`domtree`] — the dominator tree (Cooper–Harvey–Kennedy), block and instruction dominance;
 //! * [`frontier`] — dominance frontiers and iterated frontiers (phi placement);
 //! * [`loops`] — the natural-loop forest; [`counted`] — counted-loop recognition;
+//!   [`termination`] — which loops provably finish;
 //! * [`dataflow`] — gen/kill data-flow problems (liveness, dominators, stack-store reads)
 //!   with an iterative and a region-based solver;
 //! * [`cache`] — lazily recomputed, per-function results keyed by [`Function::cfg_epoch`].
@@ -28,6 +29,7 @@
 pub mod alias;
 pub mod cache;
 pub mod callgraph;
+pub mod constraints;
 pub mod cfg;
 pub mod counted;
 pub mod dataflow;
@@ -38,6 +40,7 @@ pub mod loops;
 pub mod memdep;
 pub mod pointers;
 pub mod scc;
+pub mod termination;
 
 pub use cache::AnalysisCache;
 pub use cfg::ControlFlowGraph;

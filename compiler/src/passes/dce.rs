@@ -4,10 +4,15 @@
 //! longer used; removing them shrinks the code and the work later passes do.
 //!
 //! Algorithm: mark and sweep. Every instruction with an effect — stores, `memzero`, calls
-//! (they may do I/O or write memory) and terminators — is live; so is every instruction that
-//! defines an operand of a live instruction, transitively. Everything else is deleted. Unlike
-//! deleting unused instructions one by one, this also removes cycles of phis that only feed
-//! each other (a loop counter nobody reads).
+//! that may do I/O, write memory or not return, and terminators — is live; so is every
+//! instruction that defines an operand of a live instruction, transitively. Everything else is
+//! deleted. Unlike deleting unused instructions one by one, this also removes cycles of phis
+//! that only feed each other (a loop counter nobody reads).
+//!
+//! Calls: a call of a function that is read-only (no I/O, no writes outside its own frame)
+//! and always returns ([`FuncSummary`](crate::analysis::FuncSummary), whose `always_returns`
+//! includes proving that its loops finish) has no effect but its result, so it is dead when
+//! its result is (`median`'s `swap` discarding the result of a pure helper with a loop).
 //!
 //! Decision on instructions that may trap: an unused `sdiv`/`srem` (which traps on a zero
 //! divisor or `INT_MIN / -1`) and an unused `load` (which traps out of bounds) are deleted.
@@ -20,7 +25,7 @@
 use cranelift_entity::SecondaryMap;
 
 use super::{FunctionCx, FunctionPass};
-use crate::ir::{Function, Inst};
+use crate::ir::{Function, Inst, Opcode};
 
 pub struct Dce;
 
@@ -29,8 +34,16 @@ impl FunctionPass for Dce {
         let mut live: SecondaryMap<Inst, bool> = SecondaryMap::with_capacity(func.num_insts());
         let mut work: Vec<Inst> = Vec::new();
         let all: Vec<Inst> = func.all_insts().map(|(_, i)| i).collect();
+        let info = cx.funcinfo(func);
+        let removable_call = |func: &Function, inst: Inst| match func.opcode(inst) {
+            Opcode::Call(callee) => {
+                let s = info.callee_summary(callee);
+                s.is_read_only() && s.always_returns()
+            }
+            _ => false,
+        };
         for &inst in &all {
-            if func.opcode(inst).has_side_effects() {
+            if func.opcode(inst).has_side_effects() && !removable_call(func, inst) {
                 live[inst] = true;
                 work.push(inst);
             }

@@ -140,7 +140,7 @@ impl LoopHoister<'_, '_> {
                     Some(-1) => self.func.as_int_const(args[0]).is_some_and(|x| x != i32::MIN),
                     Some(_) => true,
                 };
-                safe || self.guaranteed_to_execute(inst)
+                safe || self.guaranteed(inst)
             }
             Opcode::Load => {
                 let addr = self.func.args(inst)[0];
@@ -148,7 +148,7 @@ impl LoopHoister<'_, '_> {
                     let mq = MemDepQuery::new(self.func, self.aa, self.cfg, self.domtree);
                     mq.first_writer(self.loops.blocks(self.l), MemLoc::word(addr)).is_some()
                 };
-                !written && (self.in_bounds_constant_address(addr) || self.guaranteed_to_execute(inst))
+                !written && (self.in_bounds_constant_address(addr) || self.guaranteed(inst))
             }
             Opcode::Call(callee) => {
                 if self.func.result(inst).is_none() {
@@ -163,7 +163,7 @@ impl LoopHoister<'_, '_> {
                 } else {
                     false
                 };
-                allowed && (s.always_returns() || self.guaranteed_to_execute(inst))
+                allowed && (s.always_returns() || self.guaranteed(inst))
             }
             _ => op.is_pure() && !op.may_trap(),
         }
@@ -204,68 +204,80 @@ impl LoopHoister<'_, '_> {
         off >= 0 && off % 4 == 0 && off / 4 < words
     }
 
-    /// A call that may do I/O or may not return: nothing observable may be moved above it.
-    fn is_barrier(&self, inst: Inst) -> bool {
-        match self.func.opcode(inst) {
-            Opcode::Call(callee) => {
-                let s = self.info.callee_summary(callee);
-                s.does_io() || !s.always_returns()
-            }
-            _ => false,
-        }
+    fn guaranteed(&self, inst: Inst) -> bool {
+        guaranteed_to_execute(self.func, self.cfg, self.domtree, self.loops, self.info, self.l, inst)
     }
+}
 
-    /// `inst` executes in the first iteration of every entry into the loop, before any
-    /// observable effect of that iteration (see the module documentation).
-    fn guaranteed_to_execute(&self, inst: Inst) -> bool {
-        if !self.loops.irreducible_edges().is_empty() {
-            return false;
+/// A call that may do I/O or may not return: nothing observable may be moved above it.
+fn is_barrier(func: &Function, info: &FuncInfo, inst: Inst) -> bool {
+    match func.opcode(inst) {
+        Opcode::Call(callee) => {
+            let s = info.callee_summary(callee);
+            s.does_io() || !s.always_returns()
         }
-        let Some(b) = self.func.inst_block(inst) else { return false };
-        if self.loops.innermost_loop(b) != Some(self.l) {
-            return false;
-        }
-        let dominates_all = |x: Block| self.domtree.dominates(b, x);
-        if !self.loops.latches(self.l).iter().all(|&x| dominates_all(x))
-            || !self.loops.exits(self.l).iter().all(|&(x, _)| dominates_all(x))
-        {
-            return false;
-        }
-        // Nothing before `inst` in its block may be a barrier.
-        let mut cur = self.func.first_inst(b);
-        while let Some(i) = cur {
-            if i == inst {
-                break;
-            }
-            if self.is_barrier(i) {
-                return false;
-            }
-            cur = self.func.next_inst(i);
-        }
-        // Every block that can run before `b` in this iteration: within `L` itself, no barrier.
-        let header = self.loops.header(self.l);
-        if b == header {
-            return true;
-        }
-        let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
-        let mut work: Vec<Block> = self.cfg.preds(b).to_vec();
-        let mut visited = 0;
-        while let Some(x) = work.pop() {
-            if seen[x] {
-                continue;
-            }
-            seen[x] = true;
-            visited += 1;
-            if visited > GUARANTEE_WALK_LIMIT || self.loops.innermost_loop(x) != Some(self.l) {
-                return false;
-            }
-            if self.func.block_insts(x).any(|i| self.is_barrier(i)) {
-                return false;
-            }
-            if x != header {
-                work.extend(self.cfg.preds(x).iter().copied());
-            }
-        }
-        true
+        _ => false,
     }
+}
+
+/// `inst` executes in the first iteration of every entry into loop `l`, before any observable
+/// effect of that iteration (see the module documentation): a trapping or non-returning
+/// instruction may then be executed once before the loop instead. Shared with
+/// `loop-load-elim`, which loads the first iteration's value in the preheader.
+pub(crate) fn guaranteed_to_execute(
+    func: &Function,
+    cfg: &ControlFlowGraph,
+    domtree: &DomTree,
+    loops: &LoopForest,
+    info: &FuncInfo,
+    l: Loop,
+    inst: Inst,
+) -> bool {
+    if !loops.irreducible_edges().is_empty() {
+        return false;
+    }
+    let Some(b) = func.inst_block(inst) else { return false };
+    if loops.innermost_loop(b) != Some(l) {
+        return false;
+    }
+    let dominates_all = |x: Block| domtree.dominates(b, x);
+    if !loops.latches(l).iter().all(|&x| dominates_all(x)) || !loops.exits(l).iter().all(|&(x, _)| dominates_all(x)) {
+        return false;
+    }
+    // Nothing before `inst` in its block may be a barrier.
+    let mut cur = func.first_inst(b);
+    while let Some(i) = cur {
+        if i == inst {
+            break;
+        }
+        if is_barrier(func, info, i) {
+            return false;
+        }
+        cur = func.next_inst(i);
+    }
+    // Every block that can run before `b` in this iteration: within `l` itself, no barrier.
+    let header = loops.header(l);
+    if b == header {
+        return true;
+    }
+    let mut seen: SecondaryMap<Block, bool> = SecondaryMap::new();
+    let mut work: Vec<Block> = cfg.preds(b).to_vec();
+    let mut visited = 0;
+    while let Some(x) = work.pop() {
+        if seen[x] {
+            continue;
+        }
+        seen[x] = true;
+        visited += 1;
+        if visited > GUARANTEE_WALK_LIMIT || loops.innermost_loop(x) != Some(l) {
+            return false;
+        }
+        if func.block_insts(x).any(|i| is_barrier(func, info, i)) {
+            return false;
+        }
+        if x != header {
+            work.extend(cfg.preds(x).iter().copied());
+        }
+    }
+    true
 }

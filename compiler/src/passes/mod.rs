@@ -11,6 +11,7 @@ pub mod block_reorder;
 pub mod cfg_edit;
 pub mod const_arrays;
 pub mod constfold;
+pub mod constraint_elim;
 pub mod dce;
 pub mod dead_arrays;
 pub mod dead_functions;
@@ -28,10 +29,13 @@ pub mod lcm;
 pub mod licm;
 pub mod load_elim;
 pub mod loop_clone;
+pub mod loop_deletion;
+pub mod loop_load_elim;
 pub mod loop_rotate;
 pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
+pub mod reassociate;
 pub mod sccp;
 pub mod simplify_cfg;
 pub mod trivial_phi;
@@ -234,6 +238,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&instcombine::InstCombine),
     },
     PassInfo {
+        name: "reassociate",
+        description: "rewrite trees of integer add/sub/mul-by-constant as a minimal sum of scaled operands",
+        catalogue: None,
+        body: PassBody::Function(&reassociate::Reassociate),
+    },
+    PassInfo {
         name: "load-elim",
         description: "forward stored/loaded values to redundant loads; delete overwritten and never-read stores",
         catalogue: Some("ReplaceUnnecessaryLoad"),
@@ -244,6 +254,18 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "give every natural loop a preheader, a single latch and dedicated exits",
         catalogue: Some("LoopSimplify"),
         body: PassBody::Function(&loop_simplify::LoopSimplify),
+    },
+    PassInfo {
+        name: "loop-deletion",
+        description: "delete loops without effects whose values nothing outside uses, when they provably finish",
+        catalogue: None,
+        body: PassBody::Function(&loop_deletion::LoopDeletion),
+    },
+    PassInfo {
+        name: "loop-load-elim",
+        description: "loads of what the previous loop iteration loaded or stored take the value from a phi",
+        catalogue: None,
+        body: PassBody::Function(&loop_load_elim::LoopLoadElim),
     },
     PassInfo {
         name: "loop-rotate",
@@ -322,6 +344,12 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "sparse conditional constant propagation: constants through phis, dead branches folded",
         catalogue: None,
         body: PassBody::Function(&sccp::Sccp),
+    },
+    PassInfo {
+        name: "constraint-elim",
+        description: "fold compares, branches, remainders and quotients decided by dominating conditions and loop induction facts",
+        catalogue: None,
+        body: PassBody::Function(&constraint_elim::ConstraintElim),
     },
     PassInfo {
         name: "gcm",
@@ -462,25 +490,33 @@ pub const O2_PIPELINE: &[&str] = &[
     "load-elim",
     "constfold",
     "instcombine",
+    "reassociate",
     "gvn",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "loop-deletion",
+    "inline",
+    "dead-functions",
     "loop-simplify",
     "loop-rotate",
     "array-hoist",
     "licm",
     "hoist-global-loads",
     "load-elim",
+    "loop-load-elim",
     "dead-arrays",
+    "constraint-elim",
     "constfold",
     "instcombine",
+    "reassociate",
     "gvn",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
     "dce",
+    "loop-deletion",
     "full-unroll",
     "iv-reduce",
     "unroll",

@@ -90,6 +90,18 @@ bb1:
 bb2:
     ret %j
 }
+; `j <= n` holds forever when n is INT_MAX
+func @spin(%n: i32) -> i32 {
+bb0:
+    jump bb1
+bb1:
+    %i = phi i32 [bb0: 0], [bb1: %j]
+    %j = add i32 %i, 1
+    %c = icmp le %j, %n
+    br %c, bb1, bb2
+bb2:
+    ret %j
+}
 ; reads through its parameter only
 func @sum2(%a: ptr) -> i32 {
 bb0:
@@ -211,7 +223,9 @@ fn termination_flags() {
     assert!(div.is_pure() && !div.always_returns(), "division by a variable may trap");
     assert!(!info.summary(ir.f("divm1")).always_returns(), "INT_MIN % -1 traps");
     let lp = info.summary(ir.f("loop"));
-    assert!(lp.is_pure() && !lp.always_returns(), "a loop may not terminate");
+    assert!(lp.is_pure() && lp.always_returns(), "a loop counting up to its bound finishes");
+    let spin = info.summary(ir.f("spin"));
+    assert!(spin.is_pure() && !spin.always_returns(), "a loop may not terminate");
     assert!(!info.summary(ir.f("noret")).always_returns());
     assert!(info.summary(ir.f("deadcode")).always_returns());
 }
