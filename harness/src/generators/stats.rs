@@ -16,7 +16,8 @@
 
 use super::cli::ConfigArgs;
 use super::{Feature, FeatureSet, GeneratedProgram, generate};
-use crate::engine::{Case, EngineConfig, QemuEngine};
+use crate::engine::{Engine, QemuEngine, RunSettings};
+use crate::subject::{Limits, Subject};
 use crate::refinterp::{self, RefConfig};
 use anyhow::{Result, bail};
 use rayon::prelude::*;
@@ -274,14 +275,10 @@ fn run_checks(
         checked.gcc_agrees = Some(true);
     }
     if let Some(engine) = qemu {
-        let case = Case {
-            name: format!("seed-{}", p.seed.unwrap_or_default()),
-            path: "generated.sy".into(),
-            source: p.source.clone(),
-            stdin: p.stdin.clone(),
-        };
-        let (run, phases) = engine.run_phased(&case);
-        let native = run.result.map_err(|e| format!("qemu: {e:?}"))?;
+        let subject = Subject::parse(&format!("seed-{}", p.seed.unwrap_or_default()), &p.source, &p.stdin)
+            .map_err(|f| format!("qemu: {f}"))?;
+        let run = engine.run(&subject);
+        let native = run.result.map_err(|e| format!("qemu: {e}"))?;
         if !native.same_behaviour(&outcome) {
             return Err(format!(
                 "qemu: sysyc -O0 disagrees with the interpreter (exit {:?} vs {:?}, stdout {} vs {} bytes)",
@@ -291,7 +288,7 @@ fn run_checks(
                 outcome.stdout.len()
             ));
         }
-        checked.qemu_run = Some(phases.run);
+        checked.qemu_run = Some(run.phases.run);
     }
     Ok(checked)
 }
@@ -393,11 +390,8 @@ pub fn run_stats(args: &StatsArgs, runners: Runners<'_>) -> Result<String> {
         ..runners
     };
     let qemu = if args.qemu {
-        let config = EngineConfig {
-            opt_level: Some(0),
-            ..EngineConfig::default()
-        };
-        Some(QemuEngine::new(&config).map_err(anyhow::Error::msg)?)
+        let config = sysyc::config::Config::level(sysyc::passes::OptLevel::O0);
+        Some(QemuEngine::new(&config, &RunSettings::new(Limits::GENERATED)).map_err(anyhow::Error::msg)?)
     } else {
         None
     };
