@@ -59,11 +59,16 @@ impl FunctionPass for LoopLoadElim {
         let info = cx.funcinfo(func);
         // Replaced loads and their phis (a later match may carry one as its source).
         let mut replaced: FxHashMap<Inst, Value> = FxHashMap::default();
+        // The alias analysis covers the whole function: computed again only after a loop
+        // changed the function, not once per loop (which is quadratic in a function with
+        // many loops).
+        let mut aa: Option<AliasAnalysis<'_>> = None;
         for l in loops.loops_inner_first() {
-            let matches = {
-                let aa = AliasAnalysis::new(&info, cx.func_ref, func);
-                find_matches(func, &cfg, &domtree, &loops, &info, &aa, l)
-            };
+            let aa_now = aa.get_or_insert_with(|| AliasAnalysis::new(&info, cx.func_ref, func));
+            let matches = find_matches(func, &cfg, &domtree, &loops, &info, aa_now, l);
+            if !matches.is_empty() {
+                aa = None;
+            }
             for m in matches {
                 if let Some(phi) = apply(func, &loops, &cfg, l, &m, &replaced) {
                     replaced.insert(m.load, phi);

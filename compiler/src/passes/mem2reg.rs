@@ -92,6 +92,7 @@ impl FunctionPass for Mem2Reg {
             Restore(Vec<(Var, Value)>),
         }
         let mut work = vec![Work::Visit(func.entry())];
+        let mut promoted: Vec<Inst> = Vec::new();
         while let Some(item) = work.pop() {
             let b = match item {
                 Work::Visit(b) => b,
@@ -117,7 +118,7 @@ impl FunctionPass for Mem2Reg {
                         if let Some(k) = var_of[func.args(inst)[0]] {
                             let result = func.result(inst).expect("load has a result");
                             func.replace_all_uses(result, current[k]);
-                            func.remove_inst(inst);
+                            promoted.push(inst);
                             loads_replaced += 1;
                         }
                     }
@@ -125,7 +126,7 @@ impl FunctionPass for Mem2Reg {
                         if let Some(k) = var_of[func.args(inst)[0]] {
                             undo.push((k, current[k]));
                             current[k] = func.args(inst)[1];
-                            func.remove_inst(inst);
+                            promoted.push(inst);
                             stores_removed += 1;
                         }
                     }
@@ -157,7 +158,10 @@ impl FunctionPass for Mem2Reg {
             }
         }
 
-        // Loads and stores left in unreachable blocks, then the allocas themselves.
+        // The promoted loads and stores (at once: one by one is quadratic in the number of
+        // uses of an alloca), those left in unreachable blocks, then the allocas themselves.
+        func.remove_insts(&promoted);
+        let mut dead = Vec::new();
         for &(alloca, ty) in &vars {
             let addr = func.result(alloca).expect("alloca has a result");
             let mut users: Vec<Inst> = func.users(addr).to_vec();
@@ -168,10 +172,11 @@ impl FunctionPass for Mem2Reg {
                     let undef = func.undef(ty);
                     func.replace_all_uses(v, undef);
                 }
-                func.remove_inst(user);
+                dead.push(user);
             }
-            func.remove_inst(alloca);
+            dead.push(alloca);
         }
+        func.remove_insts(&dead);
 
         // 3. Dead phis.
         let phis_removed = remove_dead_phis(func, &placed, &phi_var);

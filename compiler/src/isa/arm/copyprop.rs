@@ -17,6 +17,11 @@
 //! Pure instructions whose only definition is dead are deleted as well. Liveness is a
 //! backward data-flow over the blocks (calls kill their clobbers); a liveness that is
 //! slightly stale after earlier rewrites is only ever a superset, which keeps every rule safe.
+//!
+//! Cost: a block is swept front to back with removed instructions marked rather than
+//! shifted out, liveness is widened over the range a rewrite touched instead of recomputed,
+//! and each rewrite looks at most [`WINDOW`] instructions away, so a sweep is linear in the
+//! block; sweeps repeat (a bounded number of times) while they change something.
 
 use regalloc2::{PReg, PRegSet};
 use smallvec::SmallVec;
@@ -153,6 +158,18 @@ fn is_simple(inst: &MInst) -> bool {
     )
 }
 
+/// A simple instruction whose definitions are all dead: removing it changes nothing.
+fn is_dead(inst: &MInst, live_after: PRegSet) -> bool {
+    let ops = operands(inst);
+    is_simple(inst)
+        && ops.iter().all(|&(p, k)| match k {
+            Kind::Def => !live_after.contains(p),
+            Kind::OtherDef => false,
+            Kind::Use | Kind::PinnedUse => true,
+        })
+        && ops.iter().any(|&(_, k)| k == Kind::Def)
+}
+
 fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
     let n = pf.blocks.len();
     let summaries: Vec<(PRegSet, PRegSet)> = pf
@@ -192,13 +209,24 @@ fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
     live_out
 }
 
+/// How far (in instructions) a rewrite looks for the definition it retargets or the reads
+/// it forwards to. Beyond it the rewrite is not attempted, so a block costs time linear in
+/// its length however long its straight-line runs are.
+const WINDOW: usize = 256;
+
+/// Sweeps of one block per round; each starts from exact liveness.
+const SWEEPS_PER_BLOCK: usize = 8;
+
 pub fn run(pf: &mut PFunction, faults: &FaultSet) {
     let ignore_call_clobbers = faults.is_on(ARM_COPY_PROP_CALL_CLOBBER);
     for _ in 0..4 {
         let live_out = live_outs(pf);
         let mut changed = false;
         for (i, (_, block)) in pf.blocks.iter_mut().enumerate() {
-            while optimise_once(&mut block.insts, live_out[i], ignore_call_clobbers) {
+            for _ in 0..SWEEPS_PER_BLOCK {
+                if !sweep(&mut block.insts, live_out[i], ignore_call_clobbers) {
+                    break;
+                }
                 changed = true;
             }
         }
@@ -208,42 +236,67 @@ pub fn run(pf: &mut PFunction, faults: &FaultSet) {
     }
 }
 
-/// Applies the first applicable rewrite in the block; reports whether one was applied.
-fn optimise_once(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) -> bool {
-    let mut live_after = vec![PRegSet::empty(); insts.len()];
+/// One sweep over a block: dead simple instructions go (backward, with exact liveness), then
+/// copies are removed front to back. Removed instructions are marked and dropped at the end,
+/// so indices stay put; after each rewrite the liveness of the affected range is widened,
+/// never narrowed (a superset keeps every rule safe). Reports whether anything changed.
+fn sweep(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) -> bool {
+    let n = insts.len();
+    let mut deleted = vec![false; n];
+    let mut live_after = vec![PRegSet::empty(); n];
+    let mut changed = false;
     let mut live = live_out;
-    for (i, inst) in insts.iter().enumerate().rev() {
+    for i in (0..n).rev() {
         live_after[i] = live;
-        let (d, u) = defs_uses(inst);
+        if is_dead(&insts[i], live) {
+            deleted[i] = true;
+            changed = true;
+            continue;
+        }
+        let (d, u) = defs_uses(&insts[i]);
         live = (live & d.invert()) | u;
     }
-    for i in 0..insts.len() {
-        let ops = operands(&insts[i]);
-        // Dead pure instruction.
-        if is_simple(&insts[i]) && ops.iter().filter(|(_, k)| *k == Kind::Def).all(|(p, _)| !live_after[i].contains(*p))
-        {
-            insts.remove(i);
-            return true;
+    for i in 0..n {
+        if deleted[i] {
+            continue;
         }
         let Some((dst, src)) = as_copy(&insts[i]) else {
             continue;
         };
-        if dst == src {
-            insts.remove(i);
-            return true;
-        }
-        if !live_after[i].contains(src) && retarget_definition(insts, i, dst, src) {
-            return true;
-        }
-        if forward_source(insts, i, dst, src, live_out, ignore_call_clobbers) {
-            return true;
+        let removed = if dst == src {
+            true
+        } else if !live_after[i].contains(src) && let Some(j) = retarget_definition(insts, &deleted, i, dst, src) {
+            for l in &mut live_after[j..i] {
+                l.add(dst);
+            }
+            true
+        } else if let Some(last) = forward_source(insts, &deleted, i, dst, src, live_out, ignore_call_clobbers) {
+            for l in &mut live_after[i..last] {
+                l.add(src);
+            }
+            true
+        } else {
+            false
+        };
+        if removed {
+            deleted[i] = true;
+            changed = true;
         }
     }
-    false
+    if changed {
+        let mut index = 0;
+        insts.retain(|_| {
+            index += 1;
+            !deleted[index - 1]
+        });
+    }
+    changed
 }
 
-fn retarget_definition(insts: &mut Vec<MInst>, i: usize, dst: PReg, src: PReg) -> bool {
-    for j in (0..i).rev() {
+/// Makes the definition of `src` that the copy `insts[i]` reads define `dst` instead;
+/// returns its index. The caller removes the copy.
+fn retarget_definition(insts: &mut [MInst], deleted: &[bool], i: usize, dst: PReg, src: PReg) -> Option<usize> {
+    for j in (i.saturating_sub(WINDOW)..i).rev().filter(|&j| !deleted[j]) {
         let ops = operands(&insts[j]);
         let defines_src = ops.iter().any(|&(p, k)| p == src && matches!(k, Kind::Def | Kind::OtherDef))
             || insts[j].clobbers().contains(src);
@@ -256,32 +309,39 @@ fn retarget_definition(insts: &mut Vec<MInst>, i: usize, dst: PReg, src: PReg) -
                 .collect();
             let simple = is_simple(&insts[j]) && defs.len() == 1 && ops[defs[0]].1 == Kind::Def;
             if !simple {
-                return false;
+                return None;
             }
             set_operand(&mut insts[j], defs[0], dst);
-            insts.remove(i);
-            return true;
+            return Some(j);
         }
         let mentions = |r: PReg| ops.iter().any(|&(p, _)| p == r) || insts[j].clobbers().contains(r);
         if mentions(src) || mentions(dst) {
-            return false;
+            return None;
         }
     }
-    false
+    None
 }
 
+/// Rewrites every later read of `dst` to read `src`, when all of them can; returns the index
+/// of the last instruction looked at (the reads rewritten are before or at it). The caller
+/// removes the copy.
 fn forward_source(
-    insts: &mut Vec<MInst>,
+    insts: &mut [MInst],
+    deleted: &[bool],
     i: usize,
     dst: PReg,
     src: PReg,
     live_out: PRegSet,
     ignore_call_clobbers: bool,
-) -> bool {
-    let mut rewrites: Vec<(usize, usize)> = Vec::new();
+) -> Option<usize> {
+    let mut rewrites: SmallVec<[(usize, usize); 4]> = SmallVec::new();
     let mut src_clobbered = false;
     let mut redefined = false;
-    for (k, inst) in insts.iter().enumerate().skip(i + 1) {
+    let mut last = i;
+    let end = insts.len().min(i + 1 + WINDOW);
+    for k in (i + 1..end).filter(|&k| !deleted[k]) {
+        let inst = &insts[k];
+        last = k;
         let ops = operands(inst);
         let clobbers = inst.clobbers();
         for (n, &(p, kind)) in ops.iter().enumerate() {
@@ -290,7 +350,7 @@ fn forward_source(
             }
             let src_temp = ops.iter().any(|&(q, kk)| q == src && kk == Kind::OtherDef);
             if src_clobbered || kind != Kind::Use || src_temp {
-                return false;
+                return None;
             }
             rewrites.push((k, n));
         }
@@ -303,12 +363,75 @@ fn forward_source(
             src_clobbered = true;
         }
     }
-    if !redefined && live_out.contains(dst) {
-        return false;
+    // Past the window nothing is known about later reads.
+    let reached_end = end == insts.len();
+    if !redefined && (!reached_end || live_out.contains(dst)) {
+        return None;
     }
-    for (k, n) in rewrites {
+    for &(k, n) in &rewrites {
         set_operand(&mut insts[k], n, src);
     }
-    insts.remove(i);
-    true
+    Some(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::isa::arm::mir::{AluOp, BlockOrigin, FrameRequest, PBlock};
+    use crate::isa::arm::regs;
+    use regalloc2::Block;
+
+    fn r(n: u8) -> Reg {
+        Reg::Phys(regs::gpr(n))
+    }
+
+    /// `insts` as one block returning r0, after the stage.
+    fn run_on(insts: Vec<MInst>) -> Vec<MInst> {
+        let mut pf = PFunction {
+            sym: "f".into(),
+            blocks: vec![(Block::new(0), PBlock { insts, origin: BlockOrigin::Entry })],
+            frame: FrameRequest::default(),
+            num_spill_slots: 0,
+        };
+        run(&mut pf, &FaultSet::default());
+        pf.blocks.pop().unwrap().1.insts
+    }
+
+    fn add(rd: u8, rn: u8, imm: u32) -> MInst {
+        MInst::Alu { op: AluOp::Add, rd: r(rd), rn: r(rn), op2: Op2::Imm(imm) }
+    }
+
+    fn mov(rd: u8, rs: u8) -> MInst {
+        MInst::Mov { rd: r(rd), op2: Op2::Reg(r(rs)) }
+    }
+
+    fn ret() -> MInst {
+        MInst::Ret { val: Some((r(0), regs::gpr(0))) }
+    }
+
+    #[test]
+    fn chains_of_copies_and_dead_definitions_go_in_one_run() {
+        // r4 = r1 + 1; r5 = r4 (the definition is retargeted); r6 = r1 + 3 is dead.
+        let out = run_on(vec![add(4, 1, 1), mov(5, 4), add(6, 1, 3), add(0, 5, 2), ret()]);
+        assert_eq!(out, vec![add(5, 1, 1), add(0, 5, 2), ret()]);
+    }
+
+    #[test]
+    fn reads_beyond_the_window_keep_the_copy() {
+        // The copy's only read is further away than the stage looks: it must stay (and the
+        // read must still read the copy's destination).
+        let mut insts = vec![add(4, 1, 1), mov(5, 4), MInst::Str { rs: r(4), addr: crate::isa::arm::mir::Addr::Imm { base: r(2), off: 0 } }];
+        for k in 0..WINDOW {
+            insts.push(MInst::Str { rs: r(1), addr: crate::isa::arm::mir::Addr::Imm { base: r(2), off: 4 * (k as i32 % 64) } });
+        }
+        insts.push(add(0, 5, 2));
+        insts.push(ret());
+        let out = run_on(insts.clone());
+        assert_eq!(out, insts, "nothing to remove within reach");
+        // Within reach, the same copy goes.
+        let mut near: Vec<MInst> = insts[..3].to_vec();
+        near.extend([add(0, 5, 2), ret()]);
+        let out = run_on(near);
+        assert!(!out.contains(&mov(5, 4)), "{out:?}");
+    }
 }

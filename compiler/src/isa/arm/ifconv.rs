@@ -36,6 +36,7 @@
 
 use regalloc2::Block;
 use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 use super::imm::is_arm_imm;
 use super::mir::{Cond, MInst, Op2, PFunction, VOp};
@@ -136,23 +137,88 @@ fn predicated(body: &[MInst], cc: Cond) -> impl Iterator<Item = MInst> + '_ {
     body.iter().map(move |inst| MInst::Pred { cc, inst: Box::new(inst.clone()) })
 }
 
-/// Number of ways into each block: branches naming it, falling through into it, and the
-/// function entry.
-fn incoming(pf: &PFunction) -> FxHashMap<Block, u32> {
-    let mut count: FxHashMap<Block, u32> = FxHashMap::default();
-    if let Some((entry, _)) = pf.blocks.first() {
-        *count.entry(*entry).or_default() += 1;
+/// The edges between blocks, kept up to date as rewrites change block ends: how many reach
+/// each block (the function entry counts as one into the first block) and from where.
+struct Edges {
+    incoming: FxHashMap<Block, u32>,
+    preds: FxHashMap<Block, SmallVec<[Block; 2]>>,
+}
+
+impl Edges {
+    fn new(pf: &PFunction) -> Edges {
+        let mut edges = Edges { incoming: FxHashMap::default(), preds: FxHashMap::default() };
+        if let Some((entry, _)) = pf.blocks.first() {
+            *edges.incoming.entry(*entry).or_default() += 1;
+        }
+        for i in 0..pf.blocks.len() {
+            edges.add_exits(pf, i);
+        }
+        edges
     }
-    for i in 0..pf.blocks.len() {
+
+    fn successors(pf: &PFunction, i: usize) -> impl Iterator<Item = Block> {
         let exit = exit_of(pf, i);
-        if let Some((_, x)) = exit.cond {
-            *count.entry(x).or_default() += 1;
-        }
-        if let Then::Goto(t) = exit.then {
-            *count.entry(t).or_default() += 1;
+        exit.cond.map(|(_, x)| x).into_iter().chain(match exit.then {
+            Then::Goto(t) => Some(t),
+            Then::Leave => None,
+        })
+    }
+
+    fn add_exits(&mut self, pf: &PFunction, i: usize) {
+        let from = pf.blocks[i].0;
+        for to in Edges::successors(pf, i) {
+            *self.incoming.entry(to).or_default() += 1;
+            self.preds.entry(to).or_default().push(from);
         }
     }
-    count
+
+    fn remove_exits(&mut self, pf: &PFunction, i: usize) {
+        let from = pf.blocks[i].0;
+        for to in Edges::successors(pf, i) {
+            if let Some(n) = self.incoming.get_mut(&to) {
+                *n -= 1;
+            }
+            if let Some(preds) = self.preds.get_mut(&to)
+                && let Some(k) = preds.iter().position(|&p| p == from)
+            {
+                preds.swap_remove(k);
+            }
+        }
+    }
+
+    /// The reverse post-order number of every block reachable from the entry.
+    fn reverse_postorder(pf: &PFunction) -> FxHashMap<Block, u32> {
+        let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (b, _))| (*b, k)).collect();
+        let mut visited = vec![false; pf.blocks.len()];
+        let mut postorder = Vec::with_capacity(pf.blocks.len());
+        let mut stack: Vec<(usize, SmallVec<[Block; 2]>)> = Vec::new();
+        if !pf.blocks.is_empty() {
+            visited[0] = true;
+            stack.push((0, Edges::successors(pf, 0).collect()));
+        }
+        while let Some((i, succs)) = stack.last_mut() {
+            let i = *i;
+            match succs.pop() {
+                Some(s) => {
+                    if let Some(&k) = pos.get(&s)
+                        && !visited[k]
+                    {
+                        visited[k] = true;
+                        stack.push((k, Edges::successors(pf, k).collect()));
+                    }
+                }
+                None => {
+                    postorder.push(pf.blocks[i].0);
+                    stack.pop();
+                }
+            }
+        }
+        postorder.iter().rev().enumerate().map(|(n, b)| (*b, n as u32)).collect()
+    }
+
+    fn preds(&self, b: Block) -> &[Block] {
+        self.preds.get(&b).map_or(&[][..], |v| v.as_slice())
+    }
 }
 
 /// A conversion found at a branching block: its new tail and the blocks that disappear.
@@ -161,7 +227,13 @@ struct Rewrite {
     removed: Vec<Block>,
 }
 
-fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> Option<Rewrite> {
+fn find_rewrite(
+    pf: &PFunction,
+    i: usize,
+    edges: &Edges,
+    pos: &FxHashMap<Block, usize>,
+    rpo: &FxHashMap<Block, u32>,
+) -> Option<Rewrite> {
     let b = pf.blocks[i].0;
     let exit = exit_of(pf, i);
     let (Some((cc, t)), Then::Goto(n)) = (exit.cond, exit.then) else {
@@ -170,8 +242,7 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> O
     if t == n || t == b || n == b {
         return None;
     }
-    let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (blk, _))| (*blk, k)).collect();
-    let single = |x: Block| incoming.get(&x) == Some(&1);
+    let single = |x: Block| edges.incoming.get(&x) == Some(&1);
     let side = |x: Block, limit| if single(x) { movable_side(pf, pos[&x], limit) } else { None };
     let jump = |target| MInst::Jump { target };
 
@@ -206,8 +277,14 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> O
     // side) that the other successor leaves. Otherwise the side may be the exit of an inner
     // loop to an outer header: predicating it into the inner loop would run it on every
     // inner iteration.
+    // A header dominates its latch, so it comes first in reverse post-order: an edge going
+    // forward in that order closes no loop (checked first, as walking the loop is costly).
+    let retreating = |side: Block, dest: Block| match (rpo.get(&side), rpo.get(&dest)) {
+        (Some(s), Some(d)) => d <= s,
+        _ => true,
+    };
     let latch = |side: Block, dest: Block, other: Block| {
-        matches!(natural_loop(pf, side, dest), Some(body) if !body.contains(&other))
+        retreating(side, dest) && matches!(natural_loop(pf, edges, side, dest), Some(body) if !body.contains(&other))
     };
     if let Some((bn, dest, _)) = side(n, LATCH_MAX)
         && dest != t
@@ -231,18 +308,7 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> O
 /// The blocks of the natural loop closed by the edge `latch → header`: those reaching
 /// `latch` without passing `header`, plus both. `None` when the entry reaches `latch` that
 /// way (`header` does not dominate it: no natural loop).
-fn natural_loop(pf: &PFunction, latch: Block, header: Block) -> Option<FxHashSet<Block>> {
-    let mut preds: FxHashMap<Block, Vec<Block>> = FxHashMap::default();
-    for i in 0..pf.blocks.len() {
-        let exit = exit_of(pf, i);
-        let from = pf.blocks[i].0;
-        for to in exit.cond.map(|(_, x)| x).into_iter().chain(match exit.then {
-            Then::Goto(t) => Some(t),
-            Then::Leave => None,
-        }) {
-            preds.entry(to).or_default().push(from);
-        }
-    }
+fn natural_loop(pf: &PFunction, edges: &Edges, latch: Block, header: Block) -> Option<FxHashSet<Block>> {
     let entry = pf.blocks.first()?.0;
     let mut body: FxHashSet<Block> = [header, latch].into_iter().collect();
     let mut stack = vec![latch];
@@ -250,7 +316,7 @@ fn natural_loop(pf: &PFunction, latch: Block, header: Block) -> Option<FxHashSet
         if b == entry && b != header {
             return None;
         }
-        for &p in preds.get(&b).map_or(&[][..], |v| v.as_slice()) {
+        for &p in edges.preds(b) {
             if body.insert(p) {
                 stack.push(p);
             }
@@ -259,23 +325,43 @@ fn natural_loop(pf: &PFunction, latch: Block, header: Block) -> Option<FxHashSet
     Some(body)
 }
 
+/// Cost: the edges and block positions are built once and updated per rewrite, and blocks
+/// that disappear are marked and dropped at the end, so a function costs time linear in its
+/// blocks (plus the natural-loop walks of latch candidates). Marking is safe for
+/// [`exit_of`]'s fall-through reading: a removed side had one way in, the branch of the
+/// block rewritten, whose new tail ends in explicit branches; so no remaining block falls
+/// through into a removed one.
 pub fn run(pf: &mut PFunction) {
+    let mut edges = Edges::new(pf);
+    let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (b, _))| (*b, k)).collect();
+    // Rewrites keep every path between the remaining blocks (through the branching block
+    // instead of the side), so the order computed once stays valid for them.
+    let rpo = Edges::reverse_postorder(pf);
+    let mut removed: FxHashSet<Block> = FxHashSet::default();
     let mut i = 0;
     while i < pf.blocks.len() {
-        let incoming = incoming(pf);
-        match find_rewrite(pf, i, &incoming) {
+        if removed.contains(&pf.blocks[i].0) {
+            i += 1;
+            continue;
+        }
+        match find_rewrite(pf, i, &edges, &pos, &rpo) {
             Some(rewrite) => {
+                edges.remove_exits(pf, i);
+                for r in &rewrite.removed {
+                    edges.remove_exits(pf, pos[r]);
+                }
                 let body_len = exit_of(pf, i).body_len;
-                let (b, block) = &mut pf.blocks[i];
-                let b = *b;
+                let block = &mut pf.blocks[i].1;
                 block.insts.truncate(body_len);
                 block.insts.extend(rewrite.tail);
-                pf.blocks.retain(|(x, _)| !rewrite.removed.contains(x));
-                // Look at the same block again (a removed side may have preceded it); every
-                // rewrite removes a block, so this ends.
-                i = pf.blocks.iter().position(|(x, _)| *x == b).unwrap_or(i);
+                edges.add_exits(pf, i);
+                removed.extend(rewrite.removed);
+                // Look at the same block again; every rewrite removes a block, so this ends.
             }
             None => i += 1,
         }
+    }
+    if !removed.is_empty() {
+        pf.blocks.retain(|(b, _)| !removed.contains(b));
     }
 }
