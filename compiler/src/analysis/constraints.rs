@@ -370,21 +370,22 @@ impl<'a> Constraints<'a> {
             out.push(Fact { a: t, b: None, c: hi });
             out.push(Fact { a: None, b: t, c: -lo });
         };
-        let (ta, tb) = (split(func, a).0, split(func, b).0);
+        // `a = ta + oa`, `b = tb + ob` (a constant operand is its offset alone).
+        let ((ta, oa), (tb, ob)) = (split(func, a), split(func, b));
         match func.opcode(inst) {
             Opcode::Add if fits(la + lb, ha + hb) => {
                 range(&mut out, la + lb, ha + hb);
                 // x − a = b, x − b = a
-                out.push(Fact { a: t, b: ta, c: hb });
-                out.push(Fact { a: ta, b: t, c: -lb });
-                out.push(Fact { a: t, b: tb, c: ha });
-                out.push(Fact { a: tb, b: t, c: -la });
+                out.push(Fact { a: t, b: ta, c: hb + oa });
+                out.push(Fact { a: ta, b: t, c: -lb - oa });
+                out.push(Fact { a: t, b: tb, c: ha + ob });
+                out.push(Fact { a: tb, b: t, c: -la - ob });
             }
             Opcode::Sub if fits(la - hb, ha - lb) => {
                 range(&mut out, la - hb, ha - lb);
                 // x − a = −b, a − x = b
-                out.push(Fact { a: t, b: ta, c: -lb });
-                out.push(Fact { a: ta, b: t, c: hb });
+                out.push(Fact { a: t, b: ta, c: -lb + oa });
+                out.push(Fact { a: ta, b: t, c: hb - oa });
             }
             Opcode::Mul => {
                 let corners = [la * lb, la * hb, ha * lb, ha * hb];
@@ -396,11 +397,11 @@ impl<'a> Constraints<'a> {
             Opcode::SRem if la >= 0 => {
                 // The sign of the dividend, and no larger in magnitude.
                 out.push(Fact { a: None, b: t, c: 0 });
-                out.push(Fact { a: t, b: ta, c: 0 });
+                out.push(Fact { a: t, b: ta, c: oa });
             }
             Opcode::SRem if ha <= 0 => {
                 out.push(Fact { a: t, b: None, c: 0 });
-                out.push(Fact { a: ta, b: t, c: 0 });
+                out.push(Fact { a: ta, b: t, c: -oa });
             }
             _ => {}
         }

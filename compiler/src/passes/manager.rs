@@ -127,14 +127,12 @@ pub fn run(module: &mut Module, config: &Config, mut observer: Option<&mut Obser
                 changed
             }
             PassBody::Module(mp) => {
-                let names: Vec<(FuncRef, String)> =
+                // Looked up per function: a map, not a scan (a module of thousands of
+                // functions would make every module pass quadratic).
+                let names: rustc_hash::FxHashMap<FuncRef, String> =
                     module.funcs().map(|(f, func)| (f, func.name.clone())).collect();
                 let mut gate = |f: FuncRef| {
-                    let name = names
-                        .iter()
-                        .find(|(g, _)| *g == f)
-                        .map(|(_, n)| n.clone())
-                        .unwrap_or_else(|| f.to_string());
+                    let name = names.get(&f).cloned().unwrap_or_else(|| f.to_string());
                     step(&mut report, opts, pass.name, name)
                 };
                 let mut cx = ModuleCx {
