@@ -16,6 +16,7 @@ use std::time::Duration;
 use clap::Parser;
 use sysyc::config::{Config, ConfigArgs};
 use sysyc::driver::{self, CompileError};
+use sysyc::frontend::LineIndex;
 use sysyc::ir::interp::{InterpConfig, Interrupted, Program, Stream};
 use sysyc::ir::print_module;
 use sysyc::passes::{self, OptLevel, PassInfo};
@@ -38,7 +39,7 @@ const DEFAULT_EXECUTABLE: &str = "a.out";
                   Exit status: 0 success (with --interpret: the program's exit status); 1 an \
                   invalid program, an unreadable or unwritable file, a failed write of stdout; \
                   2 bad command-line syntax; 3 internal compiler error; with --interpret, 125 \
-                  when the program trapped (`trap: <kind>: <detail>` on stderr, also for \
+                  when the program trapped (`trap: <kind> at FILE:LINE:COL: <detail>` on stderr, also for \
                   --max-steps) and 124 when it exceeded --timeout."
 )]
 struct Cli {
@@ -193,7 +194,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::SUCCESS);
     }
     if cli.interpret {
-        return interpret(&module, cli);
+        return interpret(&module, cli, &name, &source);
     }
     let asm = driver::select(&module, &config).map_err(|e| Failure::Internal(CompileError::Backend(e).to_string()))?;
     match executable {
@@ -233,7 +234,7 @@ fn compile_config(cli: &Cli) -> Result<Config, Failure> {
 
 /// `--interpret`: the program's output goes to stdout as it is produced; the exit status is
 /// the program's, [`TRAP_EXIT`] when it trapped, [`TIMEOUT_EXIT`] past `--timeout`.
-fn interpret(module: &sysyc::ir::Module, cli: &Cli) -> Result<ExitCode, Failure> {
+fn interpret(module: &sysyc::ir::Module, cli: &Cli, name: &str, source: &str) -> Result<ExitCode, Failure> {
     let mut stdin = Vec::new();
     std::io::stdin().read_to_end(&mut stdin).map_err(|e| Failure::User(format!("sysyc: cannot read stdin: {e}")))?;
     let program = Program::new(module).map_err(|e| Failure::User(format!("sysyc: cannot interpret: {e}")))?;
@@ -255,8 +256,12 @@ fn interpret(module: &sysyc::ir::Module, cli: &Cli) -> Result<ExitCode, Failure>
     }
     match (&result.outcome.trap, result.outcome.exit_status) {
         (Some(trap), _) => {
+            let at = result.trap_src_offset.map_or(String::new(), |offset| {
+                let loc = LineIndex::new(source).line_col(offset);
+                format!(" at {name}:{}:{}", loc.line, loc.col)
+            });
             let detail = if trap.detail.is_empty() { String::new() } else { format!(": {}", trap.detail) };
-            note(&format!("trap: {}{detail}", trap.kind));
+            note(&format!("trap: {}{at}{detail}", trap.kind));
             Ok(ExitCode::from(TRAP_EXIT))
         }
         (None, Some(status)) => Ok(ExitCode::from(status)),

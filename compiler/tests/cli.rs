@@ -290,3 +290,49 @@ fn a_frame_bigger_than_the_stack_is_named_as_such() {
     let err = text(&out.stderr);
     assert!(err.contains("stack frame of @main too large (400000000 bytes"), "{err}");
 }
+
+#[test]
+fn interpret_traps_name_the_source_location_and_the_values() {
+    let file = source_file("int main() {\n  int a[10];\n  int i = getint();\n  a[i] = 1;\n  return 7 / (i - 10);\n}\n");
+    let path = file.to_str().expect("path");
+    let out = sysyc(&[path, "--interpret"], "10");
+    assert_eq!(out.status.code(), Some(125));
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("trap: out-of-bounds at {path}:4:3: ")), "{err}");
+    assert!(err.contains("word 10 (+1) of a 10-word object"), "{err}");
+    let div = source_file("int main() {\n  int z = getint();\n  return 7 / z;\n}\n");
+    let out = sysyc(&[div.to_str().expect("path"), "--interpret", "-O2"], "0");
+    let err = text(&out.stderr);
+    assert!(err.starts_with(&format!("trap: div-by-zero at {}:3:10: ", div.to_str().expect("path"))), "{err}");
+    assert!(err.contains("7 / 0"), "{err}");
+}
+
+/// The trap corpus's expected kinds and locations (`// expect-trap: KIND at LINE:COL`), for
+/// the kinds the IR interpreter detects as the reference interpreter does (its bounds are
+/// per allocation, not per dimension, and float conversions saturate).
+#[test]
+fn interpret_trap_locations_agree_with_the_trap_corpus() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/traps");
+    let same_semantics = ["div-by-zero", "div-overflow", "call-depth", "input-exhausted", "missing-return"];
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("corpus/traps") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "sy") {
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).expect("source");
+        let expect = source.lines().find_map(|l| l.strip_prefix("// expect-trap: ")).expect("expectation");
+        let (kind, at) = expect.split_once(" at ").expect("KIND at LINE:COL");
+        if !same_semantics.contains(&kind) {
+            continue;
+        }
+        let stdin = std::fs::read_to_string(path.with_extension("in")).unwrap_or_default();
+        let name = path.to_str().expect("path");
+        let out = sysyc(&[name, "--interpret"], &stdin);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(125), "{name}: {err}");
+        assert!(err.starts_with(&format!("trap: {kind} at {name}:{at}")), "{name}: expected {expect}, got {err}");
+        checked += 1;
+    }
+    assert!(checked >= 5, "{checked} corpus cases checked");
+}

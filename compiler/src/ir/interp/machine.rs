@@ -83,6 +83,7 @@ pub(super) fn execute(
         }
     }
     let mut outcome = Outcome { stdout: Vec::new(), exit_status: None, trap: None, steps: 0 };
+    let mut trap_src_offset = None;
     match result {
         Ok(status) => outcome.exit_status = Some(status as u8),
         Err(stop) => {
@@ -94,6 +95,7 @@ pub(super) fn execute(
             }
             let mut trap = stop.trap;
             if stop.pc > 0 {
+                trap_src_offset = prog.op_src[stop.pc as usize - 1];
                 let block = prog.op_block[stop.pc as usize - 1] as usize;
                 let func = &prog.funcs[prog.blocks[block].func as usize].name;
                 trap.detail = format!("in @{func}: {}", trap.detail);
@@ -109,7 +111,7 @@ pub(super) fn execute(
     }
     outcome.stdout = m.io.take_stdout();
     outcome.steps = cost.total();
-    (InterpResult { outcome, cost }, m.interrupted)
+    (InterpResult { outcome, cost, trap_src_offset }, m.interrupted)
 }
 
 struct Machine<'p, 'w> {

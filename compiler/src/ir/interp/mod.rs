@@ -97,6 +97,10 @@ impl Default for InterpConfig {
 pub struct InterpResult {
     pub outcome: Outcome,
     pub cost: CostCounts,
+    /// Where in the source the trapping instruction comes from (a byte offset, see
+    /// [`crate::ir::Function::src_offset`]), when the run trapped and lowering recorded it;
+    /// `crate::frontend::LineIndex` turns it into the line and column of the trap.
+    pub trap_src_offset: Option<u32>,
 }
 
 /// A module the interpreter cannot run at all (as opposed to a run that traps).
