@@ -208,7 +208,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
 }
 
 /// Where the linked executable goes: `-o FILE` or `a.out`. A path that cannot be written (a
-/// directory, a missing directory) is the user's error, found before compiling.
+/// directory, a missing or read-only directory) is the user's error, found before compiling.
 fn executable_path(output: Option<&Path>) -> Result<PathBuf, Failure> {
     let out = output.unwrap_or(Path::new(DEFAULT_EXECUTABLE));
     let bad = |why: &str| Err(Failure::User(format!("sysyc: cannot write the executable {}: {why}", out.display())));
@@ -221,6 +221,10 @@ fn executable_path(output: Option<&Path>) -> Result<PathBuf, Failure> {
     let parent = out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     if !parent.is_dir() {
         return bad(&format!("no directory {}", parent.display()));
+    }
+    // The linker replaces the file, so what matters is that the directory takes new files.
+    if let Err(e) = tempfile::tempfile_in(parent) {
+        return bad(&format!("cannot create files in {}: {e}", parent.display()));
     }
     Ok(out.to_path_buf())
 }

@@ -219,7 +219,15 @@ fn a_bad_executable_path_is_a_user_error_naming_it() {
     let path = file.to_str().expect("path");
     let dir = tempfile::tempdir().expect("temp dir");
     let missing = dir.path().join("no/such/dir/prog");
-    for target in [dir.path().to_str().expect("path"), missing.to_str().expect("path")] {
+    let read_only = dir.path().join("read-only");
+    std::fs::create_dir(&read_only).expect("mkdir");
+    std::fs::set_permissions(&read_only, std::os::unix::fs::PermissionsExt::from_mode(0o555)).expect("chmod");
+    let in_read_only = read_only.join("prog");
+    // (root may write anywhere: then only the first two apply.)
+    let root = tempfile::tempfile_in(&read_only).is_ok();
+    let targets = [dir.path().to_str().expect("path"), missing.to_str().expect("path"), in_read_only.to_str().expect("path")];
+    for target in &targets[..if root { 2 } else { 3 }] {
+        let target = *target;
         let out = sysyc(&[path, "-o", target], "");
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{target}: {err}");
