@@ -104,3 +104,70 @@ fn huge_array_dimensions_get_a_diagnostic() {
         assert_diagnostic(&out, "");
     }
 }
+
+/// Runs `sysyc` on `source` with stdout and/or stderr going into a pipe whose reading end is
+/// already closed (as after `sysyc ... | head -c 10`), the other stream captured.
+fn sysyc_into_closed_pipe(source: &[u8], args: &[&str], close_stdout: bool, close_stderr: bool) -> Output {
+    let mut file = tempfile::Builder::new().suffix(".sy").tempfile().expect("temp file");
+    file.write_all(source).expect("write source");
+    let path = file.into_temp_path();
+    let closed = || {
+        let (reader, writer) = std::io::pipe().expect("pipe");
+        drop(reader);
+        std::process::Stdio::from(writer)
+    };
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_sysyc"));
+    command.arg(&path).args(args).stdin(std::process::Stdio::null());
+    command.stdout(if close_stdout { closed() } else { std::process::Stdio::piped() });
+    command.stderr(if close_stderr { closed() } else { std::process::Stdio::piped() });
+    command.output().expect("sysyc runs")
+}
+
+#[test]
+fn closed_pipes_end_runs_without_a_panic() {
+    let parens = format!("int main() {{ return {}1{}; }}", "(".repeat(100_000), ")".repeat(100_000));
+    // `sysyc nest.sy -S 2>&1 | head -c 10`: the diagnostic cannot be written.
+    let out = sysyc_into_closed_pipe(parens.as_bytes(), &["-S"], true, true);
+    assert_eq!(out.status.code(), Some(1));
+
+    let program = b"int main() { int i = 0; while (1) { putint(i); i = i + 1; } return 0; }";
+    for args in [&["-S"][..], &["--emit-ir"], &["--interpret"], &["-S", "-o", "-"]] {
+        let out = sysyc_into_closed_pipe(program, args, true, false);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot write to stdout") && !err.contains("panicked"), "{args:?}: {err}");
+    }
+    // Trap messages and --stats on a closed stderr.
+    let trapping = b"int main() { int z = 0; putint(7); return 1 / z; }";
+    let out = sysyc_into_closed_pipe(trapping, &["--interpret", "--stats", "-O2"], false, true);
+    assert_eq!(out.status.code(), Some(125));
+    assert_eq!(out.stdout, b"7");
+}
+
+#[test]
+fn diagnostics_show_a_window_of_a_long_line() {
+    // One line of about a megabyte, the error near its end.
+    let statements = "a = a + 1; ".repeat(90_000);
+    let src = format!("int main() {{ int a = 0; {statements}return a + x; }}");
+    let col = src.find('x').expect("x") + 1;
+    let out = sysyc(src.as_bytes(), &["-S"], "");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.len() < 2000, "{} bytes of diagnostic", err.len());
+    assert!(err.lines().next().expect("first line").ends_with(&format!(":1:{col}: error: undefined variable `x`")), "{err}");
+    assert_eq!(err.matches(&format!(":1:{col}")).count(), 2, "the snippet's header has the real column: {err}");
+    assert!(err.contains("...") && err.contains("+ x; }"), "{err}");
+    let caret = err.lines().find(|l| l.contains('^')).expect("a caret line");
+    let source_line = err.lines().find(|l| l.contains("+ x; }")).expect("the window");
+    assert_eq!(caret.find('^'), source_line.find('x'), "the caret is under x:\n{err}");
+}
+
+#[test]
+fn invalid_utf8_in_a_string_literal_is_an_error_at_its_location() {
+    let out = sysyc(b"int main() {\n  putf(\"ok \xff\xfe\\n\");\n  return 0;\n}\n", &["-S"], "");
+    assert_diagnostic(&out, ":2:12: error: invalid UTF-8 in a string literal");
+    // In comments (GBK in the competition's tests) it is still fine.
+    let out = sysyc(b"// \xc4\xe3\xba\xc3\n/* \xff */ int main() { putf(\"ok\\n\"); return 3; }\n", &["--interpret"], "");
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"ok\n");
+}

@@ -3,6 +3,12 @@
 //! fit: a [`subject::Subject`] goes through the [`stages`], and every outcome is judged by
 //! [`failure::judge`] into the one failure vocabulary of [`failure`].
 
+// Printing goes through `output`'s macros, which cannot panic on a closed pipe or full disk.
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
+#[macro_use]
+pub mod output;
+
 pub mod bench;
 pub mod campaign;
 pub mod cgen;

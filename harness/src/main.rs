@@ -1,6 +1,8 @@
 //! `harness`: the command-line front end of the harness library; each subcommand lives in
 //! [`harness::cli`] or next to the module it drives.
 
+#![cfg_attr(not(test), deny(clippy::print_stdout, clippy::print_stderr))]
+
 use clap::{Parser, Subcommand};
 use harness::cli::{self, conform, interp};
 use harness::engine::{Engine, GccEngine, RunSettings};
@@ -40,10 +42,25 @@ enum Command {
     /// Generate, check and run a range of seeds; print statistics.
     GenStats(generators::stats::StatsArgs),
     /// Name the pass (or back-end stage), minimal pipeline and step that miscompile a program.
+    ///
+    /// Exit status (the same for bisect, reduce and triage): 0 the failure reproduces (and
+    /// was handled), 2 it does not reproduce under this configuration (nothing to do), 1 an
+    /// error (unreadable file, bad option, a program the reference interpreter cannot judge,
+    /// missing tools).
     Bisect(harness::triage::cli::BisectArgs),
     /// Shrink a miscompiled program (on the AST) while the same failure persists.
+    ///
+    /// Exit status (the same for bisect, reduce and triage): 0 the failure reproduces (and
+    /// was handled), 2 it does not reproduce under this configuration (nothing to do), 1 an
+    /// error (unreadable file, bad option, a program the reference interpreter cannot judge,
+    /// missing tools).
     Reduce(harness::triage::cli::ReduceArgs),
     /// Bisect and reduce a failure directory; write the result as a regression case.
+    ///
+    /// Exit status (the same for bisect, reduce and triage): 0 the failure reproduces (and
+    /// was handled), 2 it does not reproduce under this configuration (nothing to do), 1 an
+    /// error (unreadable file, bad option, a program the reference interpreter cannot judge,
+    /// missing tools).
     Triage(harness::triage::cli::TriageArgs),
     /// The differential campaign: generate programs, check each under many pass
     /// configurations against the reference interpreter, record, report.
@@ -122,6 +139,6 @@ fn gen_stats(args: &generators::stats::StatsArgs) -> anyhow::Result<()> {
         interp: Some(&interp),
         gcc: if args.gcc { Some(&gcc) } else { None },
     };
-    print!("{}", generators::stats::run_stats(args, runners)?);
+    harness::out!("{}", generators::stats::run_stats(args, runners)?)?;
     Ok(())
 }

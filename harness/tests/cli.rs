@@ -279,3 +279,67 @@ fn conform_timeout_is_reported() {
     assert_eq!(report.lines().last(), Some("0 passed, 1 failed"));
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Runs `harness` with stdout and/or stderr going into a pipe whose reading end is already
+/// closed (as after `harness ... | head -c 10`), the other stream captured.
+fn harness_into_closed_pipe(args: &[&str], close_stdout: bool, close_stderr: bool) -> Output {
+    let closed = || {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        Stdio::from(writer)
+    };
+    Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(if close_stdout { closed() } else { Stdio::piped() })
+        .stderr(if close_stderr { closed() } else { Stdio::piped() })
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn closed_pipes_end_commands_without_a_panic() {
+    // stdout: a generated program, a conformance table.
+    let out = harness_into_closed_pipe(&["gen", "--seed", "1"], true, false);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to stdout") && !err.contains("panicked"), "{err}");
+    let suite = scratch("closed_pipes_suite");
+    write(&suite, "a.sy", "int main() { return 0; }");
+    write(&suite, "a.out", "0\n");
+    let out = harness_into_closed_pipe(&["conform", suite.to_str().unwrap(), "--engine", "ref"], true, false);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write") && !err.contains("panicked"), "{err}");
+
+    // stderr: a trap message, an error message (both streams closed).
+    let dir = scratch("closed_pipes");
+    let trap = write(&dir, "div.sy", "int main() { int z = 0; putint(4); return 1 / z; }");
+    let out = harness_into_closed_pipe(&["interp", &trap], false, true);
+    assert_eq!(out.status.code(), Some(125));
+    assert_eq!(text(&out.stdout), "4");
+    let missing = dir.join("absent.sy");
+    let out = harness_into_closed_pipe(&["interp", missing.to_str().unwrap()], true, true);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn bisect_and_reduce_exit_2_when_the_failure_does_not_reproduce() {
+    let dir = scratch("not_reproduced");
+    let file = write(&dir, "ok.sy", "int main() { int a = getint(); putint(a * 3); return a; }");
+    let input = write(&dir, "ok.in", "5\n");
+    for command in ["bisect", "reduce"] {
+        let out = harness(&[command, &file, "--stdin", &input, "-O2", "--no-qemu"], b"");
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", text(&out.stderr));
+        let out = harness(&[command, "--help"], b"");
+        let help = text(&out.stdout);
+        assert!(help.contains("Exit status") && help.contains("2 it does not reproduce"), "{command}: {help}");
+    }
+    let failure = scratch("not_reproduced_dir");
+    write(&failure, "prog.sy", "int main() { return 3; }");
+    let out = harness(&["triage", failure.to_str().unwrap(), "-O2", "--no-qemu", "--no-regression"], b"");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    // Errors are 1.
+    let out = harness(&["bisect", &dir.join("absent.sy").to_string_lossy(), "--no-qemu"], b"");
+    assert_eq!(out.status.code(), Some(1));
+}

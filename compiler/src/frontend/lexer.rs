@@ -14,7 +14,8 @@
 //!
 //! The lexer works on `&str`; callers holding raw bytes convert them lossily first (see
 //! `frontend::source_from_bytes`), so a stray byte becomes U+FFFD and is reported as an
-//! unexpected character rather than breaking span arithmetic.
+//! unexpected character (or, inside a string literal, as invalid UTF-8) rather than breaking
+//! span arithmetic; in comments it is ignored (competition tests have GBK comments).
 
 use super::ast::{IntBase, Span};
 use super::diag::Diagnostic;
@@ -385,6 +386,11 @@ impl<'a> Lexer<'a> {
                     return Ok(Token { kind: TokenKind::Str(bytes), span: self.span_from(start) });
                 }
                 b'\n' => return Err(unterminated(start)),
+                _ if self.src[self.pos..].starts_with(REPLACEMENT_CHARACTER) => {
+                    let at = Span::new(self.pos, self.pos + REPLACEMENT_CHARACTER.len());
+                    return Err(Diagnostic::error(at, "invalid UTF-8 in a string literal")
+                        .with_note("string literals must be UTF-8 (invalid bytes are only tolerated in comments)"));
+                }
                 b'\\' => {
                     let esc_start = self.pos;
                     self.pos += 1;
@@ -463,6 +469,11 @@ impl<'a> Lexer<'a> {
         }
     }
 }
+
+/// U+FFFD in UTF-8: what [`super::source_from_bytes`] turns each invalid byte into. Inside a
+/// string literal it becomes bytes of the program's output, so it is rejected there (a
+/// literal U+FFFD written in a valid file is rejected too: the two cannot be told apart).
+const REPLACEMENT_CHARACTER: &[u8] = "\u{fffd}".as_bytes();
 
 fn out_of_range(span: Span) -> Diagnostic {
     Diagnostic::error(span, "integer literal out of range")

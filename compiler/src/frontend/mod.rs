@@ -45,7 +45,8 @@ pub fn analyze(unit: &ast::CompUnit, lines: &LineIndex) -> Result<hir::Program, 
 }
 
 /// The text of a source file that may not be valid UTF-8: invalid bytes become U+FFFD (which
-/// the lexer rejects as an unexpected character with a proper location).
+/// the lexer rejects with a proper location as an unexpected character, or as invalid UTF-8
+/// inside a string literal, and ignores in comments).
 pub fn source_from_bytes(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }

@@ -142,6 +142,9 @@ pub struct Function {
     undefs: FxHashMap<Type, Value>,
     users: SecondaryMap<Value, SmallVec<[Inst; 4]>>,
     cfg_epoch: u64,
+    /// The source position (byte offset) each instruction comes from, where lowering
+    /// recorded one: see [`Function::src_offset`].
+    src_offsets: SecondaryMap<Inst, Option<u32>>,
 }
 
 impl Function {
@@ -159,6 +162,7 @@ impl Function {
             undefs: FxHashMap::default(),
             users: SecondaryMap::new(),
             cfg_epoch: fresh_cfg_epoch(),
+            src_offsets: SecondaryMap::new(),
         };
         for (i, &ty) in param_types.iter().enumerate() {
             let v = f.values.push(ValueData { def: ValueDef::Param(i as u32), ty });
@@ -310,6 +314,18 @@ impl Function {
 
     /// Creates an instruction (not yet in the layout) and its result value if its type is not
     /// void. Its operands' use lists include it from now on.
+    /// The byte offset in the source of the construct `inst` was lowered from (the start of
+    /// its expression or statement). Only for messages — the IR interpreter's traps point at
+    /// the source with it; it is not printed, and passes need not keep it (an instruction a
+    /// pass creates has none, one it moves keeps its own).
+    pub fn src_offset(&self, inst: Inst) -> Option<u32> {
+        self.src_offsets[inst]
+    }
+
+    pub fn set_src_offset(&mut self, inst: Inst, offset: u32) {
+        self.src_offsets[inst] = Some(offset);
+    }
+
     pub fn create_inst(&mut self, data: InstData) -> Inst {
         let ty = data.ty;
         let inst = self.insts.push(InstNode {

@@ -16,6 +16,7 @@ use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
 
 use super::StringTable;
+use crate::frontend::ast::Span;
 use crate::frontend::hir::{self, LocalId, StmtKind, VarType};
 use crate::ir::{Block, Function, InstData, Type, Value};
 
@@ -65,6 +66,9 @@ pub(super) struct FnBuilder<'a> {
     pub slots: Vec<Slot>,
     pub loops: Vec<LoopCx>,
     is_main: bool,
+    /// Source offset of the innermost expression or statement being lowered: recorded for
+    /// every instruction emitted ([`Function::set_src_offset`]).
+    src_offset: u32,
 }
 
 impl<'a> FnBuilder<'a> {
@@ -89,6 +93,7 @@ impl<'a> FnBuilder<'a> {
             slots: Vec::new(),
             loops: Vec::new(),
             is_main,
+            src_offset: hfunc.span.lo,
         };
         let entry = b.func.create_block();
         b.switch_to(entry);
@@ -135,7 +140,9 @@ impl<'a> FnBuilder<'a> {
     }
 
     /// Control reaches the end of the body.
+    /// Ends a function whose control reaches its closing brace (attributed to the brace).
     fn fall_off_end(&mut self) {
+        self.src_offset = self.hfunc.span.hi.saturating_sub(1);
         let ret = if self.is_main {
             let zero = self.func.iconst(0);
             InstData::ret(Some(zero))
@@ -197,22 +204,35 @@ impl<'a> FnBuilder<'a> {
         self.cur = Some(b);
     }
 
+    /// Lowers with the instructions emitted by `lower` attributed to the construct at `span`.
+    pub fn at<T>(&mut self, span: Span, lower: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = std::mem::replace(&mut self.src_offset, span.lo);
+        let result = lower(self);
+        self.src_offset = outer;
+        result
+    }
+
+    /// Appends to the insertion block, recording the source offset.
+    fn append(&mut self, data: InstData) -> Option<Value> {
+        let b = self.block();
+        let (inst, result) = self.func.append(b, data);
+        self.func.set_src_offset(inst, self.src_offset);
+        result
+    }
+
     /// Emits a value-producing instruction; returns its result.
     pub fn ins(&mut self, data: InstData) -> Value {
-        let b = self.block();
-        self.func.append_value(b, data)
+        self.append(data).expect("ins: instruction has no result")
     }
 
     /// Emits an instruction whose result (if any) is not needed.
     pub fn ins_void(&mut self, data: InstData) {
-        let b = self.block();
-        self.func.append(b, data);
+        self.append(data);
     }
 
     /// Emits a terminator; the insertion point is closed afterwards.
     pub fn terminate(&mut self, data: InstData) {
-        let b = self.block();
-        self.func.append(b, data);
+        self.append(data);
         self.cur = None;
     }
 

@@ -11,6 +11,10 @@ use crate::ir::{self, InstData, Opcode, Type, Value};
 impl FnBuilder<'_> {
     /// The value of an expression that has one (not a void call, an array view or a string).
     pub(super) fn value(&mut self, e: &hir::Expr) -> Value {
+        self.at(e.span, |b| b.value_here(e))
+    }
+
+    fn value_here(&mut self, e: &hir::Expr) -> Value {
         match &e.kind {
             ExprKind::Const(hir::ConstVal::Int(i)) => self.func.iconst(*i),
             ExprKind::Const(hir::ConstVal::Float(f)) => self.func.fconst(*f),
@@ -57,7 +61,7 @@ impl FnBuilder<'_> {
     pub(super) fn effect(&mut self, e: &hir::Expr) {
         match &e.kind {
             ExprKind::Call { callee, args } => {
-                self.call(*callee, args);
+                self.at(e.span, |b| b.call(*callee, args));
             }
             _ => {
                 self.value(e);

@@ -18,6 +18,10 @@ impl FnBuilder<'_> {
     }
 
     fn stmt(&mut self, s: &hir::Stmt) {
+        self.at(s.span, |b| b.stmt_here(s));
+    }
+
+    fn stmt_here(&mut self, s: &hir::Stmt) {
         match &s.kind {
             StmtKind::Decl { local, init } => self.decl(*local, init.as_ref()),
             StmtKind::Assign { place, value } => self.store_place(place, value),

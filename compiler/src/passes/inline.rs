@@ -170,6 +170,9 @@ fn inline_call(caller: &mut Function, call: Inst, callee: &Function) {
                 }
             }
             let new = caller.create_inst(data);
+            if let Some(offset) = callee.src_offset(inst) {
+                caller.set_src_offset(new, offset);
+            }
             if matches!(old.op, Opcode::Alloca { .. }) {
                 match last_alloca {
                     Some(prev) => caller.insert_inst_after(prev, new),

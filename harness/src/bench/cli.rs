@@ -110,7 +110,7 @@ fn run_inner(args: &BenchArgs) -> Result<bool, String> {
     if cases.is_empty() {
         return Err(format!("no .sy cases in {}", args.dir.display()));
     }
-    let progress = |row: &BenchRow| eprintln!("{}", progress_line(row));
+    let progress = |row: &BenchRow| errln!("{}", progress_line(row));
     let rows = super::bench_suite(&engines, &cases, args.jobs, &progress)?;
 
     if let Some(parent) = args.out.parent().filter(|p| !p.as_os_str().is_empty()) {
@@ -131,21 +131,21 @@ fn run_inner(args: &BenchArgs) -> Result<bool, String> {
         .map_err(|e| format!("cannot write {}: {e}", md_path.display()))?;
 
     let summary = Summary::of(&rows);
-    println!("{} cases, {} passed", summary.cases, summary.passed);
+    outln!("{} cases, {} passed", summary.cases, summary.passed).map_err(|e| e.to_string())?;
     if args.vs_gcc {
         let show = |r: Option<f64>| r.map_or("n/a".to_string(), |r| format!("{r:.4}"));
-        println!(
+        outln!(
             "gcc -O2 passed {}; geomean ours/gcc over {} cases: insns {}, cycles {}",
             summary.gcc_passed,
             summary.compared,
             show(summary.geomean_insn_ratio),
             show(summary.geomean_cycle_ratio)
-        );
+        ).map_err(|e| e.to_string())?;
     }
     if let Some(o) = summary.mean_plugin_overhead {
-        println!("plugin overhead (mean wall time): {:+.1}%", o * 100.0);
+        outln!("plugin overhead (mean wall time): {:+.1}%", o * 100.0).map_err(|e| e.to_string())?;
     }
-    println!("wrote {} and {}", args.out.display(), md_path.display());
+    outln!("wrote {} and {}", args.out.display(), md_path.display()).map_err(|e| e.to_string())?;
     let all_passed = rows.iter().all(|r| {
         r.ours.verdict == Verdict::Pass
             && r.gcc.as_ref().is_none_or(|g| g.verdict == Verdict::Pass)

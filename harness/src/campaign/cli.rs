@@ -151,7 +151,7 @@ fn triage_hook(triage: Option<&AutoTriage>) -> impl Fn(&SavedFailure) + Sync + '
     move |saved: &SavedFailure| {
         let Some(t) = triage else { return };
         let r = t.run(saved);
-        eprintln!(
+        errln!(
             "triage: {}: culprit {}, {} → {} lines ({:.1} s){}",
             saved.id,
             r.culprit,
@@ -187,7 +187,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
             options.seconds = None;
         }
         if !quiet {
-            eprintln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
+            errln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
         }
         return Ok(Resolved { dir: dir.clone(), options, resume: true });
     }
@@ -230,7 +230,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
     Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
     Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?;
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
-    eprintln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
+    errln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
     Ok(Resolved { dir, options, resume: false })
 }
 
@@ -272,10 +272,10 @@ fn run_in_process(args: &CampaignArgs) -> Result<()> {
     let handler_stop = Arc::clone(&stop);
     ctrlc::set_handler(move || {
         if handler_stop.swap(true, Ordering::SeqCst) {
-            eprintln!("\nharness: second interrupt, exiting now (continue with --resume)");
+            errln!("\nharness: second interrupt, exiting now (continue with --resume)");
             std::process::exit(130);
         }
-        eprintln!("\nharness: interrupted; finishing the programs in progress (Ctrl-C again to quit now)");
+        errln!("\nharness: interrupted; finishing the programs in progress (Ctrl-C again to quit now)");
     })
     .context("installing the Ctrl-C handler")?;
 
@@ -289,7 +289,7 @@ fn run_in_process(args: &CampaignArgs) -> Result<()> {
     };
     let s = &report.stats;
     let checks_per_s = if report.session.seconds > 0.0 { report.session.checks as f64 / report.session.seconds } else { 0.0 };
-    println!(
+    outln!(
         "{} programs ({} discarded), {} configurations, {} checks, {:.1} checks/s, dedup {:.1}% (back end) / {:.1}% (qemu), {} timeouts, {} failures in {} programs",
         s.programs,
         s.discarded,
@@ -301,8 +301,8 @@ fn run_in_process(args: &CampaignArgs) -> Result<()> {
         s.timeouts,
         s.failures,
         s.failing_programs
-    );
-    println!("report: {}", report.dir.join("summary.md").display());
+    )?;
+    outln!("report: {}", report.dir.join("summary.md").display())?;
     if s.failures > 0 {
         anyhow::bail!("{} failing checks; see {}", s.failures, report.dir.join("summary.md").display());
     }

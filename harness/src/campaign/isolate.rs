@@ -258,7 +258,7 @@ impl Supervisor {
             }
             let signal = status.signal().unwrap_or(0);
             if interrupted.load(Ordering::SeqCst) || [libc::SIGINT, libc::SIGTERM, libc::SIGHUP].contains(&signal) {
-                eprintln!("harness: the campaign was stopped by {}; continue with --resume {}", signal_name(signal), self.dir.display());
+                errln!("harness: the campaign was stopped by {}; continue with --resume {}", signal_name(signal), self.dir.display());
                 return Ok(130);
             }
             let name = signal_name(signal);
@@ -271,11 +271,11 @@ impl Supervisor {
                 [(program, step)] => {
                     crashes += 1;
                     record_crash(&self.dir, *program, step, &name)?;
-                    eprintln!("harness: program {program}, step {step} killed the process ({name}); recorded, restarting");
+                    errln!("harness: program {program}, step {step} killed the process ({name}); recorded, restarting");
                 }
                 several => {
                     let last = several.iter().map(|(p, _)| *p).max().unwrap_or(0);
-                    eprintln!(
+                    errln!(
                         "harness: the process died by {name} with {} steps in flight; replaying programs up to {last} with one worker",
                         several.len()
                     );

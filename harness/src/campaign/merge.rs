@@ -176,14 +176,14 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
 /// `harness merge`.
 pub fn run(args: &MergeArgs) -> Result<()> {
     let (stats, _) = merge(&args.dirs, &args.out, args.previous.as_deref())?;
-    println!(
+    outln!(
         "merged {} shards: {} programs, {} checks, {} failures in {} programs",
         args.dirs.len(),
         stats.programs,
         stats.checks,
         stats.failures,
         stats.failing_programs
-    );
-    println!("report: {}", args.out.join("summary.md").display());
+    )?;
+    outln!("report: {}", args.out.join("summary.md").display())?;
     Ok(())
 }

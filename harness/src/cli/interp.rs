@@ -72,17 +72,17 @@ pub fn run(args: &InterpArgs) -> ExitCode {
     let (outcome, coverage) = match result {
         Ok(o) => o,
         Err(RefError::TimedOut { steps }) => {
-            eprintln!("harness: time limit exceeded after {steps} steps");
+            errln!("harness: time limit exceeded after {steps} steps");
             return ExitCode::from(TIMEOUT_STATUS);
         }
         Err(e) => {
-            eprintln!("{e}");
+            errln!("{e}");
             return ExitCode::FAILURE;
         }
     };
     if args.stats {
         let rate = outcome.steps as f64 / seconds.max(1e-9);
-        eprintln!(
+        errln!(
             "steps: {}, seconds: {seconds:.3}, steps/s: {rate:.3e}",
             outcome.steps
         );
@@ -94,14 +94,14 @@ pub fn run(args: &InterpArgs) -> ExitCode {
             .iter()
             .map(|l| format!("{}:{}", l.line, l.col))
             .collect();
-        eprintln!(
+        errln!(
             "coverage: {} of {} statements executed ({:.1}%)",
             c.executed_count(),
             c.total(),
             100.0 * c.fraction()
         );
         if !missed.is_empty() {
-            eprintln!("not executed: {}", missed.join(" "));
+            errln!("not executed: {}", missed.join(" "));
         }
     }
     let mut out = std::io::stdout().lock();
@@ -119,7 +119,7 @@ pub fn run(args: &InterpArgs) -> ExitCode {
             } else {
                 format!(": {}", trap.detail)
             };
-            eprintln!("trap: {}{at}{detail}", trap.kind);
+            errln!("trap: {}{at}{detail}", trap.kind);
             ExitCode::from(TRAP_STATUS)
         }
         (None, Some(status)) => ExitCode::from(status),

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 /// Prints `harness: MESSAGE` on stderr and returns the generic failure status.
 pub fn fail(message: &str) -> ExitCode {
-    eprintln!("harness: {message}");
+    errln!("harness: {message}");
     ExitCode::FAILURE
 }
 

@@ -58,7 +58,7 @@ pub fn run_gen(args: &GenArgs) -> Result<()> {
     let fixed = args.config.load()?;
     let config = args.config.config_for(args.seed, &fixed);
     if args.dump_config {
-        println!("{}", config.to_json());
+        outln!("{}", config.to_json())?;
         return Ok(());
     }
     let p = generate(args.seed, &config);
@@ -71,9 +71,9 @@ pub fn run_gen(args: &GenArgs) -> Result<()> {
                 .with_context(|| format!("writing {}", input.display()))?;
         }
         None => {
-            print!("{}", p.source);
+            out!("{}", p.source)?;
             if !p.stdin.is_empty() {
-                eprint!("{}", String::from_utf8_lossy(&p.stdin));
+                err!("{}", String::from_utf8_lossy(&p.stdin));
             }
         }
     }

@@ -102,7 +102,7 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     };
     let progress = |b: &BenchmarkRuns| {
         let valid = b.runs.values().filter(|r| r.valid()).count();
-        eprintln!(
+        errln!(
             "{}: {} configurations, {} distinct assembly texts run ({} from the run cache, {} skipped), {} valid",
             b.name,
             b.runs.len(),
@@ -153,12 +153,12 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     write("index.html", &chart::html(&data, &markdown)?)?;
 
     let summaries = data.summaries();
-    println!("top passes by leave-one-out geomean speedup (insns, cycles):");
+    outln!("top passes by leave-one-out geomean speedup (insns, cycles):").map_err(|e| e.to_string())?;
     for (i, s) in report::ranking(&summaries).iter().take(5).enumerate() {
         let show = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{x:.4}"));
-        println!("  {}. {} {} {}", i + 1, s.pair.pass, show(s.geomean_insns), show(s.geomean_cycles));
+        outln!("  {}. {} {} {}", i + 1, s.pair.pass, show(s.geomean_insns), show(s.geomean_cycles)).map_err(|e| e.to_string())?;
     }
-    println!("wrote {}/{{speedup.csv,report.md,index.html}}", out.display());
+    outln!("wrote {}/{{speedup.csv,report.md,index.html}}", out.display()).map_err(|e| e.to_string())?;
     Ok(())
 }
 

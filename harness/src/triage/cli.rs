@@ -110,7 +110,7 @@ pub fn run_bisect(args: &BisectArgs) -> anyhow::Result<ExitCode> {
     let runner = args.failure.runner()?;
     let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
     let report = bisect(&case, &checks, &limits).map_err(|e| anyhow!(e))?;
-    print!("{}", report.render(&case.config));
+    out!("{}", report.render(&case.config))?;
     Ok(status(report.located.is_some()))
 }
 
@@ -128,7 +128,7 @@ pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<ExitCode> {
                 |c: &Case| c.truth().is_some_and(|t| t.stdout.windows(needle.len().max(1)).any(|w| w == needle));
             let judged = Case::with_truth(subject.clone(), &limits).map_err(|e| anyhow!(e))?;
             if !interesting(&judged) {
-                eprintln!("the reference output does not contain {text:?}: nothing to reduce");
+                errln!("the reference output does not contain {text:?}: nothing to reduce");
                 return Ok(status(false));
             }
             reduce(&subject.name, &subject.source, &subject.stdin, &interesting, &options)
@@ -138,10 +138,10 @@ pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<ExitCode> {
             let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
             let judged = Case::with_truth(subject.clone(), &limits).map_err(|e| anyhow!(e))?;
             let Some((located, _, _)) = locate(&judged, &case.config, &checks).map_err(|e| anyhow!(e))? else {
-                eprintln!("the failure does not reproduce: nothing to reduce");
+                errln!("the failure does not reproduce: nothing to reduce");
                 return Ok(status(false));
             };
-            eprintln!("reducing: {} in the {} stage, culprit {}", located.kind, located.stage, located.culprit);
+            errln!("reducing: {} in the {} stage, culprit {}", located.kind, located.stage, located.culprit);
             reduce_failure(&case, &checks, &located, &options)
         }
     }
@@ -155,14 +155,14 @@ pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<ExitCode> {
                 std::fs::write(&input, &reduced.stdin).with_context(|| format!("cannot write {}", input.display()))?;
             }
         }
-        None => print!("{}", reduced.source),
+        None => out!("{}", reduced.source)?,
     }
     Ok(status(true))
 }
 
 fn print_stats(reduced: &Reduced) {
     let s = &reduced.stats;
-    eprintln!(
+    errln!(
         "reduced {} → {} lines ({} → {} bytes): {} candidates tested, {} accepted, {} rounds, {:.1} s",
         s.lines_before, s.lines_after, s.bytes_before, s.bytes_after, s.tested, s.accepted, s.rounds, s.seconds
     );
@@ -180,17 +180,17 @@ pub fn run_triage(args: &TriageArgs) -> anyhow::Result<ExitCode> {
         regressions_dir: (!args.no_regression).then(|| args.regressions.clone()),
     };
     let report = triage(&case, &checks, &options).map_err(|e| anyhow!(e))?;
-    println!("== original program");
-    print!("{}", report.bisect.render(&case.config));
+    outln!("== original program")?;
+    out!("{}", report.bisect.render(&case.config))?;
     if let (Some(reduced), Some(rb)) = (&report.reduced, &report.reduced_bisect) {
         print_stats(reduced);
-        println!("== reduced program");
-        print!("{}", reduced.source);
-        println!("== reduced program, bisected");
-        print!("{}", rb.render(&case.config));
+        outln!("== reduced program")?;
+        out!("{}", reduced.source)?;
+        outln!("== reduced program, bisected")?;
+        out!("{}", rb.render(&case.config))?;
     }
     if let Some(path) = &report.regression {
-        println!("regression case: {}", path.display());
+        outln!("regression case: {}", path.display())?;
     }
     Ok(status(report.bisect.located.is_some()))
 }

@@ -121,6 +121,9 @@ pub struct Program {
     pub(super) code: Vec<Op>,
     /// Global block index of each op (for trap-time accounting).
     pub(super) op_block: Vec<u32>,
+    /// Source offset of each op's instruction, where lowering recorded one (for trap
+    /// messages; see [`Function::src_offset`]).
+    pub(super) op_src: Vec<Option<u32>>,
     pub(super) blocks: Vec<BlockInfo>,
     pub(super) edges: Vec<Edge>,
     /// `(dst, src)` phi copies, referenced by edges.
@@ -150,6 +153,7 @@ impl Program {
         let mut prog = Program {
             code: Vec::new(),
             op_block: Vec::new(),
+            op_src: Vec::new(),
             blocks: Vec::new(),
             edges: Vec::new(),
             copies: Vec::new(),
@@ -335,6 +339,7 @@ impl<'a> Translator<'a> {
             }
             self.prog.code.push(translated);
             self.prog.op_block.push(gb);
+            self.prog.op_src.push(func.src_offset(inst));
             terminated = op.is_terminator();
         }
         if !terminated {

@@ -12,10 +12,12 @@
 //! (after the trapping instruction, and after each pending call on the frame stack) are
 //! subtracted again, so the figures count exactly the instructions executed.
 
+use std::time::{Duration, Instant};
+
 use super::code::{NO_REG, Op, Program, Reg};
 use super::cost::{CostClass, CostCounts};
 use super::memory::Memory;
-use super::{HI, InterpConfig, InterpResult, UNDEF};
+use super::{HI, InterpConfig, InterpResult, Interrupted, Stream, UNDEF};
 use crate::frontend::hir::Builtin;
 use crate::runtime::{Io, Outcome, PutfArg, Trap, TrapKind};
 
@@ -38,7 +40,23 @@ struct Stop {
     pc: u32,
 }
 
-pub(super) fn execute(prog: &Program, stdin: &[u8], config: &InterpConfig) -> InterpResult {
+/// Steps between two looks at the clock of a streaming run (a few milliseconds of work).
+const CHECK_INTERVAL: u64 = 1 << 20;
+/// A streaming run writes its buffered output once it holds this many bytes...
+const FLUSH_BYTES: usize = 1 << 16;
+/// ... or when this much time has passed since the last write (checked every
+/// [`CHECK_INTERVAL`] steps).
+const FLUSH_PERIOD: Duration = Duration::from_millis(100);
+
+pub(super) fn execute(
+    prog: &Program,
+    stdin: &[u8],
+    config: &InterpConfig,
+    stream: Option<Stream<'_>>,
+) -> (InterpResult, Option<Interrupted>) {
+    let start = Instant::now();
+    let deadline = stream.as_ref().and_then(|s| s.timeout).map(|t| start + t);
+    let check_at = if stream.is_some() { CHECK_INTERVAL.min(config.max_steps) } else { config.max_steps };
     let mut m = Machine {
         prog,
         config,
@@ -49,6 +67,11 @@ pub(super) fn execute(prog: &Program, stdin: &[u8], config: &InterpConfig) -> In
         block_counts: vec![0; prog.blocks.len()],
         steps: 0,
         stack_base: 0,
+        check_at,
+        stream,
+        deadline,
+        last_flush: start,
+        interrupted: None,
     };
     let result = m.run();
     let mut cost = CostCounts::default();
@@ -60,6 +83,7 @@ pub(super) fn execute(prog: &Program, stdin: &[u8], config: &InterpConfig) -> In
         }
     }
     let mut outcome = Outcome { stdout: Vec::new(), exit_status: None, trap: None, steps: 0 };
+    let mut trap_src_offset = None;
     match result {
         Ok(status) => outcome.exit_status = Some(status as u8),
         Err(stop) => {
@@ -71,6 +95,7 @@ pub(super) fn execute(prog: &Program, stdin: &[u8], config: &InterpConfig) -> In
             }
             let mut trap = stop.trap;
             if stop.pc > 0 {
+                trap_src_offset = prog.op_src[stop.pc as usize - 1];
                 let block = prog.op_block[stop.pc as usize - 1] as usize;
                 let func = &prog.funcs[prog.blocks[block].func as usize].name;
                 trap.detail = format!("in @{func}: {}", trap.detail);
@@ -78,12 +103,18 @@ pub(super) fn execute(prog: &Program, stdin: &[u8], config: &InterpConfig) -> In
             outcome.trap = Some(trap);
         }
     }
+    if m.interrupted.is_some() {
+        outcome.trap = None;
+    }
+    if m.stream.is_some() && !matches!(m.interrupted, Some(Interrupted::Output(_))) {
+        m.flush();
+    }
     outcome.stdout = m.io.take_stdout();
     outcome.steps = cost.total();
-    InterpResult { outcome, cost }
+    (InterpResult { outcome, cost, trap_src_offset }, m.interrupted)
 }
 
-struct Machine<'p> {
+struct Machine<'p, 'w> {
     prog: &'p Program,
     config: &'p InterpConfig,
     regs: Vec<u64>,
@@ -94,6 +125,15 @@ struct Machine<'p> {
     steps: u64,
     /// Arena words taken by globals (stack objects start here).
     stack_base: usize,
+    /// [`Machine::enter`] takes its slow path (the step limit, and for a streaming run the
+    /// clock) when the steps would pass this.
+    check_at: u64,
+    /// Where the output goes as it is produced (otherwise it is returned in the outcome).
+    stream: Option<Stream<'w>>,
+    deadline: Option<Instant>,
+    last_flush: Instant,
+    /// Why a streaming run stopped early (its outcome then has neither a trap nor a result).
+    interrupted: Option<Interrupted>,
 }
 
 fn trap(kind: TrapKind, detail: impl Into<String>) -> Trap {
@@ -110,7 +150,7 @@ fn fbits(x: f32) -> u64 {
     x.to_bits() as u64
 }
 
-impl Machine<'_> {
+impl Machine<'_, '_> {
     /// Ops in `[pc, end of pc-1's block)` were counted at block entry but never ran.
     fn subtract_tail(&self, pc: u32, cost: &mut CostCounts) {
         if pc == 0 {
@@ -129,7 +169,20 @@ impl Machine<'_> {
     /// Pushes the stack objects of function `fi`; returns the first object's id.
     fn push_allocas(&mut self, fi: u32) -> Result<u32, Trap> {
         let first = self.mem.num_objects();
-        for &words in &self.prog.funcs[fi as usize].allocas {
+        let func = &self.prog.funcs[fi as usize];
+        let frame_words: u64 = func.allocas.iter().map(|&w| w as u64).sum();
+        if frame_words > self.config.max_stack_words {
+            return Err(trap(
+                TrapKind::CallDepth,
+                format!(
+                    "stack frame of @{} too large ({} bytes; the stack holds {} bytes)",
+                    func.name,
+                    frame_words * 4,
+                    self.config.max_stack_words * 4
+                ),
+            ));
+        }
+        for &words in &func.allocas {
             if (self.mem.top() - self.stack_base) as u64 + words as u64 > self.config.max_stack_words {
                 return Err(trap(TrapKind::CallDepth, "stack memory limit exceeded"));
             }
@@ -145,11 +198,61 @@ impl Machine<'_> {
     #[inline(always)]
     fn enter(&mut self, block: u32, steps: u32) -> Result<(), Trap> {
         let steps = steps as u64;
-        if self.steps + steps > self.config.max_steps {
-            return Err(trap(TrapKind::StepLimit, format!("more than {} steps", self.config.max_steps)));
+        if self.steps + steps > self.check_at {
+            self.checkpoint(steps)?;
         }
         self.steps += steps;
         self.block_counts[block as usize] += 1;
+        Ok(())
+    }
+
+    /// The slow path of [`Machine::enter`]: the step limit; for a streaming run also the
+    /// deadline and the periodic flush of the output.
+    #[cold]
+    fn checkpoint(&mut self, steps: u64) -> Result<(), Trap> {
+        let step_limit = || trap(TrapKind::StepLimit, format!("more than {} steps", self.config.max_steps));
+        if self.steps + steps > self.config.max_steps {
+            return Err(step_limit());
+        }
+        let now = Instant::now();
+        if let (Some(deadline), Some(stream)) = (self.deadline, &self.stream)
+            && now >= deadline
+        {
+            self.interrupted = Some(Interrupted::TimedOut(stream.timeout.unwrap_or_default()));
+            return Err(step_limit());
+        }
+        if now - self.last_flush >= FLUSH_PERIOD && !self.flush() {
+            return Err(step_limit());
+        }
+        self.check_at = (self.steps + steps + CHECK_INTERVAL).min(self.config.max_steps);
+        Ok(())
+    }
+
+    /// Writes the buffered output of a streaming run out; false (and the run is interrupted)
+    /// when that fails.
+    fn flush(&mut self) -> bool {
+        let Some(stream) = &mut self.stream else { return true };
+        self.last_flush = Instant::now();
+        if self.io.stdout.is_empty() {
+            return true;
+        }
+        let result = stream.out.write_all(&self.io.stdout).and_then(|()| stream.out.flush());
+        self.io.stdout.clear();
+        match result {
+            Ok(()) => true,
+            Err(e) => {
+                self.interrupted = Some(Interrupted::Output(e));
+                false
+            }
+        }
+    }
+
+    /// After output: a streaming run writes a full buffer out.
+    #[inline]
+    fn output_written(&mut self) -> Result<(), Trap> {
+        if self.io.stdout.len() >= FLUSH_BYTES && self.stream.is_some() && !self.flush() {
+            return Err(trap(TrapKind::StepLimit, "output could not be written"));
+        }
         Ok(())
     }
 
@@ -364,6 +467,9 @@ impl Machine<'_> {
                         }
                         Err(t) => stop!(t),
                     }
+                    if let Err(t) = self.output_written() {
+                        stop!(t);
+                    }
                 }
                 Op::PutF(s, start, n) => {
                     let mut args = Vec::with_capacity(n as usize);
@@ -375,6 +481,9 @@ impl Machine<'_> {
                         args.push(if is_float { PutfArg::Float(f(v)) } else { PutfArg::Int(v as u32 as i32) });
                     }
                     self.io.put_f(&prog.strings[s.as_u32() as usize], &args);
+                    if let Err(t) = self.output_written() {
+                        stop!(t);
+                    }
                 }
                 Op::Jump(e) => take_edge!(e),
                 Op::Br(c, t, e) => {

@@ -28,7 +28,9 @@
 //! * Limits: [`InterpConfig::max_steps`] IR instructions ([`TrapKind::StepLimit`], checked a
 //!   block at a time: a block that would cross the budget is not entered),
 //!   [`InterpConfig::max_call_depth`] nested calls and [`InterpConfig::max_stack_words`] words
-//!   of stack objects ([`TrapKind::CallDepth`]).
+//!   of stack objects ([`TrapKind::CallDepth`]; one frame bigger than that on its own says
+//!   "stack frame too large"). A streaming run ([`Program::run_streaming`]) also has a
+//!   wall-clock limit, checked every 2²⁰ steps.
 //!
 //! # Counting
 //! `Outcome::steps` is the number of IR instructions executed, phis included (a phi executes
@@ -95,6 +97,10 @@ impl Default for InterpConfig {
 pub struct InterpResult {
     pub outcome: Outcome,
     pub cost: CostCounts,
+    /// Where in the source the trapping instruction comes from (a byte offset, see
+    /// [`crate::ir::Function::src_offset`]), when the run trapped and lowering recorded it;
+    /// `crate::frontend::LineIndex` turns it into the line and column of the trap.
+    pub trap_src_offset: Option<u32>,
 }
 
 /// A module the interpreter cannot run at all (as opposed to a run that traps).
@@ -108,10 +114,34 @@ pub enum InterpError {
     Malformed { func: String, message: String },
 }
 
+/// Where a streaming run ([`Program::run_streaming`]) writes the program's output as it is
+/// produced, and its wall-clock limit.
+pub struct Stream<'w> {
+    pub out: &'w mut dyn std::io::Write,
+    pub timeout: Option<std::time::Duration>,
+}
+
+/// Why a streaming run stopped before the program ended or trapped.
+#[derive(Debug)]
+pub enum Interrupted {
+    /// The run did not end within the timeout.
+    TimedOut(std::time::Duration),
+    /// Writing the output failed (a closed pipe, a full disk).
+    Output(std::io::Error),
+}
+
 impl Program {
     /// Runs `main` with `stdin` as standard input.
     pub fn run(&self, stdin: &[u8], config: &InterpConfig) -> InterpResult {
-        machine::execute(self, stdin, config)
+        machine::execute(self, stdin, config, None).0
+    }
+
+    /// [`Program::run`] writing the output to `stream.out` as it is produced (buffered, at
+    /// least every 64 KiB or 100 ms of running) instead of collecting it in the outcome,
+    /// whose `stdout` stays empty. An interrupted run's outcome has neither a trap nor an
+    /// exit status; a timed-out run's output so far is written out.
+    pub fn run_streaming(&self, stdin: &[u8], config: &InterpConfig, stream: Stream<'_>) -> (InterpResult, Option<Interrupted>) {
+        machine::execute(self, stdin, config, Some(stream))
     }
 }
 
