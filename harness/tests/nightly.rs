@@ -170,3 +170,117 @@ fn campaign_failures_are_triaged_to_the_culprit_pass() {
     let summary = std::fs::read_to_string(third.join("summary.md")).expect("summary");
     assert!(summary.contains("| untriaged | wrong-output |"), "{summary}");
 }
+
+/// Two nights seeded with consecutive dates (as the CronJob seeds them) check no common
+/// program: the blake3 hashes of the generated sources (and inputs) are disjoint.
+#[test]
+fn consecutive_nights_share_no_program() {
+    use harness::campaign::program_of;
+    let night = |seed: u64| -> BTreeSet<String> {
+        (0..40)
+            .map(|i| {
+                let (_, p) = program_of(seed, true, i);
+                let mut hasher = blake3::Hasher::new();
+                hasher.update(p.source.as_bytes()).update(&[0]).update(&p.stdin);
+                hasher.finalize().to_hex().to_string()
+            })
+            .collect()
+    };
+    let first = night(20260101);
+    let second = night(20260102);
+    assert_eq!(first.len(), 40, "programs of one night are distinct");
+    assert!(first.is_disjoint(&second), "nights 20260101 and 20260102 share a program");
+    // The old derivation (seed + i) made them overlap: program i + 1 of one night is
+    // program i of the next. The campaign's seeds must not be that.
+    assert_ne!(program_of(20260101, true, 1).0, program_of(20260102, true, 0).0);
+}
+
+/// (program, configuration id) of every row of `runs.csv`.
+fn row_keys(dir: &Path) -> Vec<(u64, String)> {
+    let mut reader = csv::Reader::from_path(dir.join("runs.csv")).expect("runs.csv");
+    reader
+        .records()
+        .map(|r| {
+            let r = r.expect("well-formed row");
+            (r[0].parse().expect("program number"), r[3].to_string())
+        })
+        .collect()
+}
+
+fn elapsed_of(dir: &Path) -> f64 {
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("state.json")).expect("state.json")).expect("json");
+    state["elapsed_secs"].as_f64().expect("elapsed_secs")
+}
+
+/// A campaign killed with SIGKILL and resumed runs only what is left of its time budget,
+/// and its records hold every finished program once.
+#[test]
+fn a_killed_campaign_resumes_with_the_remaining_budget() {
+    if common::tools("kill and resume").is_none() {
+        return;
+    }
+    let scratch = common::scratch();
+    let dir = scratch.path().join("killed");
+    let limit = 24.0;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_harness"))
+        .args(["campaign", "--minutes", "0.4", "--jobs", "1", "--seed", "11", "--strategy", "o-levels", "--no-triage"])
+        .args(["--out", path(&dir)])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("harness starts");
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    child.kill().expect("SIGKILL"); // the supervisor; its child dies with it (PR_SET_PDEATHSIG)
+    child.wait().expect("reaped");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let used = elapsed_of(&dir);
+    assert!((6.0..=10.0).contains(&used), "the first session's time is recorded: {used}");
+
+    let start = std::time::Instant::now();
+    let out = harness(&["campaign", "--resume", path(&dir), "--jobs", "1", "--no-triage"]);
+    let resumed = start.elapsed().as_secs_f64();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let programs = programs_of(&dir);
+    let n = programs.len() as u64;
+    assert_eq!(programs, (0..n).collect(), "one worker: programs 0..n, none lost");
+    let mut reader = csv::Reader::from_path(dir.join("programs.csv")).expect("programs.csv");
+    let slowest =
+        reader.records().map(|r| r.expect("row")[9].parse::<f64>().expect("millis") / 1000.0).fold(0.0, f64::max);
+    // What was left, plus the program in flight at the deadline, plus start-up and report.
+    let bound = (limit - used) + slowest + 4.0;
+    assert!(resumed <= bound, "resumed session {resumed:.1} s > {bound:.1} s ({used:.1} s used of {limit} s)");
+    assert!(resumed < limit, "the resumed session did not run the whole limit again ({resumed:.1} s)");
+    assert!(elapsed_of(&dir) <= limit + slowest + 4.0, "total {} s", elapsed_of(&dir));
+
+    let keys = row_keys(&dir);
+    let unique: BTreeSet<_> = keys.iter().cloned().collect();
+    assert_eq!(unique.len(), keys.len(), "no row repeated");
+    assert_eq!(keys.len() as u64, 4 * n, "every program under the four O-level configurations");
+    assert_eq!(unique.iter().map(|(p, _)| *p).collect::<BTreeSet<_>>(), programs, "no row of an unfinished program");
+}
+
+#[test]
+fn numeric_options_are_validated() {
+    for (flag, value) in [
+        ("--timeout", "nan"),
+        ("--timeout", "0"),
+        ("--timeout", "-3"),
+        ("--minutes", "-1"),
+        ("--minutes", "nan"),
+        ("--minutes", "inf"),
+        ("--hours", "0"),
+        ("--programs", "0"),
+        ("--programs", "-2"),
+        ("--jobs", "0"),
+        ("--random-configs", "0"),
+        ("--triage-candidates", "0"),
+    ] {
+        let arg = format!("{flag}={value}");
+        let out = harness(&["campaign", &arg, "--out", "/nonexistent/x"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{arg}: {stderr}");
+        assert!(stderr.contains(&format!("invalid value '{value}' for '{flag}")), "{arg}: {stderr}");
+        assert!(stderr.contains("greater than 0"), "{arg}: {stderr}");
+    }
+}

@@ -10,7 +10,7 @@ use super::{Mode, SpeedupData};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 
-const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -23,7 +23,7 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-fn draw_error<E: std::fmt::Debug>(e: E) -> String {
+pub(crate) fn draw_error<E: std::fmt::Debug>(e: E) -> String {
     format!("drawing a chart: {e:?}")
 }
 
@@ -188,8 +188,9 @@ pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
     Ok(svg)
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+/// `s` as HTML text (also inside attribute values in double quotes).
+pub(crate) fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The HTML page: both charts, then the markdown report as preformatted text.
