@@ -115,8 +115,10 @@ fn campaign_shard_and_until_options_are_checked() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid --until"));
 }
 
-/// With seed 1, program 1 (seed 2) is the first that `constfold-sub-swap` miscompiles under
-/// the `singles` strategy (only under `single:constfold`).
+/// With seed 1, one of the first two programs is miscompiled by `constfold-sub-swap` under
+/// the `singles` strategy (only under `single:constfold`); with the SplitMix64 program seeds
+/// the IR interpreter sees the miscompiled program trap (kind `crash`), with the old
+/// `seed + i` ones it saw a wrong output: either is the fault found.
 #[cfg(feature = "fault-injection")]
 #[test]
 fn campaign_failures_are_triaged_to_the_culprit_pass() {
@@ -133,10 +135,14 @@ fn campaign_failures_are_triaged_to_the_culprit_pass() {
         .map(|e| e.expect("entry").path())
         .collect();
     assert!(!failures.is_empty());
+    let mut kinds = std::collections::BTreeSet::new();
     for dir in &failures {
         let json = std::fs::read_to_string(dir.join("triage.json")).expect("triaged");
         let record: harness::campaign::autotriage::TriageRecord = serde_json::from_str(&json).expect("triage.json");
         assert_eq!(record.culprit, "constfold", "{json}");
+        let kind = record.kind.map(|k| k.to_string()).unwrap_or_default();
+        assert!(kind == "wrong-output" || kind == "crash", "{json}");
+        kinds.insert(kind);
         assert_eq!(record.minimal_pipeline.as_deref(), Some("constfold"), "{json}");
         let reduced = std::fs::read_to_string(dir.join("reduced.sy")).expect("reduced program");
         assert!(record.lines_after.is_some_and(|n| n < record.lines_before && n <= 25), "{json}");
@@ -150,7 +156,9 @@ fn campaign_failures_are_triaged_to_the_culprit_pass() {
     // No regression case for an injected fault.
     assert!(!first.join("regressions").exists());
     let summary = std::fs::read_to_string(first.join("summary.md")).expect("summary");
-    assert!(summary.contains("| constfold | wrong-output | ir-interp | constfold |"), "{summary}");
+    for kind in &kinds {
+        assert!(summary.contains(&format!("| constfold | {kind} | ir-interp | constfold |")), "{summary}");
+    }
 
     // The next night finds the same failure: nothing new, nothing gone.
     let second = scratch.path().join("night2");
@@ -168,7 +176,9 @@ fn campaign_failures_are_triaged_to_the_culprit_pass() {
         assert!(!dir.expect("entry").path().join("triage.json").exists());
     }
     let summary = std::fs::read_to_string(third.join("summary.md")).expect("summary");
-    assert!(summary.contains("| untriaged | wrong-output |"), "{summary}");
+    for kind in &kinds {
+        assert!(summary.contains(&format!("| untriaged | {kind} |")), "{summary}");
+    }
 }
 
 /// Two nights seeded with consecutive dates (as the CronJob seeds them) check no common
