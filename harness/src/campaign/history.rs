@@ -439,4 +439,29 @@ mod tests {
         assert!(page.contains("<th>still open</th>") && page.contains("40.0%</td>"));
         assert!(!page.contains('\0'));
     }
+
+    #[test]
+    fn nights_are_read_from_their_small_files() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("night-1");
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(
+            dir.join("stats.csv"),
+            "metric,value\nprograms,12\nchecks,48\nfailures,2\nsession_checks_per_s,3.50\npass_runs:dce,12\npass_changed:dce,6\n",
+        )
+        .expect("write");
+        std::fs::write(dir.join("failures.csv"), "key,culprit,kind\ngvn|crash|aa,gvn,crash\n").expect("write");
+        std::fs::write(dir.join("campaign.json"), r#"{"seed": 77}"#).expect("write");
+        let night = Night::read(&dir).expect("night");
+        assert_eq!((night.name.as_str(), night.seed, night.programs, night.checks, night.failures), ("night-1", Some(77), 12, 48, 2));
+        assert_eq!(night.checks_per_s, 3.5);
+        assert_eq!(night.pass_changes["dce"], (12, 6));
+        assert_eq!(night.distinct["gvn|crash|aa"], "gvn");
+        let out = tmp.path().join("report");
+        run(&HistoryArgs { dirs: vec![dir.clone(), dir], out: out.clone() }).expect("report");
+        assert!(std::fs::read_to_string(out.join("history.md")).expect("md").contains("| night-1 | 77 | 12 | 48 | 3.50 | 2 | 1 | 0 | 0 | 1 |"));
+        assert!(out.join("index.html").exists());
+        let err = Night::read(tmp.path()).expect_err("no stats.csv");
+        assert!(err.to_string().contains("no stats.csv"), "{err}");
+    }
 }

@@ -9,8 +9,10 @@
 //! assembly hash), [`records`] (`runs.csv`, `programs.csv` and `selftests.csv`, append-only,
 //! with resume), [`failures`] (the failure corpus),
 //! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
-//! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
-//! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
+//! (`summary.md`, `stats.csv`), [`reproduce`] (the opening of `summary.md`: commands to
+//! rerun and resume, settings, cost totals), [`nightly`] (distinct failures, comparison with
+//! the previous night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
+//! [`history`] (`harness report history`: nights side by side),
 //! [`progress`] (the progress line), [`isolate`] (the supervisor that survives compiler
 //! crashes, and the journal it reads), [`memory_log`] (`memory.csv`: RSS and live heap after
 //! every program), [`cli`].
@@ -31,7 +33,8 @@
 //! summary is written. Workers get [`WORKER_STACK`] of stack, so deep but legitimate
 //! recursion in the compiler does not overflow; a crash that does kill the process is the
 //! supervisor's business ([`isolate`]). A campaign directory holds `campaign.json` (the options, so
-//! `--resume` checks the same programs under the same configurations), the records, the
+//! `--resume` checks the same programs under the same configurations), `state.json` (the
+//! time used so far, so `--resume` runs what is left of the limit: [`State`]), the records, the
 //! report, and the failure corpus when `--out` was given (else failures go to
 //! `corpus/failures/`).
 

@@ -143,9 +143,11 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row
     let _ = writeln!(s, "| seed | {} (program i: `program_seed({0}, i)`, SplitMix64) |", options.seed);
     let _ = writeln!(s, "| compiler revision | {} |", revisions(state));
     let _ = writeln!(s, "| strategies | {} ({} random configurations per program) |", options.strategies.join(", "), options.random_per_program);
+    let used = format!("{:.0} s used in {} session{}", state.elapsed_secs, state.sessions, if state.sessions == 1 { "" } else { "s" });
     let limit = match (options.seconds, options.programs) {
-        (Some(secs), _) => format!("{secs:.0} s; {:.0} s used in {} sessions", state.elapsed_secs, state.sessions),
-        (None, Some(n)) => format!("{n} programs; {:.0} s used in {} sessions", state.elapsed_secs, state.sessions),
+        // A program in flight at the deadline is finished, so the time used can pass the limit.
+        (Some(secs), _) => format!("{secs:.0} s; {used}"),
+        (None, Some(n)) => format!("{n} programs; {used}"),
         (None, None) => "none".into(),
     };
     let _ = writeln!(s, "| limit | {limit} |");

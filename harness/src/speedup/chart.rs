@@ -193,7 +193,7 @@ pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The HTML page: both charts, then the markdown report as preformatted text.
+/// The HTML page: both charts, then the markdown report as HTML (tables, lists, headings).
 pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
     let mut page = String::new();
     let _ = write!(
@@ -201,7 +201,8 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>sysyc per-pass speedups</title>\
          <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}\
-         pre{{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}}\
+         table{{border-collapse:collapse;margin:1em 0;font-size:13px}}th,td{{border:1px solid #ccc;padding:2px 6px}}\
+         thead{{background:#eee}}code{{background:#f6f6f6}}\
          figure{{margin:1.5em 0}}figure svg{{max-width:100%;height:auto}}</style></head><body>\n\
          <h1>sysyc per-pass speedups</h1>\n<p>Base pipeline: <code>{}</code>; {} benchmarks.</p>\n",
         escape(&data.base.join(",")),
@@ -215,7 +216,7 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         }
         let _ = writeln!(page, "</ol></figcaption></figure>");
     }
-    let _ = write!(page, "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n", escape(markdown));
+    let _ = write!(page, "<section class=\"report\">\n{}</section>\n</body></html>\n", super::markdown::to_html(markdown));
     Ok(page)
 }
 
@@ -257,10 +258,11 @@ mod tests {
 
     #[test]
     fn page_holds_both_charts_and_escaped_text() {
-        let page = html(&data(), "a <b> & c").expect("page");
+        let page = html(&data(), "a <b> & c\n\n| pass | x |\n|---|--:|\n| dce | 1.0 |\n").expect("page");
         assert_eq!(page.matches("<svg").count(), 2, "two charts");
         assert!(page.contains("mem2reg") && page.contains("dce"));
-        assert!(page.contains("a &lt;b&gt; &amp; c"));
+        assert!(page.contains("<p>a &lt;b&gt; &amp; c</p>"));
+        assert!(page.contains("<td>dce</td>") && !page.contains("<pre>"), "the report's tables are HTML tables");
         assert!(page.contains("<li>dce</li>"), "the prefix chart lists its passes");
     }
 
