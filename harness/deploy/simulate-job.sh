@@ -80,7 +80,10 @@ def rows(path, opener=open):
     with opener(path, "rt", newline="") as f:
         r = csv.reader(f)
         header = next(r)
-        keep = [i for i, h in enumerate(header) if not (h.startswith("us_") or h in ("compile_us", "run_us", "millis"))]
+        # Wall-clock columns, and the whole-process counts that include the runtime's report
+        # of starttime/stoptime (elapsed time printed: its digits vary); program_insns stays.
+        clock = ("compile_us", "run_us", "millis", "insns", "cycles")
+        keep = [i for i, h in enumerate(header) if not (h.startswith(("us_", "class_")) or h in clock)]
         out = [tuple(row[i] for i in keep) for row in r]
     if len(set(out)) != len(out):
         sys.exit(f"simulate-job: repeated rows in {path}")

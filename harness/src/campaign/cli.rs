@@ -208,11 +208,12 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         if args.previous.is_some() {
             options.previous = args.previous.clone();
         }
-        // A limit given here extends the campaign from where it is; the supervisor's child
-        // gets its own limits as they are (a replay: `--programs` for that session only).
+        // A time limit given here extends the campaign by that much from where it is; a
+        // program limit replaces the saved one. Saved, except in the supervisor's child,
+        // whose only limit is a replay's `--programs` for that session.
         let limit_given = session_seconds(args)?.is_some() || args.programs.is_some();
         if let Some(s) = session_seconds(args)? {
-            options.seconds = Some(if quiet { s } else { super::State::read(dir)?.elapsed_secs + s });
+            options.seconds = Some(super::State::read(dir)?.elapsed_secs + s);
             options.programs = None;
         }
         if args.programs.is_some() {
