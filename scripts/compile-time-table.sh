@@ -17,7 +17,7 @@ for group in "$root"/compile-time_*; do
         est="$group/$n/new/estimates.json"
         [ -f "$est" ] || continue
         # The mean's point estimate, in nanoseconds.
-        t=$(grep -o '"mean":{[^}]*"point_estimate":[0-9.e+]*' "$est" | grep -o '[0-9.e+]*$')
+        t=$(grep -o '^{"mean":{"confidence_interval":{[^}]*},"point_estimate":[0-9.e+]*' "$est" | grep -o '[0-9.e+]*$')
         ms=$(awk -v t="$t" 'BEGIN { printf "%.1f ms", t / 1e6 }')
         if [ -n "$prev_t" ]; then
             rt=$(awk -v a="$t" -v b="$prev_t" 'BEGIN { printf "%.2f", a / b }')

@@ -11,12 +11,14 @@
 //! * `functions` — many small functions with a branch each, all called from `main` (the
 //!   call graph, inlining, a huge `main` after inlining);
 //! * `nesting` — `if` statements nested 32 deep, repeated (many blocks, deep dominator trees,
-//!   if-conversion). Its sizes stop at 50k: `simplify-cfg` and `constraint-elim` still grow
-//!   faster than linearly on it;
+//!   if-conversion). Its sizes, and those of `functions`, stop at 50k: `simplify-cfg` and
+//!   `constraint-elim` (nesting) and the inliner's block splitting in a huge `main`
+//!   (functions) still grow faster than linearly;
 //! * `loops` — many small counted loops over a global array in one function (the loop
-//!   passes). Its sizes stop at 5k statements: the loop passes still recompute their
-//!   analyses once per loop they change, so the shape grows as loops × blocks (see the
-//!   growth table), and 200k statements would take hours.
+//!   passes). Its sizes stop at 2k statements: the loop passes (`loop-simplify`,
+//!   `loop-rotate`, `full-unroll`) still recompute their analyses once per loop they change,
+//!   so the shape grows as loops × blocks (see the growth table); 200k statements would
+//!   take hours.
 //!
 //! The sizes are few and the samples the minimum criterion allows: a whole `cargo bench
 //! --bench compile_time` takes several minutes.
@@ -51,9 +53,9 @@ impl Shape {
 
     fn sizes(self) -> &'static [usize] {
         match self {
-            Shape::Loops => &[1_000, 2_000, 5_000],
-            Shape::Nesting => &[1_000, 10_000, 50_000],
-            Shape::Straight | Shape::Functions => &[1_000, 10_000, 50_000, 200_000],
+            Shape::Loops => &[500, 1_000, 2_000],
+            Shape::Nesting | Shape::Functions => &[1_000, 10_000, 50_000],
+            Shape::Straight => &[1_000, 10_000, 50_000, 200_000],
         }
     }
 

@@ -70,7 +70,8 @@ enum Command {
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
     Bench(harness::bench::cli::BenchArgs),
-    /// Reports over measurements (`speedup`: per-pass speedups).
+    /// Reports over measurements (`speedup`: per-pass speedups; `history`: campaign nights
+    /// side by side).
     #[command(subcommand)]
     Report(ReportCommand),
 }
@@ -80,6 +81,9 @@ enum ReportCommand {
     /// Per-pass leave-one-out, add-one and prefix speedups in instructions and cycles; writes
     /// results/speedup/<date>/{speedup.csv,report.md,index.html}.
     Speedup(harness::speedup::cli::SpeedupArgs),
+    /// Campaign nights side by side: throughput, programs, failures new / fixed / still open
+    /// by culprit, per-pass change rates; writes history.md and index.html (with charts).
+    History(harness::campaign::history::HistoryArgs),
 }
 
 /// Counts the live heap so that a campaign can tell a leak from allocator retention (see
@@ -103,6 +107,7 @@ fn main() -> ExitCode {
         },
         Command::Bench(args) => harness::bench::cli::run(&args),
         Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
+        Command::Report(ReportCommand::History(args)) => report(harness::campaign::history::run(&args)),
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),
     }
 }

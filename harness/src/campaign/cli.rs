@@ -28,17 +28,18 @@ use crate::triage::reduce::ReduceOptions;
 use crate::triage::regression::TriageOptions;
 use anyhow::{Context, Result};
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 #[derive(clap::Args, Debug)]
 pub struct CampaignArgs {
-    /// Run for this many minutes (default 3 when no limit is given).
-    #[arg(long, conflicts_with_all = ["hours", "programs", "until"])]
+    /// Run for this many minutes (default 3 when no limit is given). With `--resume`: this
+    /// many more minutes (else what is left of the saved limit).
+    #[arg(long, conflicts_with_all = ["hours", "programs", "until"], value_parser = positive_f64)]
     pub minutes: Option<f64>,
     /// Run for this many hours.
-    #[arg(long, conflicts_with_all = ["programs", "until"])]
+    #[arg(long, conflicts_with_all = ["programs", "until"], value_parser = positive_f64)]
     pub hours: Option<f64>,
     /// Run until this time of day (HH:MM, UTC; the next such time, so `06:00` started at
     /// 22:00 runs 8 hours).
@@ -51,17 +52,17 @@ pub struct CampaignArgs {
     #[arg(long)]
     pub no_triage: bool,
     /// Stop each reduction after testing this many candidates.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, default_value_t = 5000, value_parser = positive_usize)]
     pub triage_candidates: usize,
     /// A previous night's campaign (or merged) directory: the summary says what is new and
     /// what disappeared.
     #[arg(long)]
     pub previous: Option<PathBuf>,
     /// Check this many programs (program numbers 0..N), then stop.
-    #[arg(long)]
+    #[arg(long, value_parser = positive_u64)]
     pub programs: Option<u64>,
     /// Worker threads (default: the number of cores).
-    #[arg(long)]
+    #[arg(long, value_parser = positive_usize)]
     pub jobs: Option<usize>,
     /// Strategies: o-levels, singles, leave-one-out, pairs, random, exhaustive.
     #[arg(long, default_value = DEFAULT_STRATEGIES)]
@@ -70,23 +71,25 @@ pub struct CampaignArgs {
     #[arg(long, value_delimiter = ',')]
     pub over: Vec<String>,
     /// Random configurations per program for the `random` strategy.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = positive_usize)]
     pub random_configs: usize,
-    /// First seed (program i uses seed + i); default: from the clock.
+    /// The campaign seed (program i uses `program_seed(seed, i)`, a SplitMix64 hash);
+    /// default: from the clock and the process id.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Campaign directory (default `results/<campaign-id>`); failures go to `<out>/failures`.
     #[arg(long, conflicts_with = "resume")]
     pub out: Option<PathBuf>,
-    /// Continue the campaign in this directory (after a kill or Ctrl-C). A time or program
-    /// limit given here replaces the saved one.
+    /// Continue the campaign in this directory (after a kill or Ctrl-C) for what is left of
+    /// its time budget (`state.json` holds the time used). A time limit given here runs that
+    /// much longer; a program limit replaces the saved one.
     #[arg(long)]
     pub resume: Option<PathBuf>,
     /// Also run gcc -O0 and -O2 of each program (a third opinion).
     #[arg(long)]
     pub gcc: bool,
     /// Time limit of each run, in seconds (default 10).
-    #[arg(long, default_value_t = Limits::GENERATED.timeout.as_secs_f64())]
+    #[arg(long, default_value_t = Limits::GENERATED.timeout.as_secs_f64(), value_parser = positive_f64)]
     pub timeout: f64,
     /// Use the generator's default configuration instead of swarm configurations.
     #[arg(long)]
@@ -98,6 +101,33 @@ pub struct CampaignArgs {
     /// crashes (a crash then ends the campaign; `--resume` continues after it).
     #[arg(long)]
     pub in_process: bool,
+}
+
+/// A finite number greater than zero (`nan`, `inf`, `0` and negatives are refused).
+pub fn positive_f64(text: &str) -> Result<f64, String> {
+    let value: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number"))?;
+    if !value.is_finite() || value <= 0.0 {
+        return Err(format!("`{text}`: expected a finite number greater than 0"));
+    }
+    // Durations are built from it: refuse what `Duration` cannot hold (a century is plenty).
+    if value > 3.2e9 {
+        return Err(format!("`{text}`: too large"));
+    }
+    Ok(value)
+}
+
+/// A whole number greater than zero.
+pub fn positive_u64(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err("0: expected a whole number greater than 0".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a whole number greater than 0")),
+    }
+}
+
+/// A whole number greater than zero that fits a `usize`.
+pub fn positive_usize(text: &str) -> Result<usize, String> {
+    usize::try_from(positive_u64(text)?).map_err(|_| format!("`{text}`: too large"))
 }
 
 /// Default length of a campaign without limits.
@@ -178,30 +208,33 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         if args.previous.is_some() {
             options.previous = args.previous.clone();
         }
+        // A time limit given here extends the campaign by that much from where it is; a
+        // program limit replaces the saved one. Saved, except in the supervisor's child,
+        // whose only limit is a replay's `--programs` for that session.
+        let limit_given = session_seconds(args)?.is_some() || args.programs.is_some();
         if let Some(s) = session_seconds(args)? {
-            options.seconds = Some(s);
+            options.seconds = Some(super::State::read(dir)?.elapsed_secs + s);
             options.programs = None;
         }
         if args.programs.is_some() {
             options.programs = args.programs;
             options.seconds = None;
         }
+        if limit_given && !quiet {
+            super::save_options(dir, &options)?;
+        }
         if !quiet {
-            errln!("harness: resuming campaign {} in {}", options.campaign_id, dir.display());
+            let state = super::State::read(dir)?;
+            let left = options.seconds.map(|s| format!(", {:.0} s of {s:.0} s left", state.remaining(s))).unwrap_or_default();
+            errln!("harness: resuming campaign {} in {}{left}", options.campaign_id, dir.display());
         }
         return Ok(Resolved { dir: dir.clone(), options, resume: true });
     }
-    let seed = args
-        .seed
-        .unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()));
+    let seed = args.seed.unwrap_or_else(default_seed);
     let shard = args.shard.as_deref().map(Shard::parse).transpose().map_err(anyhow::Error::msg)?;
     let id = match shard {
         Some(s) => format!("{}-shard{}of{}", campaign_id(seed), s.index, s.count),
         None => campaign_id(seed),
-    };
-    let (dir, failures_dir) = match &args.out {
-        Some(out) => (out.clone(), out.join("failures")),
-        None => (PathBuf::from("results").join(&id), PathBuf::from("corpus/failures")),
     };
     let seconds = match (session_seconds(args)?, args.programs) {
         (Some(s), _) => Some(s),
@@ -220,7 +253,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         timeout_secs: args.timeout,
         swarm: !args.no_swarm,
         faults: args.fault.clone(),
-        failures_dir,
+        failures_dir: PathBuf::new(),
         shard,
         previous: args.previous.clone(),
     };
@@ -230,8 +263,24 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
     Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
     Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?;
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
+    let (dir, failures_dir, campaign_id) = match &args.out {
+        Some(out) => (out.clone(), out.join("failures"), options.campaign_id.clone()),
+        None => {
+            // Created here, atomically: a campaign started at the same moment gets another name.
+            let (id, dir) = super::reserve_dir(Path::new("results"), &options.campaign_id)?;
+            (dir, PathBuf::from("corpus/failures"), id)
+        }
+    };
+    let options = CampaignOptions { campaign_id, failures_dir, ..options };
     errln!("harness: campaign {} (seed {seed}) in {}", options.campaign_id, dir.display());
     Ok(Resolved { dir, options, resume: false })
+}
+
+/// A seed for a campaign started without `--seed`: the clock (nanoseconds) and the process
+/// id through SplitMix64, so campaigns started together get unrelated seeds.
+fn default_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    super::program_seed(nanos, u64::from(std::process::id()))
 }
 
 fn jobs(args: &CampaignArgs) -> usize {
@@ -256,13 +305,7 @@ pub fn run(args: &CampaignArgs) -> Result<u8> {
         fixed_args.push("--previous".into());
         fixed_args.push(previous.into());
     }
-    let supervisor = isolate::Supervisor {
-        dir: resolved.dir,
-        jobs: jobs(args),
-        programs: resolved.options.programs,
-        seconds: resolved.options.seconds,
-        fixed_args,
-    };
+    let supervisor = isolate::Supervisor { dir: resolved.dir, jobs: jobs(args), fixed_args };
     supervisor.run()
 }
 

@@ -52,7 +52,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
-use std::time::Instant;
 
 /// Set (to `1`) in the environment of the campaign child.
 pub const CHILD_ENV: &str = "HARNESS_CAMPAIGN_CHILD";
@@ -198,25 +197,21 @@ pub fn signal_name(signal: i32) -> String {
     name.to_string()
 }
 
-/// The child's session: its extra arguments after `campaign --resume DIR`.
+/// The child's session: its extra arguments after `campaign --resume DIR`. Without a
+/// program limit the child runs what is left of the campaign's own limits (saved in
+/// `campaign.json`, with the time already used in `state.json`: see [`super::State`]).
 pub struct Session {
     /// Worker threads.
     pub jobs: usize,
-    /// Check program numbers below this one only (else the campaign's own limit).
+    /// Check program numbers below this one only, without a time limit (a replay).
     pub programs: Option<u64>,
-    /// Seconds left of a time-limited campaign (else the campaign's own limit).
-    pub seconds: Option<f64>,
 }
 
 /// How the supervisor starts a child: the arguments that do not change between sessions
-/// (triage settings, `--previous`) and the campaign's own limits.
+/// (triage settings, `--previous`).
 pub struct Supervisor {
     pub dir: PathBuf,
     pub jobs: usize,
-    /// The campaign's program limit, if any.
-    pub programs: Option<u64>,
-    /// The campaign's time limit in seconds, counted from the supervisor's start.
-    pub seconds: Option<f64>,
     /// Arguments passed to every child as they are.
     pub fixed_args: Vec<OsString>,
 }
@@ -239,15 +234,13 @@ impl Supervisor {
             }
         })
         .context("installing the Ctrl-C handler")?;
-        let start = Instant::now();
         let mut crashes = 0u32;
         // After a crash with several pairs in flight: replay up to this program with one worker.
         let mut replay_below: Option<u64> = None;
         loop {
-            let seconds = self.seconds.map(|s| (s - start.elapsed().as_secs_f64()).max(0.0));
             let session = match replay_below {
-                Some(n) => Session { jobs: 1, programs: Some(n), seconds: None },
-                None => Session { jobs: self.jobs, programs: self.programs, seconds },
+                Some(n) => Session { jobs: 1, programs: Some(n) },
+                None => Session { jobs: self.jobs, programs: None },
             };
             let status = self.session(&session)?;
             if let Some(code) = status.code() {
@@ -296,8 +289,6 @@ impl Supervisor {
         command.arg("campaign").arg("--resume").arg(&self.dir).arg("--jobs").arg(session.jobs.to_string());
         if let Some(n) = session.programs {
             command.arg("--programs").arg(n.to_string());
-        } else if let Some(s) = session.seconds {
-            command.arg("--minutes").arg(format!("{}", s / 60.0));
         }
         command.args(&self.fixed_args).env(CHILD_ENV, "1").stdin(Stdio::null());
         let supervisor = std::process::id() as libc::pid_t;

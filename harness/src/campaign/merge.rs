@@ -12,7 +12,7 @@
 use super::autotriage::failure_dirs;
 use super::records::{self, ProgramLine, Row, programs_path, runs_path, selftests_path};
 use super::summary::{Session, Stats};
-use super::{CampaignOptions, load_options, nightly, write_report};
+use super::{CampaignOptions, State, load_options, nightly, reproduce, write_report};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -169,7 +169,9 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
         })).collect::<Vec<_>>(),
     });
     std::fs::write(out.join("merge.json"), serde_json::to_string_pretty(&manifest)?)?;
-    write_report(out, &stats, &session, &failures, previous)?;
+    let states: Vec<State> = dirs.iter().map(|d| State::read(d)).collect::<Result<_>>()?;
+    let opening = reproduce::merged_section(out, dirs, &shards, &states, &rows);
+    write_report(out, &stats, &session, &failures, previous, &opening)?;
     Ok((stats, session))
 }
 

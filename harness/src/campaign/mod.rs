@@ -1,16 +1,18 @@
 //! `harness campaign`: the differential testing campaign, the main job of the harness.
 //!
-//! Generate programs (swarm configurations, seeds `seed`, `seed + 1`, ...), check each under
-//! many compiler configurations against the reference interpreter, record every check, save
-//! every failure, report.
+//! Generate programs (swarm configurations, one seed per program derived from the campaign
+//! seed, see [`program_seed`]), check each under many compiler configurations against the
+//! reference interpreter, record every check, save every failure, report.
 //!
 //! Modules: [`config`] (configurations and strategies), [`check`] (one program under its
 //! configurations through the stages of [`crate::stages`], with a dedup cache by IR and
 //! assembly hash), [`records`] (`runs.csv`, `programs.csv` and `selftests.csv`, append-only,
 //! with resume), [`failures`] (the failure corpus),
 //! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
-//! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
-//! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
+//! (`summary.md`, `stats.csv`), [`reproduce`] (the opening of `summary.md`: commands to
+//! rerun and resume, settings, cost totals), [`nightly`] (distinct failures, comparison with
+//! the previous night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
+//! [`history`] (`harness report history`: nights side by side),
 //! [`progress`] (the progress line), [`isolate`] (the supervisor that survives compiler
 //! crashes, and the journal it reads), [`memory_log`] (`memory.csv`: RSS and live heap after
 //! every program), [`cli`].
@@ -18,8 +20,8 @@
 //! # Shards
 //! `--shard i/n` (0 ≤ i < n) checks the program numbers `p` with `p mod n = i` only: n
 //! shards started with the same seed and options cover disjoint programs whose union is
-//! exactly what one unsharded campaign checks, and program `p` is generated from seed
-//! `seed + p` whichever shard checks it. Rows keep the global program number, so
+//! exactly what one unsharded campaign checks, and program `p` is generated from
+//! [`program_seed`]`(seed, p)` whichever shard checks it. Rows keep the global program number, so
 //! `harness merge` only concatenates and sorts. Each shard is an ordinary campaign
 //! directory (resumable on its own).
 //!
@@ -31,7 +33,8 @@
 //! summary is written. Workers get [`WORKER_STACK`] of stack, so deep but legitimate
 //! recursion in the compiler does not overflow; a crash that does kill the process is the
 //! supervisor's business ([`isolate`]). A campaign directory holds `campaign.json` (the options, so
-//! `--resume` checks the same programs under the same configurations), the records, the
+//! `--resume` checks the same programs under the same configurations), `state.json` (the
+//! time used so far, so `--resume` runs what is left of the limit: [`State`]), the records, the
 //! report, and the failure corpus when `--out` was given (else failures go to
 //! `corpus/failures/`).
 
@@ -40,12 +43,14 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod failures;
+pub mod history;
 pub mod isolate;
 pub mod memory_log;
 pub mod merge;
 pub mod nightly;
 pub mod progress;
 pub mod records;
+pub mod reproduce;
 pub mod summary;
 
 use anyhow::{Context, Result};
@@ -72,11 +77,12 @@ use crate::subject::Limits;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct CampaignOptions {
     pub campaign_id: String,
-    /// Program `i` is generated from seed `seed + i`.
+    /// Program `i` is generated from [`program_seed`]`(seed, i)`.
     pub seed: u64,
     /// Stop after this many programs (counting those of earlier sessions).
     pub programs: Option<u64>,
-    /// Stop after this long (per session).
+    /// Stop after this long in all, counting earlier sessions ([`State::elapsed_secs`]):
+    /// a resumed campaign runs what is left.
     pub seconds: Option<f64>,
     pub strategies: Vec<String>,
     pub over: Vec<String>,
@@ -134,6 +140,57 @@ impl CampaignOptions {
     }
 }
 
+/// `state.json`: what the sessions of a campaign have used of its time budget.
+///
+/// Rewritten (through a temporary file and a rename) every [`STATE_PERIOD`] while a
+/// session runs and at its end, so a session killed by SIGKILL loses at most one period:
+/// the session after it runs `seconds − elapsed_secs`, and the campaign's total wall-clock
+/// time stays within its limit plus that period plus the programs in flight at the kill
+/// (which are finished past the deadline and then checked again).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct State {
+    /// Wall-clock seconds of every session so far.
+    pub elapsed_secs: f64,
+    /// Sessions started (the first run and each resume, including supervisor restarts).
+    pub sessions: u64,
+    /// The source revisions ([`reproduce::REVISION`]) the sessions ran, in order, each once.
+    #[serde(default)]
+    pub revisions: Vec<String>,
+}
+
+/// How often a running session saves [`State`].
+pub const STATE_PERIOD: Duration = Duration::from_secs(1);
+
+fn state_path(dir: &Path) -> PathBuf {
+    dir.join("state.json")
+}
+
+impl State {
+    /// The state of the campaign in `dir` (a campaign without one has used nothing).
+    pub fn read(dir: &Path) -> Result<State> {
+        let path = state_path(dir);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(State::default()),
+            Err(e) => Err(e).with_context(|| format!("reading {}", path.display())),
+        }
+    }
+
+    /// Saves the state atomically (a kill leaves the old or the new file, never half).
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = state_path(dir);
+        let tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+        std::fs::write(tmp.path(), serde_json::to_string_pretty(self)?).with_context(|| format!("writing {}", path.display()))?;
+        tmp.persist(&path).map_err(|e| e.error).with_context(|| format!("replacing {}", path.display()))?;
+        Ok(())
+    }
+
+    /// Seconds left of a `limit` after the sessions so far.
+    pub fn remaining(&self, limit: f64) -> f64 {
+        (limit - self.elapsed_secs).max(0.0)
+    }
+}
+
 /// Called once per new failure directory (the hook for automatic triage).
 pub type FailureHook<'a> = dyn Fn(&SavedFailure) + Sync + 'a;
 
@@ -152,10 +209,18 @@ pub const WORKER_STACK: usize = 256 << 20;
 pub fn prepare(dir: &Path, options: &CampaignOptions) -> Result<Records> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let records = Records::create(dir)?;
+    save_options(dir, options)?;
+    Ok(records)
+}
+
+/// Writes `campaign.json` (a new campaign, or a resume that changed the limits).
+pub fn save_options(dir: &Path, options: &CampaignOptions) -> Result<()> {
     let json = serde_json::to_string_pretty(options)?;
     let path = dir.join("campaign.json");
-    std::fs::write(&path, json).with_context(|| format!("writing {}", path.display()))?;
-    Ok(records)
+    let tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    std::fs::write(tmp.path(), json).with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(&path).map_err(|e| e.error).with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
 }
 
 /// Writes `campaign.json` and runs a new campaign in `dir`.
@@ -205,7 +270,20 @@ fn run(
     let remaining =
         options.programs.map(|n| (0..n).filter(|&i| shard.contains(i) && !done.contains(&i)).count() as u64);
     let progress = Progress::new(remaining);
-    let deadline = options.seconds.map(|s| Instant::now() + Duration::from_secs_f64(s));
+    let before = State::read(dir)?;
+    let deadline = options.seconds.map(|s| Instant::now() + Duration::from_secs_f64(before.remaining(s)));
+    let mut revisions = before.revisions.clone();
+    if !revisions.iter().any(|r| r == reproduce::REVISION) {
+        revisions.push(reproduce::REVISION.to_string());
+    }
+    let session_state = |elapsed: Duration| State {
+        elapsed_secs: before.elapsed_secs + elapsed.as_secs_f64(),
+        sessions: before.sessions + 1,
+        revisions: revisions.clone(),
+    };
+    session_state(Duration::ZERO).write(dir)?;
+    let session_start = Instant::now();
+    let session_over = AtomicBool::new(false);
     let records = Mutex::new(records);
     let memory = Mutex::new(memory_log::MemoryLog::open(dir)?);
     let failure_dirs = Mutex::new(Vec::new());
@@ -233,37 +311,51 @@ fn run(
         .stack_size(WORKER_STACK)
         .build()
         .context("starting the worker threads")?;
-    pool.install(|| {
-        indices.par_bridge().for_each(|index| {
-            if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
-                return;
-            }
-            let result = check_one(&checker, &plan, options, dir, index, &records, &faults, hook);
-            match result {
-                Ok((checks, failures, dirs)) => {
-                    // A report, not a record: a full disk here must not stop the campaign.
-                    if let Ok(mut log) = memory.lock()
-                        && let Err(e) = log.record(index)
-                    {
-                        progress.println(format!("warning: {e:#}"));
-                    }
-                    for d in &dirs {
-                        progress.println(format!("failure: {}", d.display()));
-                    }
-                    if let Ok(mut all) = failure_dirs.lock() {
-                        all.extend(dirs.into_iter().map(|d| d.display().to_string()));
-                    }
-                    progress.program_done(checks, failures);
-                }
-                Err(e) => {
-                    if let Ok(mut slot) = first_error.lock() {
-                        slot.get_or_insert(e);
-                    }
-                    stop.store(true, Ordering::SeqCst);
-                }
+    std::thread::scope(|scope| -> Result<()> {
+        // Saves the time used so far every period, so that a kill costs at most one period.
+        let heartbeat = scope.spawn(|| {
+            while !session_over.load(Ordering::SeqCst) {
+                std::thread::park_timeout(STATE_PERIOD);
+                // Best effort: a full disk must not stop the campaign (the end writes again).
+                let _ = session_state(session_start.elapsed()).write(dir);
             }
         });
-    });
+        pool.install(|| {
+            indices.par_bridge().for_each(|index| {
+                if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
+                    return;
+                }
+                let result = check_one(&checker, &plan, options, dir, index, &records, &faults, hook);
+                match result {
+                    Ok((checks, failures, dirs)) => {
+                        // A report, not a record: a full disk here must not stop the campaign.
+                        if let Ok(mut log) = memory.lock()
+                            && let Err(e) = log.record(index)
+                        {
+                            progress.println(format!("warning: {e:#}"));
+                        }
+                        for d in &dirs {
+                            progress.println(format!("failure: {}", d.display()));
+                        }
+                        if let Ok(mut all) = failure_dirs.lock() {
+                            all.extend(dirs.into_iter().map(|d| d.display().to_string()));
+                        }
+                        progress.program_done(checks, failures);
+                    }
+                    Err(e) => {
+                        if let Ok(mut slot) = first_error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+            });
+        });
+        session_over.store(true, Ordering::SeqCst);
+        heartbeat.thread().unpark();
+        let _ = heartbeat.join();
+        session_state(session_start.elapsed()).write(dir)
+    })?;
     progress.finish();
     if let Some(e) = first_error.into_inner().ok().flatten() {
         return Err(e);
@@ -281,17 +373,20 @@ fn run(
         failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
     };
     let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
-    write_report(dir, &stats, &session, &failure_dirs, options.previous.as_deref())?;
+    let opening = reproduce::section(dir, options, &State::read(dir)?, &rows, &programs);
+    write_report(dir, &stats, &session, &failure_dirs, options.previous.as_deref(), &opening)?;
     Ok(Report { dir: dir.to_path_buf(), stats, session })
 }
 
-/// Writes `stats.csv`, `failures.csv` and `summary.md` (with the nightly section) into `dir`.
+/// Writes `stats.csv`, `failures.csv` and `summary.md` (with `opening`, the
+/// [`reproduce`] section, under its title, and the nightly section) into `dir`.
 pub fn write_report(
     dir: &Path,
     stats: &summary::Stats,
     session: &summary::Session,
     failure_dirs: &[PathBuf],
     previous: Option<&Path>,
+    opening: &str,
 ) -> Result<()> {
     let write = |name: &str, text: &str| {
         let path = dir.join(name);
@@ -301,7 +396,7 @@ pub fn write_report(
     let distinct = nightly::distinct(failure_dirs);
     write("failures.csv", &nightly::failures_csv(&distinct)?)?;
     let current = nightly::read_stats(dir);
-    let mut md = summary::summary_md(stats, session);
+    let mut md = reproduce::insert_after_title(&summary::summary_md(stats, session), opening);
     md.push_str(&nightly::section(&distinct, &current, previous)?);
     md.push_str(&memory_log::section(&memory_log::read(dir)));
     write("summary.md", &md)
@@ -320,10 +415,8 @@ fn check_one(
     faults: &FaultSet,
     hook: Option<&FailureHook<'_>>,
 ) -> Result<(u64, u64, Vec<PathBuf>)> {
-    let seed = options.seed.wrapping_add(index);
-    let gen_config = if options.swarm { GenConfig::swarm(seed) } else { GenConfig::default() };
     let generate_start = Instant::now();
-    let program = generate(seed, &gen_config);
+    let (seed, program) = program_of(options.seed, options.swarm, index);
     let generated = generate_start.elapsed();
     let configs = plan.for_program(seed);
     let mut checked = checker.check(index, &program, &configs);
@@ -366,12 +459,67 @@ fn check_one(
     Ok((checked.line.checks, checked.line.failures, dirs))
 }
 
-/// A campaign id from the current time and the seed: `YYYYMMDD-HHMMSS-s<seed>` (UTC).
+/// Program `index` of the campaign of `seed` (swarm generator configurations or the
+/// default one), with its generator seed.
+pub fn program_of(seed: u64, swarm: bool, index: u64) -> (u64, crate::generators::GeneratedProgram) {
+    let seed = program_seed(seed, index);
+    let gen_config = if swarm { GenConfig::swarm(seed) } else { GenConfig::default() };
+    (seed, generate(seed, &gen_config))
+}
+
+/// The generator seed of program `index` of the campaign of `seed`: output `index` of the
+/// SplitMix64 stream seeded with `seed` (state `seed + (index + 1)·γ`, then the SplitMix64
+/// finaliser, a bijection).
+///
+/// Why not `seed + index`: campaigns whose seeds differ by a little (two nights seeded with
+/// consecutive dates, two campaigns started a second apart) would check the same programs
+/// shifted by a few numbers. Here two (seed, index) pairs meet only when their states do,
+/// `seed − seed' ≡ (index' − index)·γ (mod 2⁶⁴)`: for seeds less than 2·10⁶ apart (every
+/// pair of YYYYMMDD dates within two centuries) that needs an index difference of at least
+/// 3.98·10¹² (computed over every such difference; see the test), far beyond any campaign.
+/// Program seeds are also far from one another, so the generator's retry streams
+/// (`seed + k·γ`) do not run into a neighbour's program.
+pub fn program_seed(seed: u64, index: u64) -> u64 {
+    const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut z = seed.wrapping_add(index.wrapping_add(1).wrapping_mul(GAMMA));
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A campaign id from the current time, the seed and the process:
+/// `YYYYMMDD-HHMMSS.mmm-s<seed>-p<pid>` (UTC). Two campaigns of one machine started in the
+/// same millisecond differ by pid; the default directory is also created atomically
+/// ([`reserve_dir`]), so even ids that meet get distinct directories.
 pub fn campaign_id(seed: u64) -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let secs = now.as_secs();
     let (days, rem) = (secs / 86_400, secs % 86_400);
     let (y, m, d) = civil_from_days(days as i64);
-    format!("{y:04}{m:02}{d:02}-{:02}{:02}{:02}-s{seed}", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}.{:03}-s{seed}-p{}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60,
+        now.subsec_millis(),
+        std::process::id()
+    )
+}
+
+/// Creates a new directory `parent/<id>` (or `parent/<id>-2`, `-3`, ... when that exists)
+/// with one atomic `mkdir` each; returns the id used and the directory.
+pub fn reserve_dir(parent: &Path, id: &str) -> Result<(String, PathBuf)> {
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    for n in 1u32.. {
+        let name = if n == 1 { id.to_string() } else { format!("{id}-{n}") };
+        let dir = parent.join(&name);
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok((name, dir)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("creating {}", dir.display())),
+        }
+    }
+    unreachable!("a free name below u32::MAX suffixes")
 }
 
 /// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar (Howard
@@ -404,9 +552,38 @@ mod tests {
     }
 
     #[test]
+    fn nearby_campaign_seeds_share_no_program_seed() {
+        // γ⁻¹ mod 2⁶⁴ by Newton's iteration (each step doubles the correct low bits).
+        const GAMMA: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut inverse = GAMMA;
+        for _ in 0..6 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(GAMMA.wrapping_mul(inverse)));
+        }
+        assert_eq!(GAMMA.wrapping_mul(inverse), 1);
+        // States meet when seed − seed' ≡ (i' − i)·γ: the index gap a seed gap d needs.
+        let closest = (1..2_000_000u64).map(|d| d.wrapping_mul(inverse)).map(|g| g.min(g.wrapping_neg())).min();
+        assert!(closest.is_some_and(|g| g >= 3_980_000_000_000), "{closest:?}");
+        // And concretely: consecutive dates and seeds, the first thousand programs each.
+        for (a, b) in [(20260101, 20260102), (20261231, 20270101), (5, 6), (0, u64::MAX)] {
+            let first: BTreeSet<u64> = (0..1000).map(|i| program_seed(a, i)).collect();
+            assert_eq!(first.len(), 1000);
+            assert!((0..1000).all(|i| !first.contains(&program_seed(b, i))), "{a} and {b}");
+        }
+    }
+
+    #[test]
+    fn default_campaign_directories_never_collide() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (a, dir_a) = reserve_dir(tmp.path(), "x").expect("first");
+        let (b, dir_b) = reserve_dir(tmp.path(), "x").expect("second");
+        assert_eq!((a.as_str(), b.as_str()), ("x", "x-2"));
+        assert!(dir_a.is_dir() && dir_b.is_dir());
+    }
+
+    #[test]
     fn civil_dates() {
         assert_eq!(civil_from_days(0), (1970, 1, 1));
         assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert!(campaign_id(5).ends_with("-s5"));
+        assert!(campaign_id(5).contains("-s5-p"));
     }
 }

@@ -10,7 +10,7 @@ use super::{Mode, SpeedupData};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 
-const PALETTE: [RGBColor; 10] = [
+pub(crate) const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
@@ -23,7 +23,7 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-fn draw_error<E: std::fmt::Debug>(e: E) -> String {
+pub(crate) fn draw_error<E: std::fmt::Debug>(e: E) -> String {
     format!("drawing a chart: {e:?}")
 }
 
@@ -188,11 +188,12 @@ pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
     Ok(svg)
 }
 
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+/// `s` as HTML text (also inside attribute values in double quotes).
+pub(crate) fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The HTML page: both charts, then the markdown report as preformatted text.
+/// The HTML page: both charts, then the markdown report as HTML (tables, lists, headings).
 pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
     let mut page = String::new();
     let _ = write!(
@@ -200,7 +201,8 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>sysyc per-pass speedups</title>\
          <style>body{{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}}\
-         pre{{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:13px}}\
+         table{{border-collapse:collapse;margin:1em 0;font-size:13px}}th,td{{border:1px solid #ccc;padding:2px 6px}}\
+         thead{{background:#eee}}code{{background:#f6f6f6}}\
          figure{{margin:1.5em 0}}figure svg{{max-width:100%;height:auto}}</style></head><body>\n\
          <h1>sysyc per-pass speedups</h1>\n<p>Base pipeline: <code>{}</code>; {} benchmarks.</p>\n",
         escape(&data.base.join(",")),
@@ -214,7 +216,7 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         }
         let _ = writeln!(page, "</ol></figcaption></figure>");
     }
-    let _ = write!(page, "<h2>Report</h2>\n<pre>{}</pre>\n</body></html>\n", escape(markdown));
+    let _ = write!(page, "<section class=\"report\">\n{}</section>\n</body></html>\n", super::markdown::to_html(markdown));
     Ok(page)
 }
 
@@ -256,10 +258,11 @@ mod tests {
 
     #[test]
     fn page_holds_both_charts_and_escaped_text() {
-        let page = html(&data(), "a <b> & c").expect("page");
+        let page = html(&data(), "a <b> & c\n\n| pass | x |\n|---|--:|\n| dce | 1.0 |\n").expect("page");
         assert_eq!(page.matches("<svg").count(), 2, "two charts");
         assert!(page.contains("mem2reg") && page.contains("dce"));
-        assert!(page.contains("a &lt;b&gt; &amp; c"));
+        assert!(page.contains("<p>a &lt;b&gt; &amp; c</p>"));
+        assert!(page.contains("<td>dce</td>") && !page.contains("<pre>"), "the report's tables are HTML tables");
         assert!(page.contains("<li>dce</li>"), "the prefix chart lists its passes");
     }
 

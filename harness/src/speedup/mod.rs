@@ -34,6 +34,7 @@
 //! The tables and charts are written by [`report`] and [`chart`].
 
 pub mod chart;
+pub mod markdown;
 pub mod cli;
 pub mod report;
 pub mod run_cache;

@@ -23,6 +23,28 @@ fn opt(x: Option<u64>) -> String {
     x.map(|x| x.to_string()).unwrap_or_default()
 }
 
+/// The section naming what this report does not measure: registered IR passes outside the
+/// base pipeline (every family works on the base pipeline's passes) and the back-end stages
+/// (every configuration runs them all), so a missing row is never mistaken for "no effect".
+pub fn not_measured(base: &[&str]) -> String {
+    let outside: Vec<String> =
+        sysyc::passes::ir_passes().map(|p| p.name).filter(|p| !base.contains(p)).map(|p| format!("`{p}`")).collect();
+    let stages: Vec<String> = sysyc::isa::arm::Stage::ALL.iter().map(|st| format!("`{}`", st.name())).collect();
+    let mut s = String::from("## Not measured here\n\n");
+    if outside.is_empty() {
+        s.push_str("Every registered IR pass is in the base pipeline.\n");
+    } else {
+        let _ = writeln!(s, "- IR passes outside the base pipeline: {}.", outside.join(", "));
+    }
+    let _ = writeln!(
+        s,
+        "- Back-end stages (on in every configuration here): {}. Their effect on correctness is \
+         checked by the campaign (`singles`, `leave-one-out`).\n",
+        stages.join(", ")
+    );
+    s
+}
+
 /// Writes the CSV.
 pub fn write_csv(data: &SpeedupData, out: impl io::Write) -> csv::Result<()> {
     let mut w = csv::Writer::from_writer(out);
@@ -115,6 +137,8 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
         cached,
         skipped
     );
+
+    s.push_str(&not_measured(&data.base));
 
     let _ = writeln!(s, "## Top passes (leave-one-out geomean, instructions)\n");
     for (i, r) in ranking(&summaries).iter().take(5).enumerate() {
@@ -218,4 +242,20 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::not_measured;
+    use sysyc::isa::arm::Stage;
+
+    #[test]
+    fn passes_outside_the_base_and_every_stage_are_named_as_not_measured() {
+        let s = not_measured(sysyc::passes::O2_PIPELINE);
+        assert!(s.contains("`fuse-blocks`") && s.contains("`fuse-branch`"), "{s}");
+        assert!(!s.contains("`gvn`"), "gvn is in -O2: {s}");
+        for stage in Stage::ALL {
+            assert!(s.contains(&format!("`{}`", stage.name())), "{s}");
+        }
+    }
 }
