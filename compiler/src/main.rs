@@ -141,7 +141,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
             (Some(out), true) => std::fs::write(out, asm)
                 .map_err(|e| Failure::User(format!("sysyc: cannot write {}: {e}", out.display())))?,
             (None, true) => print!("{asm}"),
-            (Some(out), false) => driver::build_executable(&asm, out).map_err(|e| match e {
+            (Some(out), false) => driver::build_executable(&asm, out, cli.config.assembler).map_err(|e| match e {
                 CompileError::Toolchain(sysyc::toolchain::ToolchainError::NotFound { .. }) => {
                     Failure::User(format!("sysyc: {e}"))
                 }
