@@ -297,6 +297,7 @@ fn run(
         jobs,
         interrupted: stop.load(Ordering::SeqCst),
         failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
+        qemu_runs: rows.iter().filter(|r| !done.contains(&r.program) && !r.asm_hash.is_empty() && !r.asm_shared).count() as u64,
     };
     let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
     write_report(dir, &stats, &session, &failure_dirs, options.previous.as_deref())?;
