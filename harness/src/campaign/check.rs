@@ -311,10 +311,10 @@ impl Checker {
     /// the sampled texts of the program of `seed`, the encoder oracle first (a disagreement
     /// is the verdict: it may explain a wrong run).
     fn run(&self, asm: &str, seed: u64, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
-        if encoder::sampled(seed, &hash_text(asm), self.encoder_sample) {
-            if let Err(failure) = timing.time(Phase::Selftest, || encoder::check(asm)) {
-                return Native { verdict: Err(failure), cost: None, run_us: 0 };
-            }
+        if encoder::sampled(seed, &hash_text(asm), self.encoder_sample)
+            && let Err(failure) = timing.time(Phase::Selftest, || encoder::check(asm))
+        {
+            return Native { verdict: Err(failure), cost: None, run_us: 0 };
         }
         let start = Instant::now();
         let executed = stages::execute(asm, self.assembler, stdin, &self.runner, self.limits.timeout);
