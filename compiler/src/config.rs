@@ -269,6 +269,10 @@ pub struct ConfigArgs {
     /// Enable named miscompilations (builds with the `fault-injection` feature only).
     #[arg(long, value_name = "NAME,...", hide = !cfg!(feature = "fault-injection"))]
     pub fault: Option<String>,
+    /// How executables are built: `in-process` (assembler and linker in the compiler, the
+    /// freestanding runtime) or `gnu` (GNU as, the gcc driver, glibc).
+    #[arg(long, value_name = "in-process|gnu", default_value_t)]
+    pub assembler: crate::runtime::library::Assembler,
 }
 
 impl ConfigArgs {

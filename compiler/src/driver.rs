@@ -100,9 +100,10 @@ pub fn select(module: &Module, config: &Config) -> Result<String, BackendError> 
 }
 
 /// Assembles and links assembly text with the runtime library into the static executable
-/// `out`.
-pub fn build_executable(asm: &str, out: &std::path::Path) -> Result<(), CompileError> {
-    crate::runtime::library::link_executable(crate::toolchain::Source::Text(asm), out).map_err(CompileError::Toolchain)
+/// `out`: in-process with the freestanding runtime, or with GNU tools and glibc
+/// ([`Assembler`](crate::runtime::library::Assembler)).
+pub fn build_executable(asm: &str, out: &std::path::Path, assembler: crate::runtime::library::Assembler) -> Result<(), CompileError> {
+    crate::runtime::library::build_program(asm, out, assembler).map_err(CompileError::Toolchain)
 }
 
 /// Runs the IR pipeline of `config` over a module.

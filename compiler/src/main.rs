@@ -199,7 +199,7 @@ fn run(cli: &Cli) -> Result<ExitCode, Failure> {
     let asm = driver::select(&module, &config).map_err(|e| Failure::Internal(CompileError::Backend(e).to_string()))?;
     match executable {
         None => write_output(cli.output.as_deref(), &asm)?,
-        Some(out) => driver::build_executable(&asm, &out).map_err(|e| match e {
+        Some(out) => driver::build_executable(&asm, &out, cli.config.assembler).map_err(|e| match e {
             CompileError::Toolchain(ToolchainError::NotFound { .. }) => Failure::User(format!("sysyc: {e}")),
             e => Failure::Internal(e.to_string()),
         })?,

@@ -46,6 +46,12 @@ pub enum ToolchainError {
     /// The tool ran and failed: the command line, how it ended, and its stderr.
     #[error("`{command}` failed ({status}):\n{stderr}")]
     Failed { command: String, status: String, stderr: String },
+    /// The in-process assembler refused the text (a compiler bug when the text is ours).
+    #[error("in-process assembler: {0}")]
+    Assemble(#[from] crate::isa::arm::asm::AsmError),
+    /// The in-process linker refused the objects.
+    #[error("in-process {0}")]
+    Link(#[from] crate::isa::arm::link::LinkError),
     /// A file of the runtime cache could not be read or written.
     #[error("{action} {path}: {source}")]
     Io {

@@ -343,4 +343,32 @@ fn interpret_trap_locations_agree_with_the_trap_corpus() {
         checked += 1;
     }
     assert!(checked >= 5, "{checked} corpus cases checked");
+
+/// `-o` builds a small static executable in-process by default; `--assembler=gnu` builds the
+/// glibc one with GNU tools; an unknown assembler is a command-line error.
+#[test]
+fn executables_are_built_in_process_or_with_gnu_tools() {
+    if sysyc::toolchain::arm_gcc().is_err() {
+        eprintln!("note: skipping: no ARM cross gcc");
+        return;
+    }
+    let file = source_file(PROGRAM);
+    let path = file.to_str().expect("utf-8 path");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut sizes = Vec::new();
+    for (assembler, name) in [(None, "default"), (Some("--assembler=gnu"), "gnu"), (Some("--assembler=in-process"), "in-process")] {
+        let exe = dir.path().join(name);
+        let mut args = vec![path, "-O2", "-o", exe.to_str().expect("utf-8 path")];
+        args.extend(assembler);
+        let out = sysyc(&args, "");
+        assert!(out.status.success(), "{name}: {}", text(&out.stderr));
+        let bytes = std::fs::read(&exe).expect("the executable");
+        assert_eq!(&bytes[..4], b"\x7fELF", "{name}");
+        sizes.push(bytes.len());
+    }
+    assert_eq!(sizes[0], sizes[2], "the default is in-process");
+    assert!(sizes[0] * 5 < sizes[1], "in-process {} bytes, glibc {} bytes", sizes[0], sizes[1]);
+    let out = sysyc(&[path, "--assembler=llvm", "-o", "x"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("unknown assembler `llvm`"), "{}", text(&out.stderr));
 }

@@ -22,7 +22,7 @@ use sysy_cost_model::ProgramRanges;
 use sysyc::config::Config;
 use sysyc::passes::{OptLevel, PipelineReport};
 use sysyc::runtime::Outcome;
-use sysyc::runtime::library::{self, native_runtime};
+use sysyc::runtime::library::{self, Assembler, native_runtime};
 use sysyc::toolchain::{self, Source};
 
 use crate::cgen;
@@ -42,11 +42,13 @@ pub struct RunSettings {
     pub input_failure: InputFailure,
     /// Measure executed instructions with the cost plugin (`qemu`, `gcc`).
     pub measure_cost: bool,
+    /// How sysyc's assembly becomes an executable (`qemu`; gcc keeps its own toolchain).
+    pub assembler: Assembler,
 }
 
 impl RunSettings {
     pub fn new(limits: Limits) -> RunSettings {
-        RunSettings { limits, input_failure: InputFailure::Trap, measure_cost: false }
+        RunSettings { limits, input_failure: InputFailure::Trap, measure_cost: false, assembler: Assembler::default() }
     }
 
     fn runner(&self) -> Result<Runner, String> {
@@ -179,13 +181,14 @@ pub struct QemuEngine {
     config: Config,
     runner: Runner,
     timeout: Duration,
+    assembler: Assembler,
 }
 
 impl QemuEngine {
     /// Fails if qemu-arm, the cross toolchain, or (when measuring) the plugin is missing.
     pub fn new(config: &Config, settings: &RunSettings) -> Result<QemuEngine, String> {
         toolchain::arm_gcc().map_err(|e| e.to_string())?;
-        Ok(QemuEngine { config: config.clone(), runner: settings.runner()?, timeout: settings.limits.timeout })
+        Ok(QemuEngine { config: config.clone(), runner: settings.runner()?, timeout: settings.limits.timeout, assembler: settings.assembler })
     }
 
     /// The subject's assembly text under this engine's configuration, with the pass
@@ -198,7 +201,7 @@ impl QemuEngine {
 
     /// Links `asm` and runs it on `stdin`.
     pub fn run_asm(&self, asm: &str, stdin: &[u8]) -> EngineRun {
-        match stages::execute(asm, stdin, &self.runner, self.timeout) {
+        match stages::execute(asm, self.assembler, stdin, &self.runner, self.timeout) {
             Ok(execution) => EngineRun::of(execution.run, Stage::Qemu, Phases { build: execution.link, ..Phases::default() }),
             Err(failure) => EngineRun::failed(failure, Phases::default()),
         }

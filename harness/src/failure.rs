@@ -71,6 +71,9 @@ named_enum! {
         BackendError = "backend-error",
         /// The assembler or linker rejected the generated assembly.
         AsmLinkError = "asm-link-error",
+        /// The in-process assembler encoded an assembly text differently from GNU `as`
+        /// (`.text`, `.data`, ... bytes or relocations), or only one of them accepted it.
+        EncoderDisagreement = "encoder-disagreement",
         /// The compiler killed the process (abort, stack overflow): recorded by the campaign's
         /// supervisor, never run again.
         CompilerCrash = "compiler-crash",

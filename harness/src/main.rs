@@ -70,6 +70,9 @@ enum Command {
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
     Bench(harness::bench::cli::BenchArgs),
+    /// Compare the in-process assembler with GNU as byte for byte (`.text`, `.data`, ...,
+    /// relocations) on assembly files, or on every `.sy` of directories compiled at -O0 and -O2.
+    AsmAgree(cli::asm_agree::AsmAgreeArgs),
     /// Reports over measurements (`speedup`: per-pass speedups; `history`: campaign nights
     /// side by side).
     #[command(subcommand)]
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
         Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
         Command::Report(ReportCommand::History(args)) => report(harness::campaign::history::run(&args)),
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),
+        Command::AsmAgree(args) => cli::asm_agree::run(&args),
     }
 }
 

@@ -22,6 +22,7 @@ use sysyc::ir::interp::{InterpConfig, Program};
 use sysyc::passes::PipelineReport;
 use sysyc::passes::manager::Observer;
 use sysyc::runtime::Outcome;
+use sysyc::runtime::library::Assembler;
 use sysyc::toolchain::ToolchainError;
 
 use crate::failure::{Failure, FailureKind, Stage, judge};
@@ -122,11 +123,12 @@ impl Executable {
     }
 }
 
-/// Assembles and links `asm` with the runtime library. A missing toolchain is the harness's
+/// Assembles and links `asm` with the runtime library (in-process with the freestanding
+/// runtime, or with GNU tools and glibc: `assembler`). A missing toolchain is the harness's
 /// problem; the assembler or linker refusing the text is the compiler's.
-pub fn link(asm: &str) -> Result<Executable, Failure> {
+pub fn link(asm: &str, assembler: Assembler) -> Result<Executable, Failure> {
     Executable::build(|path| {
-        driver::build_executable(asm, path).map_err(|e| {
+        driver::build_executable(asm, path, assembler).map_err(|e| {
             let kind = match &e {
                 CompileError::Toolchain(ToolchainError::NotFound { .. } | ToolchainError::Io { .. }) => FailureKind::HarnessError,
                 _ => FailureKind::AsmLinkError,
@@ -142,10 +144,10 @@ pub struct Execution {
     pub link: Duration,
 }
 
-/// Links `asm` and runs it on `stdin` under `runner` for at most `timeout`.
-pub fn execute(asm: &str, stdin: &[u8], runner: &Runner, timeout: Duration) -> Result<Execution, Failure> {
+/// Links `asm` (see [`link`]) and runs it on `stdin` under `runner` for at most `timeout`.
+pub fn execute(asm: &str, assembler: Assembler, stdin: &[u8], runner: &Runner, timeout: Duration) -> Result<Execution, Failure> {
     let start = Instant::now();
-    let exe = link(asm)?;
+    let exe = link(asm, assembler)?;
     let link = start.elapsed();
     let run = runner
         .run(&exe.path, stdin, timeout)
@@ -179,11 +181,12 @@ pub fn check_ir(case: &Case, config: &Config, timeout: Duration) -> Result<(), F
     judge(&case.expected, &outcome, Stage::IrInterp)
 }
 
-/// Compiles `case` under `config` to an executable, runs it under qemu-arm and judges it.
+/// Compiles `case` under `config` to an executable (built the default way), runs it under
+/// qemu-arm and judges it.
 pub fn check_binary(case: &Case, config: &Config, runner: &Runner, timeout: Duration) -> Result<(), Failure> {
     let lowered = lower(&case.subject)?;
     let (module, _) = optimise(&lowered, config, None)?;
     let asm = select(&module, config)?;
-    let execution = execute(&asm, &case.subject.stdin, runner, timeout)?;
+    let execution = execute(&asm, Assembler::default(), &case.subject.stdin, runner, timeout)?;
     judge(&case.expected, &execution.run.outcome(Stage::Qemu)?, Stage::Qemu)
 }

@@ -1,16 +1,17 @@
 //! The runtime libraries compiled for the target, built once and cached on disk, and linking
-//! programs with the C one: compiled SysY ([`link_executable`]) and C translations of SysY
-//! programs ([`compile_c`]).
+//! programs with them: compiled SysY ([`build_program`]: in-process with the freestanding
+//! runtime by default, or [`link_executable`] with GNU tools and glibc) and C translations of
+//! SysY programs ([`compile_c`]).
 //!
 //! Two runtimes exist:
 //! * `sysy_rt.c` ([`native_runtime`]): a thin layer over glibc's stdio, linked statically
 //!   with glibc by gcc. It is the reference for the runtime's behaviour, and what
-//!   [`link_executable`] and [`compile_c`] (the gcc third opinion) use.
+//!   [`link_executable`] (`--assembler=gnu`) and [`compile_c`] (the gcc third opinion) use.
 //! * `sysy_rt_free.c` ([`freestanding_runtime`]): the same functions and bytes without any C
 //!   library, plus the `_start` entry point, as one relocatable object whose only undefined
 //!   symbol is `main` (see the file's own documentation). A program object linked with it
-//!   alone (`ld -static prog.o sysy_rt_free.o`) starts in a fraction of glibc's start-up
-//!   time under qemu.
+//!   alone starts in a fraction of glibc's start-up time under qemu. [`link_in_process`]
+//!   (the default way programs are built) links with it.
 //!
 //! The C sources and the header are embedded in the compiler binary, so the compiler needs
 //! no data files at run time. Each object is built by the cross gcc the first time it is
@@ -161,6 +162,81 @@ pub fn runtime_object() -> Result<PathBuf, ToolchainError> {
 /// The path of the runtime header, writing it if needed.
 pub fn runtime_header() -> Result<PathBuf, ToolchainError> {
     native_runtime().map(|rt| rt.header)
+}
+
+/// How assembly text becomes an executable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Assembler {
+    /// The in-process assembler and linker ([`crate::isa::arm::asm`], [`crate::isa::arm::link`])
+    /// with the freestanding runtime: no external process, a small static executable that
+    /// starts fast under qemu. The default.
+    #[default]
+    InProcess,
+    /// GNU `as` and the gcc driver, linked statically with glibc and `sysy_rt.o`
+    /// ([`link_executable`]): the second opinion.
+    Gnu,
+}
+
+impl Assembler {
+    pub const ALL: [Assembler; 2] = [Assembler::InProcess, Assembler::Gnu];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Assembler::InProcess => "in-process",
+            Assembler::Gnu => "gnu",
+        }
+    }
+}
+
+impl std::fmt::Display for Assembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Assembler {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Assembler, String> {
+        Assembler::ALL.into_iter().find(|a| a.name() == s).ok_or_else(|| format!("unknown assembler `{s}` (known: in-process, gnu)"))
+    }
+}
+
+/// Assembles `asm` and links it with the runtime into the executable `out`, the way
+/// `assembler` says.
+pub fn build_program(asm: &str, out: &Path, assembler: Assembler) -> Result<(), ToolchainError> {
+    match assembler {
+        Assembler::Gnu => link_executable(Source::Text(asm), out),
+        Assembler::InProcess => link_in_process(asm, out),
+    }
+}
+
+/// The freestanding runtime object's bytes, read once per process (per cache path).
+static FREESTANDING_BYTES: Mutex<Option<(PathBuf, std::sync::Arc<[u8]>)>> = Mutex::new(None);
+
+fn freestanding_object_bytes() -> Result<std::sync::Arc<[u8]>, ToolchainError> {
+    let object = freestanding_runtime()?.object;
+    let mut cached = FREESTANDING_BYTES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((path, bytes)) = cached.as_ref()
+        && *path == object
+    {
+        return Ok(bytes.clone());
+    }
+    let bytes: std::sync::Arc<[u8]> = std::fs::read(&object)
+        .map_err(|source| ToolchainError::Io { action: "cannot read", path: object.clone(), source })?
+        .into();
+    *cached = Some((object, bytes.clone()));
+    Ok(bytes)
+}
+
+/// Assembles `asm` in-process and links it in-process with the freestanding runtime into the
+/// static executable `out` (mode 0755).
+pub fn link_in_process(asm: &str, out: &Path) -> Result<(), ToolchainError> {
+    let object = crate::isa::arm::asm::assemble(asm)?;
+    let executable = crate::isa::arm::link::link(&object, &freestanding_object_bytes()?)?;
+    let io = |source| ToolchainError::Io { action: "cannot write", path: out.to_path_buf(), source };
+    std::fs::write(out, executable).map_err(io)?;
+    std::fs::set_permissions(out, std::os::unix::fs::PermissionsExt::from_mode(0o755)).map_err(io)
 }
 
 /// Assembles `asm` (ARM assembly for the target) and links it statically with the runtime

@@ -103,7 +103,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
 
 fn run_inner(args: &BenchArgs) -> Result<bool, String> {
     let config = args.config()?;
-    let settings = RunSettings::new(Limits::SUITE.with_timeout(args.timeout)?);
+    let settings = RunSettings { assembler: args.config.assembler, ..RunSettings::new(Limits::SUITE.with_timeout(args.timeout)?) };
     let engines = Engines::new(&config, &settings, args.vs_gcc, args.overhead)?;
     let cases = conform::discover(&args.dir, args.filter.as_deref())
         .map_err(|e| format!("cannot list {}: {e}", args.dir.display()))?;

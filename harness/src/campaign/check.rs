@@ -7,7 +7,9 @@
 //! after every pass) → IR interpreter → select (the machine-code verifier after every stage)
 //! → link → qemu-arm with the cost plugin, each outcome judged by the one judge. Then, once
 //! per program, the self-test oracles (today the data-flow agreement) and, with `--gcc`,
-//! gcc's third opinion.
+//! gcc's third opinion. A sample of the distinct assembly texts is also assembled by GNU
+//! `as` and compared with the in-process encoding ([`encoder`]) before it is run; a
+//! disagreement is that check's failure.
 //!
 //! # Dedup
 //! A [`Cache`] wraps the stages after the optimiser, keyed by hashes: a configuration whose
@@ -22,7 +24,7 @@ use super::records::{Phase, ProgramLine, Row, SelfTest, Timing};
 use crate::engine::{Engine, GccEngine, RunSettings};
 use crate::failure::{Expected, Failure, FailureKind, Stage, judge};
 use crate::generators::GeneratedProgram;
-use crate::oracles::dataflow;
+use crate::oracles::{dataflow, encoder};
 use crate::qemu::{RunCost, Runner};
 use crate::stages;
 use crate::subject::{Case, Limits, Subject};
@@ -31,6 +33,7 @@ use std::time::Instant;
 use sysyc::faults::FaultSet;
 use sysyc::ir::Module;
 use sysyc::passes::OptLevel;
+use sysyc::runtime::library::Assembler;
 use sysyc::runtime::Outcome;
 
 /// Limits and tools shared by every check.
@@ -44,6 +47,10 @@ pub struct Checker {
     pub journal: Option<Journal>,
     /// The steps that killed the process in earlier sessions: not run again.
     pub crashed: Crashed,
+    /// How executables are built.
+    pub assembler: Assembler,
+    /// One distinct assembly text in this many is also compared with GNU as (0: none).
+    pub encoder_sample: u64,
 }
 
 /// What checking one program produced.
@@ -182,7 +189,16 @@ impl Checker {
             rows.push(row);
             failures.push(result.err());
         }
-        let mut selftests = Vec::new();
+        // The encoder oracle ran inside the checks (its disagreements are their failures);
+        // its line says how many distinct texts it compared, and in how long.
+        let mut selftests = vec![SelfTest {
+            program: index,
+            oracle: "encoder".into(),
+            kind: None,
+            detail: String::new(),
+            checked: cache.native.keys().filter(|hash| encoder::sampled(seed, hash, self.encoder_sample)).count() as u64,
+            micros: timing.get(Phase::Selftest),
+        }];
         // The solvers run compiler code too: journaled as their own step, and skipped on the
         // resumed run after they killed the process.
         if self.crashed.get(index, ANALYSIS).is_none() {
@@ -253,6 +269,7 @@ impl Checker {
         row.compile_us = compile_start.elapsed().as_micros() as u64;
         let stdin = &case.subject.stdin;
         let timeout = self.limits.timeout;
+        let seed = row.seed;
         cache.ir_verdict(&row.ir_hash, || {
             let outcome = timing.time(Phase::Interpret, || stages::interpret(&module, stdin, timeout))?;
             judge(&case.expected, &outcome, Stage::IrInterp)
@@ -269,7 +286,7 @@ impl Checker {
                 selected = start.elapsed();
                 asm
             },
-            |asm| self.run(asm, stdin, &case.expected, &mut run),
+            |asm| self.run(asm, seed, stdin, &case.expected, &mut run),
         );
         timing.add(Phase::Backend, selected);
         timing.merge(&run);
@@ -290,10 +307,17 @@ impl Checker {
         native.verdict
     }
 
-    /// Links and runs one assembly text under qemu with the cost plugin, and judges it.
-    fn run(&self, asm: &str, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
+    /// Links and runs one assembly text under qemu with the cost plugin, and judges it; for
+    /// the sampled texts of the program of `seed`, the encoder oracle first (a disagreement
+    /// is the verdict: it may explain a wrong run).
+    fn run(&self, asm: &str, seed: u64, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
+        if encoder::sampled(seed, &hash_text(asm), self.encoder_sample)
+            && let Err(failure) = timing.time(Phase::Selftest, || encoder::check(asm))
+        {
+            return Native { verdict: Err(failure), cost: None, run_us: 0 };
+        }
         let start = Instant::now();
-        let executed = stages::execute(asm, stdin, &self.runner, self.limits.timeout);
+        let executed = stages::execute(asm, self.assembler, stdin, &self.runner, self.limits.timeout);
         match &executed {
             Ok(execution) => {
                 timing.add(Phase::Link, execution.link);

@@ -101,6 +101,14 @@ pub struct CampaignArgs {
     /// crashes (a crash then ends the campaign; `--resume` continues after it).
     #[arg(long)]
     pub in_process: bool,
+    /// How executables are built: `in-process` (the compiler's assembler and linker, the
+    /// freestanding runtime) or `gnu` (GNU as, the gcc driver, glibc).
+    #[arg(long, value_name = "in-process|gnu", default_value_t)]
+    pub assembler: sysyc::runtime::library::Assembler,
+    /// Assemble one assembly text in N with GNU as too and compare the encodings byte for
+    /// byte (0: never).
+    #[arg(long, value_name = "N", default_value_t = super::DEFAULT_ENCODER_SAMPLE)]
+    pub encoder_sample: u64,
 }
 
 /// A finite number greater than zero (`nan`, `inf`, `0` and negatives are refused).
@@ -256,6 +264,8 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         failures_dir: PathBuf::new(),
         shard,
         previous: args.previous.clone(),
+        gnu_assembler: args.assembler == sysyc::runtime::library::Assembler::Gnu,
+        encoder_sample: args.encoder_sample,
     };
     // Check what the child would refuse before creating anything.
     super::config::Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;

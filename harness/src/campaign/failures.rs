@@ -82,6 +82,7 @@ pub fn save(
     };
     let repro = match failure.kind {
         FailureKind::CompilerCrash => crash_repro_command(&config),
+        FailureKind::EncoderDisagreement => format!("sysyc prog.sy {config} -S -o p.s && harness asm-agree p.s"),
         _ => repro_command(&config, failure.stage),
     };
     let actual = match &failure.actual {

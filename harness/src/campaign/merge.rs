@@ -154,6 +154,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
         session.seconds = session.seconds.max(num("session_seconds"));
         session.checks += num("session_checks") as u64;
         session.programs += num("session_programs") as u64;
+        session.qemu_runs += num("session_qemu_runs") as u64;
         session.jobs += num("jobs") as usize;
         // A relative failure directory is relative to where the shard ran; fall back to the
         // shard's own `failures/` when the merge runs elsewhere.

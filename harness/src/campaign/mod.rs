@@ -67,6 +67,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use sysyc::faults::FaultSet;
+use sysyc::runtime::library::Assembler;
 
 use crate::failure::{Failure, FailureKind, Stage};
 use crate::generators::{GenConfig, generate};
@@ -102,6 +103,21 @@ pub struct CampaignOptions {
     /// A previous night's campaign (or merged) directory to compare with.
     #[serde(default)]
     pub previous: Option<PathBuf>,
+    /// Build executables with GNU as, the gcc driver and glibc instead of in-process
+    /// (`--assembler=gnu`).
+    #[serde(default)]
+    pub gnu_assembler: bool,
+    /// Compare the in-process encoding with GNU as on one assembly text in this many (0:
+    /// never; see [`crate::oracles::encoder`]).
+    #[serde(default = "default_encoder_sample")]
+    pub encoder_sample: u64,
+}
+
+/// One assembly text in this many is also assembled by GNU as and compared.
+pub const DEFAULT_ENCODER_SAMPLE: u64 = 20;
+
+fn default_encoder_sample() -> u64 {
+    DEFAULT_ENCODER_SAMPLE
 }
 
 /// Shard `index` of `count` (see the module documentation).
@@ -262,6 +278,8 @@ fn run(
         limits,
         journal: Some(isolate::Journal::open(dir)?),
         crashed: isolate::Crashed::read(dir)?,
+        assembler: if options.gnu_assembler { Assembler::Gnu } else { Assembler::InProcess },
+        encoder_sample: options.encoder_sample,
     };
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
     crate::stages::quiet_panics(check::WORKER_PREFIX);
@@ -371,6 +389,7 @@ fn run(
         jobs,
         interrupted: stop.load(Ordering::SeqCst),
         failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
+        qemu_runs: rows.iter().filter(|r| !done.contains(&r.program) && !r.asm_hash.is_empty() && !r.asm_shared).count() as u64,
     };
     let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
     let opening = reproduce::section(dir, options, &State::read(dir)?, &rows, &programs);

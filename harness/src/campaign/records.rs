@@ -212,7 +212,7 @@ pub enum Phase {
     Link,
     /// qemu-arm runs.
     Qemu,
-    /// The self-test oracles (data-flow agreement).
+    /// The self-test oracles (data-flow agreement, the sampled encoder comparison).
     Selftest,
     /// gcc's third opinion.
     Gcc,

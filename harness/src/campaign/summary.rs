@@ -9,7 +9,7 @@
 //! Dedup ratio: the share of checks that reused an earlier configuration's result — of the
 //! back end (same optimised IR and stage set) or of the qemu run (same assembly).
 
-use super::records::{ProgramLine, Row, SelfTest};
+use super::records::{Phase, ProgramLine, Row, SelfTest, Timing};
 use crate::failure::FailureKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -27,6 +27,8 @@ pub struct Session {
     pub jobs: usize,
     pub interrupted: bool,
     pub failure_dirs: Vec<String>,
+    /// qemu runs (distinct assembly texts run) of the programs checked this session.
+    pub qemu_runs: u64,
 }
 
 /// Figures derived from the records.
@@ -54,12 +56,18 @@ pub struct Stats {
     pub analysis_functions: u64,
     /// Self-tests that failed (programs).
     pub selftest_failures: u64,
+    /// Assembly texts the encoder oracle compared with GNU as.
+    pub encoder_texts: u64,
+    /// Worker time per phase, summed over the programs.
+    pub time: Timing,
 }
 
 impl Stats {
     pub fn compute(rows: &[Row], programs: &[ProgramLine], selftests: &[SelfTest]) -> Stats {
         let mut s = Stats { selftest_failures: selftests.iter().filter(|t| t.kind.is_some()).count() as u64, ..Stats::default() };
+        s.encoder_texts = selftests.iter().filter(|t| t.oracle == "encoder").map(|t| t.checked).sum();
         for p in programs {
+            s.time.merge(&p.timing);
             s.analysis_functions += p.analysis_functions;
             if p.status == "checked" {
                 s.programs += 1;
@@ -151,6 +159,12 @@ pub fn stats_csv(stats: &Stats, session: &Session) -> String {
     put("session_programs", session.programs.to_string());
     put("session_checks_per_s", format!("{:.2}", per_second(session.checks, session.seconds)));
     put("session_programs_per_s", format!("{:.3}", per_second(session.programs, session.seconds)));
+    put("session_qemu_runs", session.qemu_runs.to_string());
+    put("session_qemu_runs_per_s", format!("{:.2}", per_second(session.qemu_runs, session.seconds)));
+    put("encoder_texts_compared", stats.encoder_texts.to_string());
+    for phase in Phase::ALL {
+        put(&format!("worker_s:{}", phase.name()), format!("{:.3}", stats.time.get(phase) as f64 / 1e6));
+    }
     put("jobs", session.jobs.to_string());
     for kind in FailureKind::ALL {
         put(&format!("failures:{kind}"), stats.by_kind.get(kind).copied().unwrap_or(0).to_string());
@@ -172,7 +186,7 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
     }
     let _ = writeln!(s, "| figure | value |\n|---|---|");
     let disagreements = stats.selftest_failures;
-    let rows: [(&str, String); 12] = [
+    let rows: [(&str, String); 14] = [
         ("programs checked", stats.programs.to_string()),
         ("programs discarded (generator problems)", stats.discarded.to_string()),
         ("configurations", stats.configs.to_string()),
@@ -182,6 +196,8 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
             format!("{:.2} ({} checks in {:.0} s, {} jobs)", per_second(session.checks, session.seconds), session.checks, session.seconds, session.jobs),
         ),
         ("programs/s (this session)", format!("{:.3}", per_second(session.programs, session.seconds))),
+        ("qemu runs/s (this session)", format!("{:.2}", per_second(session.qemu_runs, session.seconds))),
+        ("encoder vs GNU as (sampled assembly texts)", format!("{} texts compared", stats.encoder_texts)),
         ("dedup: checks sharing the back end (same IR)", format!("{:.1}%", 100.0 * stats.backend_dedup())),
         ("dedup: checks sharing the qemu run (same asm)", format!("{:.1}% ({} qemu runs)", 100.0 * stats.qemu_dedup(), stats.qemu_runs)),
         ("timeouts", stats.timeouts.to_string()),
@@ -199,6 +215,7 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
     for (k, v) in rows {
         let _ = writeln!(s, "| {k} | {v} |");
     }
+    time_breakdown(&mut s, &stats.time);
     let _ = writeln!(s, "\n## Failures by kind\n");
     if stats.by_kind.is_empty() {
         let _ = writeln!(s, "None.");
@@ -249,6 +266,17 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
     s
 }
 
+/// The "where the time went" table: worker seconds per phase and their shares.
+fn time_breakdown(s: &mut String, time: &Timing) {
+    let total: u64 = Phase::ALL.iter().map(|&p| time.get(p)).sum();
+    let _ = writeln!(s, "\n## Where the time went\n\nWorker time per phase over the recorded programs ({:.1} s in all).\n", total as f64 / 1e6);
+    let _ = writeln!(s, "| phase | worker s | share |\n|---|---|---|");
+    for phase in Phase::ALL {
+        let us = time.get(phase);
+        let _ = writeln!(s, "| {} | {:.1} | {:.1}% |", phase.name(), us as f64 / 1e6, 100.0 * ratio(us, total));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,8 +303,11 @@ mod tests {
             row(0, "mem2reg", "1", "", true),
             row(1, "mem2reg,dce", "11", "timeout", false),
         ];
+        let mut timing = Timing::default();
+        timing.add(Phase::Qemu, std::time::Duration::from_millis(1500));
+        timing.add(Phase::Link, std::time::Duration::from_millis(500));
         let programs = vec![
-            ProgramLine { program: 0, status: "checked".into(), ..ProgramLine::default() },
+            ProgramLine { program: 0, status: "checked".into(), timing, ..ProgramLine::default() },
             ProgramLine { program: 1, status: "checked".into(), ..ProgramLine::default() },
             ProgramLine { program: 2, status: "discarded".into(), reason: "trap".into(), ..ProgramLine::default() },
         ];
@@ -288,7 +319,14 @@ mod tests {
         assert!((s.qemu_dedup() - 1.0 / 3.0).abs() < 1e-9);
         let never: Vec<&str> = s.never_fired().into_iter().map(|(p, _)| p).collect();
         assert!(never.contains(&"constfold") && !never.contains(&"dce"));
+        let selftests = [SelfTest { oracle: "encoder".into(), checked: 4, ..SelfTest::default() }];
+        let s = Stats::compute(&rows, &programs, &selftests);
+        assert_eq!(s.encoder_texts, 4);
         let md = summary_md(&s, &Session::default());
         assert!(md.contains("| timeout | 1 |"), "{md}");
+        assert!(md.contains("| qemu | 1.5 | 75.0% |") && md.contains("| link | 0.5 | 25.0% |"), "{md}");
+        assert!(md.contains("| generate | 0.0 | 0.0% |"), "{md}");
+        let csv = stats_csv(&s, &Session { seconds: 2.0, qemu_runs: 5, ..Session::default() });
+        assert!(csv.contains("worker_s:qemu,1.500\n") && csv.contains("session_qemu_runs_per_s,2.50\n"), "{csv}");
     }
 }

@@ -48,7 +48,7 @@ pub fn run(args: ConformArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(&e),
     };
-    let settings = RunSettings { input_failure: args.input_failure, ..RunSettings::new(limits) };
+    let settings = RunSettings { input_failure: args.input_failure, assembler: args.config.assembler, ..RunSettings::new(limits) };
     let engine = match engine_by_name(&args.engine, &config, &settings) {
         Ok(e) => e,
         Err(e) => return fail(&e),

@@ -1,6 +1,7 @@
 //! The `harness` subcommands as library functions, so the binary stays a dispatcher and the
 //! commands can be tested without spawning processes.
 
+pub mod asm_agree;
 pub mod conform;
 pub mod interp;
 

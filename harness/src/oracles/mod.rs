@@ -8,6 +8,7 @@
 //!   verifier accepts the module after every pass;
 //! * [`dataflow`] — the iterative and the region-based data-flow solvers agree on every
 //!   function;
+//! * [`encoder`] — the in-process assembler's objects against GNU `as`'s, byte for byte;
 //! * [`frontend`] — arbitrary bytes through the front end: a diagnostic or a program, never a
 //!   panic.
 //!
@@ -15,6 +16,7 @@
 //! vocabulary as the campaign.
 
 pub mod dataflow;
+pub mod encoder;
 pub mod frontend;
 pub mod per_pass;
 pub mod roundtrip;

@@ -127,6 +127,8 @@ impl Inputs {
 
     fn add_elf(&mut self, input: usize, bytes: &[u8]) -> Result<(), LinkError> {
         let file = object::File::parse(bytes).map_err(|e| LinkError(format!("the runtime object: {e}")))?;
+        // Every kept section's piece number first: a relocation may refer to a section that
+        // comes later in the file.
         let mut ids = BTreeMap::new();
         for section in file.sections() {
             let name = section.name().unwrap_or("");
@@ -140,10 +142,13 @@ impl Inputs {
                 }
                 _ => continue,
             };
-            if section.size() == 0 {
-                continue;
+            if section.size() > 0 {
+                ids.insert(section.index().0, (id, self.pieces.len() + ids.len()));
             }
-            ids.insert(section.index().0, (id, self.pieces.len()));
+        }
+        for section in file.sections() {
+            let Some(&(id, _)) = ids.get(&section.index().0) else { continue };
+            let name = section.name().unwrap_or("");
             let data = if id == SectionId::Bss { Vec::new() } else { section.data().map_err(|e| LinkError(e.to_string()))?.to_vec() };
             let mut relocs = Vec::new();
             for (offset, r) in section.relocations() {

@@ -20,7 +20,9 @@
 //!
 //! # Second opinion
 //! [`compare_with_gnu`] assembles the same text with GNU `as` and compares every section's
-//! bytes and every relocation, so an encoding bug is found (and triaged) like a compiler bug.
+//! bytes and every relocation ([`gnu_object`], [`compare_objects`]), so an encoding bug is
+//! found (and triaged) like a compiler bug: the campaign does it for a sample of its
+//! assembly texts (`harness::oracles::encoder`).
 
 mod encode;
 mod parse;
@@ -487,15 +489,32 @@ fn reloc_target(layout: &Layout, name: &str, addend: i64, seq: usize) -> (RelocT
 /// Assembles `text` with GNU `as` too and compares every section's bytes and every
 /// relocation with [`assemble`]'s; `Err` describes the first difference.
 pub fn compare_with_gnu(text: &str) -> Result<(), String> {
-    use object::{Object as _, ObjectSection as _, ObjectSymbol as _, RelocationTarget};
     let ours = assemble(text).map_err(|e| format!("in-process assembler: {e}"))?;
-    let gcc = crate::toolchain::arm_gcc().map_err(|e| e.to_string())?;
-    let dir = tempfile::tempdir().map_err(|e| format!("temporary directory: {e}"))?;
+    let gnu = gnu_object(text).map_err(|e| format!("GNU as: {e}"))?;
+    compare_objects(&ours, &gnu)
+}
+
+/// The relocatable object GNU `as` makes of `text` (through the cross gcc driver, so the
+/// `as` of the same toolchain).
+pub fn gnu_object(text: &str) -> Result<Vec<u8>, crate::toolchain::ToolchainError> {
+    use crate::toolchain::ToolchainError;
+    let gcc = crate::toolchain::arm_gcc()?;
+    let dir = tempfile::tempdir().map_err(|source| ToolchainError::Io {
+        action: "cannot create a temporary directory in",
+        path: std::env::temp_dir(),
+        source,
+    })?;
     let out = dir.path().join("gnu.o");
     let args: Vec<std::ffi::OsString> = ["-c", "-x", "assembler", "-", "-o"].iter().map(Into::into).chain([out.clone().into()]).collect();
-    crate::toolchain::run_tool(&gcc, &args, Some(text.as_bytes())).map_err(|e| format!("GNU as: {e}"))?;
-    let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
-    let file = object::File::parse(&*bytes).map_err(|e| format!("reading GNU's object: {e}"))?;
+    crate::toolchain::run_tool(&gcc, &args, Some(text.as_bytes()))?;
+    std::fs::read(&out).map_err(|source| ToolchainError::Io { action: "cannot read", path: out, source })
+}
+
+/// Compares `ours` with GNU's relocatable object (ELF bytes): every section's bytes and size
+/// and every relocation; `Err` describes the first difference.
+pub fn compare_objects(ours: &Object, gnu: &[u8]) -> Result<(), String> {
+    use object::{Object as _, ObjectSection as _, ObjectSymbol as _, RelocationTarget};
+    let file = object::File::parse(gnu).map_err(|e| format!("reading GNU's object: {e}"))?;
     for id in SectionId::ALL {
         let theirs = file.section_by_name(id.name());
         let mine = ours.sections.get(&id);

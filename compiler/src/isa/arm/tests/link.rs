@@ -104,3 +104,44 @@ fn undefined_symbols_and_missing_entry_points_are_errors() {
     let err = link::link(&object, &shim).expect_err("undefined");
     assert!(err.0.contains("undefined symbol `nowhere`"), "{err}");
 }
+
+/// Uses the runtime's buffers, tables and strings (.bss, .rodata, .data relocations of the
+/// freestanding object) through every kind of output.
+const RUNTIME_PROGRAM: &str = "float h[4] = {1.5, -2.25, 0.1, 3e10};\n\
+    int main() { int a[8]; int n = getarray(a); float f = getfloat();\n\
+    putarray(n, a); putfarray(4, h); putfloat(f * 2.0); putch(10);\n\
+    putf(\"%d %c %f|\\n\", n, 65, f); starttime(); stoptime(); return n + a[0]; }";
+
+/// The default build (in-process, freestanding runtime) and the GNU build (as, gcc, glibc)
+/// of the same assembly give the same output and exit status under qemu.
+#[test]
+fn in_process_and_gnu_builds_behave_alike() {
+    use crate::runtime::library::{Assembler, build_program};
+    if crate::toolchain::arm_gcc().is_err() || Command::new("qemu-arm").arg("--version").stdout(Stdio::null()).status().is_err() {
+        eprintln!("skipped: no ARM cross toolchain or qemu-arm");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    for level in [OptLevel::O0, OptLevel::O2] {
+        let (text, _, _) = crate::driver::compile_asm("t.sy", RUNTIME_PROGRAM, &Config::level(level)).expect("compiles");
+        let mut results = Vec::new();
+        for assembler in Assembler::ALL {
+            let path = dir.path().join(format!("prog-{}-{assembler}", level.name()));
+            build_program(&text, &path, assembler).unwrap_or_else(|e| panic!("{assembler}: {e}"));
+            let mut child = Command::new("qemu-arm")
+                .args(["-cpu", "cortex-a7"])
+                .arg(&path)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("qemu runs");
+            std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), b"3 7 -8 9\n0x1.8p1\n").expect("input");
+            let out = child.wait_with_output().expect("finishes");
+            results.push((String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code()));
+        }
+        assert_eq!(results[0], results[1], "{level:?}: in-process vs gnu");
+        assert!(results[0].0.starts_with("3:"), "{:?}", results[0]);
+        assert_eq!(results[0].1, Some(10), "{level:?}");
+    }
+}
