@@ -343,6 +343,7 @@ fn interpret_trap_locations_agree_with_the_trap_corpus() {
         checked += 1;
     }
     assert!(checked >= 5, "{checked} corpus cases checked");
+}
 
 /// `-o` builds a small static executable in-process by default; `--assembler=gnu` builds the
 /// glibc one with GNU tools; an unknown assembler is a command-line error.

@@ -236,6 +236,8 @@ mod tests {
             failures_dir: "f".into(),
             shard: Some(Shard { index: 1, count: 4 }),
             previous: None,
+            gnu_assembler: false,
+            encoder_sample: 20,
         }
     }
 
