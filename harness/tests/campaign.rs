@@ -76,6 +76,42 @@ fn resume_after_kill_9_gives_the_rows_of_an_uninterrupted_run() {
     assert!(summary.contains("| programs checked | 8 |"), "{summary}");
 }
 
+/// program → gen_config id, from `programs.csv`.
+fn gen_configs(dir: &Path) -> BTreeMap<u64, String> {
+    let mut reader = csv::Reader::from_path(dir.join("programs.csv")).expect("programs.csv");
+    reader.records().map(|r| r.expect("well-formed line")).map(|r| (r[0].parse().expect("program number"), r[2].to_string())).collect()
+}
+
+/// The coverage-guided swarm is a function of the seed: one worker, or two workers with a
+/// stop and a `--resume` in the middle, give the same weights and the same programs.
+#[test]
+fn guided_swarm_is_reproducible_with_any_jobs_and_resume() {
+    if common::tools("guided campaign").is_none() {
+        return;
+    }
+    let scratch = common::scratch();
+    let path = |name: &str| scratch.path().join(name).to_str().expect("utf-8 path").to_string();
+    let args = ["campaign", "--seed", "77", "--strategy", "o-levels", "--guide-batch", "3", "--in-process", "--no-triage"];
+    let one = harness(&[&args[..], &["--programs", "12", "--jobs", "1", "--out", &path("one")]].concat());
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let two = harness(&[&args[..], &["--programs", "7", "--jobs", "2", "--out", &path("two")]].concat());
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let resumed = harness(&["campaign", "--resume", &path("two"), "--programs", "12", "--jobs", "2", "--in-process", "--no-triage"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+
+    let (one, two) = (scratch.path().join("one"), scratch.path().join("two"));
+    assert_eq!(gen_configs(&one).len(), 12);
+    assert_eq!(gen_configs(&one), gen_configs(&two), "same programs");
+    let weights = std::fs::read_to_string(one.join("weights.csv")).expect("weights.csv");
+    assert_eq!(weights, std::fs::read_to_string(two.join("weights.csv")).expect("weights.csv"));
+    let rows: Vec<&str> = weights.lines().collect();
+    assert_eq!(rows.len(), 1 + 4, "a header and batches 0..=3: {weights}");
+    assert!(rows[1].split(',').skip(3).all(|p| p == "0.700"), "batch 0 is the plain swarm: {weights}");
+    assert!(rows[4].split(',').skip(3).any(|p| p != "0.700"), "batch 3 is guided by 6 programs: {weights}");
+    let summary = std::fs::read_to_string(one.join("summary.md")).expect("summary");
+    assert!(summary.contains("## Executed coverage and what changed the programs") && summary.contains("| licm |"), "{summary}");
+}
+
 #[test]
 fn bad_options_are_clear_errors() {
     let out = harness(&["campaign", "--programs", "1", "--strategy", "nonsense", "--out", "/nonexistent/x"]);

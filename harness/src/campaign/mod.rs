@@ -8,7 +8,8 @@
 //! configurations through the stages of [`crate::stages`], with a dedup cache by IR and
 //! assembly hash), [`records`] (`runs.csv`, `programs.csv` and `selftests.csv`, append-only,
 //! with resume), [`failures`] (the failure corpus),
-//! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
+//! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`guide`] (the
+//! coverage-guided swarm: `feedback.csv`, `weights.csv`), [`summary`]
 //! (`summary.md`, `stats.csv`), [`nightly`] (distinct failures, comparison with the previous
 //! night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
 //! [`progress`] (the progress line), [`isolate`] (the supervisor that survives compiler
@@ -21,7 +22,9 @@
 //! exactly what one unsharded campaign checks, and program `p` is generated from seed
 //! `seed + p` whichever shard checks it. Rows keep the global program number, so
 //! `harness merge` only concatenates and sorts. Each shard is an ordinary campaign
-//! directory (resumable on its own).
+//! directory (resumable on its own). With the coverage-guided swarm ([`guide`]) each shard
+//! guides its own programs from its own feedback, so from program `2 × batch` of a shard on
+//! its programs differ from those an unsharded campaign would check.
 //!
 //! # Running
 //! Programs are checked in parallel on a rayon pool of `jobs` threads; one program's
@@ -40,6 +43,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod failures;
+pub mod guide;
 pub mod isolate;
 pub mod memory_log;
 pub mod merge;
@@ -96,6 +100,9 @@ pub struct CampaignOptions {
     /// A previous night's campaign (or merged) directory to compare with.
     #[serde(default)]
     pub previous: Option<PathBuf>,
+    /// Coverage-guided swarm weights ([`guide`]); `None`: the plain swarm.
+    #[serde(default)]
+    pub guide: Option<guide::GuideOptions>,
 }
 
 /// Shard `index` of `count` (see the module documentation).
@@ -202,6 +209,8 @@ fn run(
     crate::stages::quiet_panics(check::WORKER_PREFIX);
 
     let shard = options.shard_or_whole();
+    let guided = options.guide.clone().filter(|_| options.swarm);
+    let guide = guide::Guide::open(dir, guided, shard, &done)?;
     let remaining =
         options.programs.map(|n| (0..n).filter(|&i| shard.contains(i) && !done.contains(&i)).count() as u64);
     let progress = Progress::new(remaining);
@@ -238,7 +247,7 @@ fn run(
             if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                 return;
             }
-            let result = check_one(&checker, &plan, options, dir, index, &records, &faults, hook);
+            let result = check_one(&checker, &plan, options, &guide, index, &records, &faults, hook);
             match result {
                 Ok((checks, failures, dirs)) => {
                     // A report, not a record: a full disk here must not stop the campaign.
@@ -260,6 +269,7 @@ fn run(
                         slot.get_or_insert(e);
                     }
                     stop.store(true, Ordering::SeqCst);
+                    guide.abort();
                 }
             }
         });
@@ -268,6 +278,8 @@ fn run(
     if let Some(e) = first_error.into_inner().ok().flatten() {
         return Err(e);
     }
+    let weights = guide::weights_path(dir);
+    std::fs::write(&weights, guide.weights_csv()?).with_context(|| format!("writing {}", weights.display()))?;
     let rows = records::read_runs(dir)?;
     let programs = records::read_programs(dir)?;
     let stats = summary::Stats::compute(&rows, &programs, &records::read_selftests(dir)?);
@@ -304,6 +316,7 @@ pub fn write_report(
     let mut md = summary::summary_md(stats, session);
     md.push_str(&nightly::section(&distinct, &current, previous)?);
     md.push_str(&memory_log::section(&memory_log::read(dir)));
+    md.push_str(&guide::section(dir));
     write("summary.md", &md)
 }
 
@@ -314,14 +327,14 @@ fn check_one(
     checker: &Checker,
     plan: &Plan,
     options: &CampaignOptions,
-    _dir: &Path,
+    guide: &guide::Guide,
     index: u64,
     records: &Mutex<Records>,
     faults: &FaultSet,
     hook: Option<&FailureHook<'_>>,
 ) -> Result<(u64, u64, Vec<PathBuf>)> {
     let seed = options.seed.wrapping_add(index);
-    let gen_config = if options.swarm { GenConfig::swarm(seed) } else { GenConfig::default() };
+    let gen_config = if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
     let generate_start = Instant::now();
     let program = generate(seed, &gen_config);
     let generated = generate_start.elapsed();
@@ -359,6 +372,8 @@ fn check_one(
             dirs.push(saved.dir);
         }
     }
+    // Before the program's line: a program recorded complete always has its feedback.
+    guide.record(guide::Feedback::of(index, &program, &checked))?;
     records
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?
