@@ -50,6 +50,9 @@ enum Command {
     Campaign(harness::campaign::cli::CampaignArgs),
     /// Merge the shard directories of a sharded campaign into one campaign directory.
     Merge(harness::campaign::merge::MergeArgs),
+    /// The campaign's mutation score: build mechanical mutants of the passes and back end,
+    /// run a short campaign against each, tabulate killed / survived per pass.
+    Mutants(harness::mutants::cli::MutantsArgs),
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
     Bench(harness::bench::cli::BenchArgs),
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         Command::Bench(args) => harness::bench::cli::run(&args),
         Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),
+        Command::Mutants(args) => report(harness::mutants::cli::run(&args)),
     }
 }
 

@@ -161,11 +161,19 @@ struct Rewrite {
     removed: Vec<Block>,
 }
 
-fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> Option<Rewrite> {
+/// `swapped_invert`: the injected fault [`crate::faults::ARM_IF_CONVERT_SWAPPED_INVERT`].
+fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>, swapped_invert: bool) -> Option<Rewrite> {
     let b = pf.blocks[i].0;
     let exit = exit_of(pf, i);
     let (Some((cc, t)), Then::Goto(n)) = (exit.cond, exit.then) else {
         return None;
+    };
+    let else_cc = match cc {
+        Cond::Gt if swapped_invert => Cond::Lt,
+        Cond::Lt if swapped_invert => Cond::Gt,
+        Cond::Ge if swapped_invert => Cond::Le,
+        Cond::Le if swapped_invert => Cond::Ge,
+        _ => cc.invert(),
     };
     if t == n || t == b || n == b {
         return None;
@@ -183,7 +191,7 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> O
         && cn.0 + ct.0 <= DIAMOND_MAX.0
         && cn.1 + ct.1 <= DIAMOND_MAX.1
     {
-        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).chain(predicated(bt, cc)).collect();
+        let mut tail: Vec<MInst> = predicated(bn, else_cc).chain(predicated(bt, cc)).collect();
         tail.push(jump(jn));
         return Some(Rewrite { tail, removed: vec![n, t] });
     }
@@ -191,7 +199,7 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>) -> O
     if let Some((bn, dest, _)) = side(n, TRIANGLE_MAX)
         && dest == t
     {
-        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).collect();
+        let mut tail: Vec<MInst> = predicated(bn, else_cc).collect();
         tail.push(jump(t));
         return Some(Rewrite { tail, removed: vec![n] });
     }
@@ -259,11 +267,12 @@ fn natural_loop(pf: &PFunction, latch: Block, header: Block) -> Option<FxHashSet
     Some(body)
 }
 
-pub fn run(pf: &mut PFunction) {
+pub fn run(pf: &mut PFunction, faults: &crate::faults::FaultSet) {
+    let swapped_invert = faults.is_on(crate::faults::ARM_IF_CONVERT_SWAPPED_INVERT);
     let mut i = 0;
     while i < pf.blocks.len() {
         let incoming = incoming(pf);
-        match find_rewrite(pf, i, &incoming) {
+        match find_rewrite(pf, i, &incoming, swapped_invert) {
             Some(rewrite) => {
                 let body_len = exit_of(pf, i).body_len;
                 let (b, block) = &mut pf.blocks[i];
