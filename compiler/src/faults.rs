@@ -38,7 +38,7 @@ pub const FAULTS: &[(&str, &str)] = &[
     ),
     (
         ARM_IF_CONVERT_SWAPPED_INVERT,
-        "arm-if-convert: a signed comparison's negated condition is taken as the swapped one (`gt` becomes `lt` instead of `le`), so the predicated else side is skipped when the operands are equal",
+        "arm-if-convert: the negated condition of a strict signed comparison is taken as the swapped one (`gt` becomes `lt` instead of `le`), so the side predicated on it (an else side, or a loop latch closing a `<=`/`>=` loop) is skipped when the operands are equal",
     ),
 ];
 

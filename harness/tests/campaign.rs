@@ -172,6 +172,85 @@ fn the_back_end_division_fault_is_detected() {
     assert!(failing.iter().all(|(_, oracle, _)| oracle == "qemu"), "{failing:?}");
 }
 
+/// Runs a short campaign with `fault` on and automatic triage; returns the triage records of
+/// its failures (after checking that it failed and that every failure was triaged).
+#[cfg(feature = "fault-injection")]
+fn triaged_with_fault(fault: &str, seed: &str, programs: &str, strategy: &str) -> Vec<harness::campaign::autotriage::TriageRecord> {
+    let scratch = common::scratch();
+    let dir = scratch.path().join("c");
+    let start = Instant::now();
+    let out = harness(&[
+        "campaign", "--programs", programs, "--jobs", "2", "--seed", seed, "--strategy", strategy, "--fault", fault,
+        "--triage-candidates", "1500", "--out", dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(!out.status.success(), "{fault} went unnoticed: {}", String::from_utf8_lossy(&out.stdout));
+    let records: Vec<harness::campaign::autotriage::TriageRecord> = std::fs::read_dir(dir.join("failures"))
+        .expect("failure corpus")
+        .map(|e| {
+            let json = std::fs::read_to_string(e.expect("entry").path().join("triage.json")).expect("triaged");
+            serde_json::from_str(&json).expect("triage.json")
+        })
+        .collect();
+    for r in &records {
+        eprintln!("{fault}: {} -> culprit {} ({:?}), {} -> {:?} lines", r.failure, r.culprit, r.minimal_pipeline, r.lines_before, r.lines_after);
+    }
+    eprintln!("{fault}: campaign and triage took {:.0} s", start.elapsed().as_secs_f64());
+    assert!(!records.is_empty());
+    records
+}
+
+/// A loop fault: only a run-time trip count of k-1 modulo the unrolling factor k shows it.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_unroll_remainder_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::UNROLL_GUARD_OFF_BY_ONE, UNROLL_SEED, UNROLL_PROGRAMS, "o-levels");
+    assert!(records.iter().all(|r| r.culprit == "unroll"), "{records:?}");
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+#[cfg(feature = "fault-injection")]
+const UNROLL_SEED: &str = "1000";
+/// Program 6 (seed 1006) is the first of seed 1000 to show it.
+#[cfg(feature = "fault-injection")]
+const UNROLL_PROGRAMS: &str = "7";
+
+/// A memory fault: a call that writes a global between two accesses of it in one block.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_load_elim_call_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::LOAD_ELIM_CALL_KEEPS_GLOBAL, LOAD_ELIM_SEED, LOAD_ELIM_PROGRAMS, "o-levels");
+    assert!(records.iter().all(|r| r.culprit == "load-elim"), "{records:?}");
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+#[cfg(feature = "fault-injection")]
+const LOAD_ELIM_SEED: &str = "3000";
+/// Program 13 (seed 3013) is the first of seed 3000 to show it.
+#[cfg(feature = "fault-injection")]
+const LOAD_ELIM_PROGRAMS: &str = "14";
+
+/// A back-end fault: a predicated else side under the wrong condition, wrong only when the
+/// compared values are equal.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_if_conversion_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::ARM_IF_CONVERT_SWAPPED_INVERT, IFCONV_SEED, IFCONV_PROGRAMS, "o-levels");
+    assert!(records.iter().all(|r| r.culprit.contains("arm-if-convert")), "{records:?}");
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+#[cfg(feature = "fault-injection")]
+const IFCONV_SEED: &str = "3000";
+/// Program 12 (seed 3012) is the first of seed 3000 to show it.
+#[cfg(feature = "fault-injection")]
+const IFCONV_PROGRAMS: &str = "13";
+
 /// (program, config id, kind) of every row of `runs.csv`.
 #[cfg(feature = "fault-injection")]
 fn rows_with_kind(dir: &Path) -> Vec<(u64, String, String, String)> {

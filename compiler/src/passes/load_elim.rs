@@ -89,7 +89,11 @@ impl FunctionPass for LoadElim {
                 && func.inst_block(call) == func.inst_block(load)
                 && matches!(aa.pointer(func, addr).single(), Some((Root::Global(_), _)))
             {
-                dep = query.dependency(call, MemLoc::word(addr), true);
+                // (Around a loop the search from the call can come back to this very load.)
+                match query.dependency(call, MemLoc::word(addr), true) {
+                    MemDep::Load(l) if l == load => {}
+                    before_call => dep = before_call,
+                }
             }
             let (replacement, counter) = match dep {
                 MemDep::Store(s) => (Some(func.args(s)[1]), "loads_forwarded_from_store"),

@@ -171,8 +171,6 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>, swap
     let else_cc = match cc {
         Cond::Gt if swapped_invert => Cond::Lt,
         Cond::Lt if swapped_invert => Cond::Gt,
-        Cond::Ge if swapped_invert => Cond::Le,
-        Cond::Le if swapped_invert => Cond::Ge,
         _ => cc.invert(),
     };
     if t == n || t == b || n == b {
@@ -221,8 +219,8 @@ fn find_rewrite(pf: &PFunction, i: usize, incoming: &FxHashMap<Block, u32>, swap
         && dest != t
         && latch(n, dest, t)
     {
-        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).collect();
-        tail.push(MInst::CondBr { cc: cc.invert(), taken: dest, not_taken: t });
+        let mut tail: Vec<MInst> = predicated(bn, else_cc).collect();
+        tail.push(MInst::CondBr { cc: else_cc, taken: dest, not_taken: t });
         return Some(Rewrite { tail, removed: vec![n] });
     }
     if let Some((bt, dest, _)) = side(t, LATCH_MAX)
