@@ -415,9 +415,10 @@ fn weights_section(dir: &Path) -> Option<String> {
         s.push_str("; no knob has moved from its default probability of being on yet.\n");
         return Some(s);
     }
-    moved.sort_by(|a, b| (b.1 - 0.7).abs().total_cmp(&(a.1 - 0.7).abs()).then(a.0.cmp(b.0)));
+    let default_on = 1.0 - SWARM_OFF;
+    moved.sort_by(|a, b| (b.1 - default_on).abs().total_cmp(&(a.1 - default_on).abs()).then(a.0.cmp(b.0)));
     let list: Vec<String> = moved.iter().take(10).map(|(k, on)| format!("`{k}` {:.0}%", 100.0 * on)).collect();
-    let _ = write!(s, "; probability of being on in batch {batch}, the knobs moved most (default {:.0}%): {}.\n", 100.0 * (1.0 - SWARM_OFF), list.join(", "));
+    let _ = writeln!(s, "; probability of being on in batch {batch}, the knobs moved most (default {:.0}%): {}.", 100.0 * (1.0 - SWARM_OFF), list.join(", "));
     Some(s)
 }
 

@@ -20,7 +20,8 @@
 //!    detection, and the survivors — the generator's to-do list).
 //!
 //! Resumable: mutants already in `mutants.csv` are skipped, so an interrupted run continues
-//! where it stopped (and `--max` can grow between runs). Shard by giving each machine a
+//! where it stopped (and `--max` can grow between runs); a file left mutated by a kill is
+//! restored first (`<work>/applied` names it). Shard by giving each machine a
 //! different `--only` (a path substring) or `--seed`.
 //!
 //! The mutant builds use the release profile with `opt-level = 1`, incremental compilation
@@ -121,6 +122,8 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
         let Some(mutated) = mutant.apply(&original) else {
             bail!("mutant {} does not apply to {}", mutant.id(), path.display());
         };
+        // Marks the file as mutated until it is restored (a kill in between leaves the mark).
+        std::fs::write(args.work.join("applied"), &mutant.file)?;
         std::fs::write(&path, &mutated)?;
         let result = (|| -> Result<Outcome> {
             let (build_seconds, built) = build(&src, &target)?;
@@ -134,6 +137,7 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
             }
         })();
         std::fs::write(&path, &original).with_context(|| format!("restoring {}", path.display()))?;
+        std::fs::remove_file(args.work.join("applied"))?;
         let outcome = result?;
         eprintln!(
             "mutants: [{}/{}] {} {}{}",
@@ -167,8 +171,20 @@ fn export_tree(root: &Path, work: &Path) -> Result<PathBuf> {
     let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
     let stamp = work.join("src.commit");
     if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == head) && src.exists() {
+        // A run killed while a mutant was applied: put that file back (written anew, so its
+        // modification time tells cargo to rebuild it).
+        let applied = work.join("applied");
+        if let Ok(file) = std::fs::read_to_string(&applied) {
+            let original = Command::new("git").arg("-C").arg(root).arg("show").arg(format!("HEAD:{file}")).output()?;
+            if !original.status.success() {
+                bail!("cannot restore {file} from HEAD");
+            }
+            std::fs::write(src.join(&file), &original.stdout)?;
+            std::fs::remove_file(&applied)?;
+        }
         return Ok(src);
     }
+    let _ = std::fs::remove_file(work.join("applied"));
     if src.exists() {
         std::fs::remove_dir_all(&src)?;
     }
