@@ -28,6 +28,18 @@ pub const FAULTS: &[(&str, &str)] = &[
         ARM_COPY_PROP_CALL_CLOBBER,
         "arm-copy-prop: forwarding a copy's source to later reads ignores a call in between that clobbers the source register",
     ),
+    (
+        UNROLL_GUARD_OFF_BY_ONE,
+        "unroll: the unrolled loop's guard (`<`, `<=`, `>`, `>=` tests) lets it start with only k-1 iterations left, so a run-time trip count of k-1 modulo k runs one iteration too many",
+    ),
+    (
+        LOAD_ELIM_CALL_KEEPS_GLOBAL,
+        "load-elim: a load of a global looks through a call that may write the global and reuses the value stored or loaded before the call",
+    ),
+    (
+        ARM_IF_CONVERT_SWAPPED_INVERT,
+        "arm-if-convert: the negated condition of a strict signed comparison is taken as the swapped one (`gt` becomes `lt` instead of `le`), so the side predicated on it (an else side, or a loop latch closing a `<=`/`>=` loop) is skipped when the operands are equal",
+    ),
 ];
 
 /// Name of the constant-folding fault (see [`FAULTS`]).
@@ -43,6 +55,15 @@ pub const ARM_POW2_DIV_NO_BIAS: &str = "arm-pow2-div-no-bias";
 /// Name of the post-allocation copy-propagation fault (see [`FAULTS`]): the machine-code
 /// verifier must name `arm-copy-prop` as the stage that broke the code.
 pub const ARM_COPY_PROP_CALL_CLOBBER: &str = "arm-copy-prop-call-clobber";
+
+/// Name of the loop-unrolling fault (see [`FAULTS`]).
+pub const UNROLL_GUARD_OFF_BY_ONE: &str = "unroll-guard-off-by-one";
+
+/// Name of the load-elimination fault (see [`FAULTS`]): memory effects of calls.
+pub const LOAD_ELIM_CALL_KEEPS_GLOBAL: &str = "load-elim-call-keeps-global";
+
+/// Name of the if-conversion fault (see [`FAULTS`]).
+pub const ARM_IF_CONVERT_SWAPPED_INVERT: &str = "arm-if-convert-swapped-invert";
 
 /// The set of faults enabled for one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

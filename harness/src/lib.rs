@@ -18,6 +18,7 @@ pub mod engine;
 pub mod failure;
 pub mod generators;
 pub mod memory;
+pub mod mutants;
 pub mod oracles;
 pub mod qemu;
 pub mod refinterp;

@@ -67,6 +67,9 @@ enum Command {
     Campaign(harness::campaign::cli::CampaignArgs),
     /// Merge the shard directories of a sharded campaign into one campaign directory.
     Merge(harness::campaign::merge::MergeArgs),
+    /// The campaign's mutation score: build mechanical mutants of the passes and back end,
+    /// run a short campaign against each, tabulate killed / survived per pass.
+    Mutants(harness::mutants::cli::MutantsArgs),
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
     Bench(harness::bench::cli::BenchArgs),
@@ -113,6 +116,7 @@ fn main() -> ExitCode {
         Command::Report(ReportCommand::History(args)) => report(harness::campaign::history::run(&args)),
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),
         Command::AsmAgree(args) => cli::asm_agree::run(&args),
+        Command::Mutants(args) => report(harness::mutants::cli::run(&args)),
     }
 }
 

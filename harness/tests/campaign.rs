@@ -76,6 +76,42 @@ fn resume_after_kill_9_gives_the_rows_of_an_uninterrupted_run() {
     assert!(summary.contains("| programs checked | 8 |"), "{summary}");
 }
 
+/// program → gen_config id, from `programs.csv`.
+fn gen_configs(dir: &Path) -> BTreeMap<u64, String> {
+    let mut reader = csv::Reader::from_path(dir.join("programs.csv")).expect("programs.csv");
+    reader.records().map(|r| r.expect("well-formed line")).map(|r| (r[0].parse().expect("program number"), r[2].to_string())).collect()
+}
+
+/// The coverage-guided swarm is a function of the seed: one worker, or two workers with a
+/// stop and a `--resume` in the middle, give the same weights and the same programs.
+#[test]
+fn guided_swarm_is_reproducible_with_any_jobs_and_resume() {
+    if common::tools("guided campaign").is_none() {
+        return;
+    }
+    let scratch = common::scratch();
+    let path = |name: &str| scratch.path().join(name).to_str().expect("utf-8 path").to_string();
+    let args = ["campaign", "--seed", "77", "--strategy", "o-levels", "--guide-batch", "3", "--in-process", "--no-triage"];
+    let one = harness(&[&args[..], &["--programs", "12", "--jobs", "1", "--out", &path("one")]].concat());
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let two = harness(&[&args[..], &["--programs", "7", "--jobs", "2", "--out", &path("two")]].concat());
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let resumed = harness(&["campaign", "--resume", &path("two"), "--programs", "12", "--jobs", "2", "--in-process", "--no-triage"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+
+    let (one, two) = (scratch.path().join("one"), scratch.path().join("two"));
+    assert_eq!(gen_configs(&one).len(), 12);
+    assert_eq!(gen_configs(&one), gen_configs(&two), "same programs");
+    let weights = std::fs::read_to_string(one.join("weights.csv")).expect("weights.csv");
+    assert_eq!(weights, std::fs::read_to_string(two.join("weights.csv")).expect("weights.csv"));
+    let rows: Vec<&str> = weights.lines().collect();
+    assert_eq!(rows.len(), 1 + 4, "a header and batches 0..=3: {weights}");
+    assert!(rows[1].split(',').skip(3).all(|p| p == "0.700"), "batch 0 is the plain swarm: {weights}");
+    assert!(rows[4].split(',').skip(3).any(|p| p != "0.700"), "batch 3 is guided by 6 programs: {weights}");
+    let summary = std::fs::read_to_string(one.join("summary.md")).expect("summary");
+    assert!(summary.contains("## Executed coverage and what changed the programs") && summary.contains("| licm |"), "{summary}");
+}
+
 #[test]
 fn bad_options_are_clear_errors() {
     let out = harness(&["campaign", "--programs", "1", "--strategy", "nonsense", "--out", "/nonexistent/x"]);
@@ -138,6 +174,85 @@ fn the_back_end_division_fault_is_detected() {
     // The IR is right; only the executable is wrong.
     assert!(failing.iter().all(|(_, oracle, _)| oracle == "qemu"), "{failing:?}");
 }
+
+/// Runs a short campaign with `fault` on and automatic triage; returns the triage records of
+/// its failures (after checking that it failed and that every failure was triaged).
+#[cfg(feature = "fault-injection")]
+fn triaged_with_fault(fault: &str, seed: &str, programs: &str, strategy: &str) -> Vec<harness::campaign::autotriage::TriageRecord> {
+    let scratch = common::scratch();
+    let dir = scratch.path().join("c");
+    let start = Instant::now();
+    let out = harness(&[
+        "campaign", "--programs", programs, "--jobs", "2", "--seed", seed, "--strategy", strategy, "--fault", fault,
+        "--triage-candidates", "1500", "--out", dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(!out.status.success(), "{fault} went unnoticed: {}", String::from_utf8_lossy(&out.stdout));
+    let records: Vec<harness::campaign::autotriage::TriageRecord> = std::fs::read_dir(dir.join("failures"))
+        .expect("failure corpus")
+        .map(|e| {
+            let json = std::fs::read_to_string(e.expect("entry").path().join("triage.json")).expect("triaged");
+            serde_json::from_str(&json).expect("triage.json")
+        })
+        .collect();
+    for r in &records {
+        eprintln!("{fault}: {} -> culprit {} ({:?}), {} -> {:?} lines", r.failure, r.culprit, r.minimal_pipeline, r.lines_before, r.lines_after);
+    }
+    eprintln!("{fault}: campaign and triage took {:.0} s", start.elapsed().as_secs_f64());
+    assert!(!records.is_empty());
+    records
+}
+
+/// A loop fault: only a run-time trip count of k-1 modulo the unrolling factor k shows it.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_unroll_remainder_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::UNROLL_GUARD_OFF_BY_ONE, UNROLL_SEED, UNROLL_PROGRAMS, "o-levels");
+    assert!(records.iter().all(|r| r.culprit == "unroll"), "{records:?}");
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+#[cfg(feature = "fault-injection")]
+const UNROLL_SEED: &str = "1000";
+/// Program 6 (seed 1006) is the first of seed 1000 to show it.
+#[cfg(feature = "fault-injection")]
+const UNROLL_PROGRAMS: &str = "7";
+
+/// A memory fault: a call that writes a global between two accesses of it in one block.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_load_elim_call_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::LOAD_ELIM_CALL_KEEPS_GLOBAL, LOAD_ELIM_SEED, LOAD_ELIM_PROGRAMS, "o-levels");
+    assert!(records.iter().all(|r| r.culprit == "load-elim"), "{records:?}");
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+#[cfg(feature = "fault-injection")]
+const LOAD_ELIM_SEED: &str = "3000";
+/// Program 13 (seed 3013) is the first of seed 3000 to show it.
+#[cfg(feature = "fault-injection")]
+const LOAD_ELIM_PROGRAMS: &str = "14";
+
+/// A back-end fault: a predicated else side under the wrong condition, wrong only when the
+/// compared values are equal.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_if_conversion_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::ARM_IF_CONVERT_SWAPPED_INVERT, IFCONV_SEED, IFCONV_PROGRAMS, "o-levels");
+    assert!(records.iter().all(|r| r.culprit.contains("arm-if-convert")), "{records:?}");
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+#[cfg(feature = "fault-injection")]
+const IFCONV_SEED: &str = "3000";
+/// Program 12 (seed 3012) is the first of seed 3000 to show it.
+#[cfg(feature = "fault-injection")]
+const IFCONV_PROGRAMS: &str = "13";
 
 /// (program, config id, kind) of every row of `runs.csv`.
 #[cfg(feature = "fault-injection")]

@@ -81,7 +81,20 @@ impl FunctionPass for LoadElim {
             let Some(result) = func.result(load) else { continue };
             let ty = func.value_type(result);
             let addr = func.args(load)[0];
-            let dep = MemDepQuery::new(func, &aa, &cfg, &domtree).dependency(load, MemLoc::word(addr), true);
+            let query = MemDepQuery::new(func, &aa, &cfg, &domtree);
+            let mut dep = query.dependency(load, MemLoc::word(addr), true);
+            if let MemDep::Clobber(call) = dep
+                && cx.faults.is_on(crate::faults::LOAD_ELIM_CALL_KEEPS_GLOBAL)
+                && matches!(func.opcode(call), Opcode::Call(_))
+                && func.inst_block(call) == func.inst_block(load)
+                && matches!(aa.pointer(func, addr).single(), Some((Root::Global(_), _)))
+            {
+                // (Around a loop the search from the call can come back to this very load.)
+                match query.dependency(call, MemLoc::word(addr), true) {
+                    MemDep::Load(l) if l == load => {}
+                    before_call => dep = before_call,
+                }
+            }
             let (replacement, counter) = match dep {
                 MemDep::Store(s) => (Some(func.args(s)[1]), "loads_forwarded_from_store"),
                 MemDep::Load(l) => (func.result(l), "loads_reused"),

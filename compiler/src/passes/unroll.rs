@@ -79,7 +79,8 @@ impl FunctionPass for LoopUnroll {
             let cfg = cx.analyses.cfg(func);
             let loops = cx.analyses.loops(func);
             let Some(l) = loops.innermost_loop(h).filter(|&l| loops.header(l) == h) else { continue };
-            let Some(plan) = plan(func, &cfg, &loops, l) else { continue };
+            let off_by_one = cx.faults.is_on(crate::faults::UNROLL_GUARD_OFF_BY_ONE);
+            let Some(plan) = plan(func, &cfg, &loops, l, off_by_one) else { continue };
             unroll(func, &plan);
             unrolled += 1;
             changed = true;
@@ -105,7 +106,8 @@ struct Plan {
     guard: Guard,
 }
 
-fn plan(func: &Function, cfg: &ControlFlowGraph, loops: &LoopForest, l: Loop) -> Option<Plan> {
+/// `off_by_one`: the injected fault [`crate::faults::UNROLL_GUARD_OFF_BY_ONE`].
+fn plan(func: &Function, cfg: &ControlFlowGraph, loops: &LoopForest, l: Loop, off_by_one: bool) -> Option<Plan> {
     if loops.blocks(l).len() != 1 {
         return None;
     }
@@ -146,7 +148,8 @@ fn plan(func: &Function, cfg: &ControlFlowGraph, loops: &LoopForest, l: Loop) ->
             if upward != (s > 0) {
                 return None;
             }
-            let delta = (factor as i64 - 2) * s + o;
+            let copies_after_test = if off_by_one { factor as i64 - 3 } else { factor as i64 - 2 };
+            let delta = copies_after_test * s + o;
             let delta = i32::try_from(delta).ok().filter(|d| d.unsigned_abs() <= 1 << 30)?;
             // `bound − delta` must not wrap: bound ≥ INT_MIN + delta (s > 0) or
             // bound ≤ INT_MAX + delta (s < 0).

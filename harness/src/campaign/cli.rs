@@ -2,7 +2,8 @@
 //!
 //! `harness campaign [--minutes M | --hours H | --until HH:MM | --programs N] [--jobs N]
 //! [--strategy a,b] [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc]
-//! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR] [--in-process]`
+//! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR] [--in-process]
+//! [--no-guide] [--guide-batch N]`
 //!
 //! By default the campaign runs in a child process under a supervisor that survives and
 //! records compiler crashes (see [`super::isolate`]); `--in-process` runs it here.
@@ -11,7 +12,7 @@
 //! `--no-triage`; regression cases go next to the failure corpus (`corpus/regressions/`,
 //! or `<out>/regressions/`), never for failures of injected faults.
 //!
-//! Defaults: 3 minutes, all cores, swarm generation, the `o-levels,singles,leave-one-out,
+//! Defaults: 3 minutes, all cores, coverage-guided swarm generation (batches of 8), the `o-levels,singles,leave-one-out,
 //! random` strategies, output in `results/<campaign-id>/`, failures in `corpus/failures/`
 //! (in `<out>/failures/` when `--out` is given, so test runs stay out of the corpus).
 //! Ctrl-C finishes the programs in progress, writes the summary and exits; a second Ctrl-C
@@ -94,6 +95,13 @@ pub struct CampaignArgs {
     /// Use the generator's default configuration instead of swarm configurations.
     #[arg(long)]
     pub no_swarm: bool,
+    /// Plain swarm: do not move the knob probabilities from the campaign's feedback (see
+    /// `campaign::guide`).
+    #[arg(long)]
+    pub no_guide: bool,
+    /// Programs per batch of the coverage-guided swarm (weights change between batches).
+    #[arg(long, default_value_t = super::guide::DEFAULT_BATCH)]
+    pub guide_batch: u64,
     /// Inject named compiler faults (builds with the `fault-injection` feature).
     #[arg(long, value_delimiter = ',', hide = !cfg!(feature = "fault-injection"))]
     pub fault: Vec<String>,
@@ -266,6 +274,8 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         previous: args.previous.clone(),
         gnu_assembler: args.assembler == sysyc::runtime::library::Assembler::Gnu,
         encoder_sample: args.encoder_sample,
+        guide: (!args.no_swarm && !args.no_guide && args.guide_batch > 0)
+            .then_some(super::guide::GuideOptions { batch: args.guide_batch }),
     };
     // Check what the child would refuse before creating anything.
     super::config::Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;

@@ -12,7 +12,8 @@
 //! (`summary.md`, `stats.csv`), [`reproduce`] (the opening of `summary.md`: commands to
 //! rerun and resume, settings, cost totals), [`nightly`] (distinct failures, comparison with
 //! the previous night, `failures.csv`), [`merge`] (`harness merge`: shard results into one),
-//! [`history`] (`harness report history`: nights side by side),
+//! [`history`] (`harness report history`: nights side by side), [`guide`] (the
+//! coverage-guided swarm: `feedback.csv`, `weights.csv`),
 //! [`progress`] (the progress line), [`isolate`] (the supervisor that survives compiler
 //! crashes, and the journal it reads), [`memory_log`] (`memory.csv`: RSS and live heap after
 //! every program), [`cli`].
@@ -23,7 +24,9 @@
 //! exactly what one unsharded campaign checks, and program `p` is generated from
 //! [`program_seed`]`(seed, p)` whichever shard checks it. Rows keep the global program number, so
 //! `harness merge` only concatenates and sorts. Each shard is an ordinary campaign
-//! directory (resumable on its own).
+//! directory (resumable on its own). With the coverage-guided swarm ([`guide`]) each shard
+//! guides its own programs from its own feedback, so from program `2 × batch` of a shard on
+//! its programs differ from those an unsharded campaign would check.
 //!
 //! # Running
 //! Programs are checked in parallel on a rayon pool of `jobs` threads; one program's
@@ -43,6 +46,7 @@ pub mod check;
 pub mod cli;
 pub mod config;
 pub mod failures;
+pub mod guide;
 pub mod history;
 pub mod isolate;
 pub mod memory_log;
@@ -111,6 +115,9 @@ pub struct CampaignOptions {
     /// never; see [`crate::oracles::encoder`]).
     #[serde(default = "default_encoder_sample")]
     pub encoder_sample: u64,
+    /// Coverage-guided swarm weights ([`guide`]); `None`: the plain swarm.
+    #[serde(default)]
+    pub guide: Option<guide::GuideOptions>,
 }
 
 /// One assembly text in this many is also assembled by GNU as and compared.
@@ -285,6 +292,8 @@ fn run(
     crate::stages::quiet_panics(check::WORKER_PREFIX);
 
     let shard = options.shard_or_whole();
+    let guided = options.guide.clone().filter(|_| options.swarm);
+    let guide = guide::Guide::open(dir, guided, shard, &done)?;
     let remaining =
         options.programs.map(|n| (0..n).filter(|&i| shard.contains(i) && !done.contains(&i)).count() as u64);
     let progress = Progress::new(remaining);
@@ -343,7 +352,7 @@ fn run(
                 if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     return;
                 }
-                let result = check_one(&checker, &plan, options, dir, index, &records, &faults, hook);
+                let result = check_one(&checker, &plan, options, &guide, index, &records, &faults, hook);
                 match result {
                     Ok((checks, failures, dirs)) => {
                         // A report, not a record: a full disk here must not stop the campaign.
@@ -365,6 +374,7 @@ fn run(
                             slot.get_or_insert(e);
                         }
                         stop.store(true, Ordering::SeqCst);
+                        guide.abort();
                     }
                 }
             });
@@ -378,6 +388,8 @@ fn run(
     if let Some(e) = first_error.into_inner().ok().flatten() {
         return Err(e);
     }
+    let weights = guide::weights_path(dir);
+    std::fs::write(&weights, guide.weights_csv()?).with_context(|| format!("writing {}", weights.display()))?;
     let rows = records::read_runs(dir)?;
     let programs = records::read_programs(dir)?;
     let stats = summary::Stats::compute(&rows, &programs, &records::read_selftests(dir)?);
@@ -418,6 +430,7 @@ pub fn write_report(
     let mut md = reproduce::insert_after_title(&summary::summary_md(stats, session), opening);
     md.push_str(&nightly::section(&distinct, &current, previous)?);
     md.push_str(&memory_log::section(&memory_log::read(dir)));
+    md.push_str(&guide::section(dir));
     write("summary.md", &md)
 }
 
@@ -428,14 +441,16 @@ fn check_one(
     checker: &Checker,
     plan: &Plan,
     options: &CampaignOptions,
-    _dir: &Path,
+    guide: &guide::Guide,
     index: u64,
     records: &Mutex<Records>,
     faults: &FaultSet,
     hook: Option<&FailureHook<'_>>,
 ) -> Result<(u64, u64, Vec<PathBuf>)> {
+    let seed = program_seed(options.seed, index);
+    let gen_config = if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
     let generate_start = Instant::now();
-    let (seed, program) = program_of(options.seed, options.swarm, index);
+    let program = generate(seed, &gen_config);
     let generated = generate_start.elapsed();
     let configs = plan.for_program(seed);
     let mut checked = checker.check(index, &program, &configs);
@@ -471,6 +486,8 @@ fn check_one(
             dirs.push(saved.dir);
         }
     }
+    // Before the program's line: a program recorded complete always has its feedback.
+    guide.record(guide::Feedback::of(index, &program, &checked))?;
     records
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?

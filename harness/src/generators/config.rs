@@ -282,14 +282,25 @@ impl GenConfig {
         GenConfig::swarm_from(&mut SeededChoices::new(seed ^ 0x5741_524d_5741_524d))
     }
 
+    /// [`GenConfig::swarm`] with each knob switched off with the probability `weights` give
+    /// it (the coverage-guided swarm of the campaign; [`SwarmWeights::default`] gives exactly
+    /// [`GenConfig::swarm`]).
+    pub fn swarm_weighted(seed: u64, weights: &SwarmWeights) -> GenConfig {
+        GenConfig::swarm_from_weighted(&mut SeededChoices::new(seed ^ 0x5741_524d_5741_524d), weights)
+    }
+
     /// A random configuration drawn from `c` (shared by [`GenConfig::swarm`] and the
     /// `Arbitrary` implementation).
     pub fn swarm_from(c: &mut impl Choices) -> GenConfig {
+        GenConfig::swarm_from_weighted(c, &SwarmWeights::default())
+    }
+
+    fn swarm_from_weighted(c: &mut impl Choices, weights: &SwarmWeights) -> GenConfig {
         let d = GenConfig::default();
         let mut k = Knobs::default();
-        for knob in k.all_mut() {
-            // Off with probability 0.3 (swarm), otherwise 1/4 .. 2x of the default.
-            *knob = if c.chance(0.3) {
+        for (knob, &off) in k.all_mut().into_iter().zip(&weights.off) {
+            // Off with probability `off` (swarm), otherwise 1/4 .. 2x of the default.
+            *knob = if c.chance(off) {
                 0
             } else {
                 let base = (*knob).max(4) as i64;
@@ -367,8 +378,89 @@ impl GenConfig {
     }
 }
 
+/// Number of knobs in [`Knobs`].
+pub const KNOB_COUNT: usize = 52;
+
+/// Per knob (in [`Knobs::NAMES`] order), the probability that a swarm configuration switches
+/// it off. The default, [`SWARM_OFF`] for every knob, is the unguided swarm.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwarmWeights {
+    pub off: [f64; KNOB_COUNT],
+}
+
+/// The unguided swarm's probability of switching a knob off.
+pub const SWARM_OFF: f64 = 0.3;
+
+impl Default for SwarmWeights {
+    fn default() -> SwarmWeights {
+        SwarmWeights { off: [SWARM_OFF; KNOB_COUNT] }
+    }
+}
+
 impl Knobs {
-    fn all_mut(&mut self) -> [&mut u8; 52] {
+    /// The knobs' field names, in declaration order (the order of [`SwarmWeights`]).
+    pub const NAMES: [&'static str; KNOB_COUNT] = [
+        "float",
+        "arrays",
+        "multi_dim",
+        "consts",
+        "globals",
+        "read_only_globals",
+        "pure_functions",
+        "impure_functions",
+        "recursion",
+        "array_params",
+        "partial_rows",
+        "many_params",
+        "length_params",
+        "ifs",
+        "elses",
+        "loops",
+        "nested_loops",
+        "breaks",
+        "continues",
+        "early_returns",
+        "short_circuit",
+        "effects_in_conditions",
+        "div_mod",
+        "safe_wrappers",
+        "input",
+        "output",
+        "putf",
+        "timers",
+        "shadowing",
+        "aliasing",
+        "dead_stores",
+        "reuse",
+        "invariants",
+        "late_init",
+        "float_to_int",
+        "literal_bases",
+        "blocks",
+        "mix_calls",
+        "comparison_chains",
+        "status_checksum",
+        "identities",
+        "trip_params",
+        "straight_loops",
+        "hoist_shapes",
+        "array_hoist",
+        "trivial_phis",
+        "register_pressure",
+        "div_corners",
+        "float_corners",
+        "big_frames",
+        "near_redundant",
+        "var_pool",
+    ];
+
+    /// The knobs' values in [`Knobs::NAMES`] order.
+    pub fn values(&self) -> [u8; KNOB_COUNT] {
+        let mut copy = self.clone();
+        copy.all_mut().map(|v| *v)
+    }
+
+    fn all_mut(&mut self) -> [&mut u8; KNOB_COUNT] {
         let Knobs {
             float,
             arrays,
@@ -524,6 +616,36 @@ mod tests {
                 *c,
                 "swarm configs are already normal"
             );
+        }
+    }
+
+    #[test]
+    fn knob_names_follow_the_fields() {
+        let json = serde_json::to_value(Knobs::default()).expect("knobs serialise");
+        let fields: std::collections::BTreeSet<&str> =
+            json.as_object().expect("an object").keys().map(String::as_str).collect();
+        let names: std::collections::BTreeSet<&str> = Knobs::NAMES.into_iter().collect();
+        assert_eq!(fields, names);
+        let knobs = Knobs { float: 1, var_pool: 2, ..Knobs::default() };
+        let values = knobs.values();
+        assert_eq!((values[0], values[KNOB_COUNT - 1]), (1, 2));
+        let json = serde_json::to_value(&knobs).expect("knobs serialise");
+        for (name, value) in Knobs::NAMES.iter().zip(values) {
+            assert_eq!(json[name], u64::from(value), "{name}");
+        }
+    }
+
+    #[test]
+    fn weighted_swarm_follows_the_weights() {
+        for seed in 0..20 {
+            assert_eq!(GenConfig::swarm_weighted(seed, &SwarmWeights::default()), GenConfig::swarm(seed));
+        }
+        let mut weights = SwarmWeights::default();
+        weights.off[0] = 0.0;
+        weights.off[1] = 1.0;
+        for seed in 0..20 {
+            let c = GenConfig::swarm_weighted(seed, &weights);
+            assert!(c.knobs.float > 0 && c.knobs.arrays == 0);
         }
     }
 

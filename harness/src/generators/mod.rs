@@ -88,7 +88,7 @@ pub mod stats;
 mod stmt;
 
 pub use choices::{Choices, SeededChoices, UnstructuredChoices};
-pub use config::{GenConfig, Knobs};
+pub use config::{GenConfig, KNOB_COUNT, Knobs, SwarmWeights};
 pub use features::{Feature, FeatureSet};
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -113,6 +113,9 @@ pub struct GeneratedProgram {
     /// upper bound of the interpreter's steps in practice (`harness gen-stats` reports the
     /// ratio: on seeds 0..1000 of the swarm a median of 9% of it, at most 57%).
     pub estimated_work: u64,
+    /// The share of its statements the program's reference run executed, when
+    /// [`generate`] probed it (`None` with one attempt, or when the probe run failed).
+    pub coverage: Option<f64>,
 }
 
 /// A probed program is kept when it runs at least this share of its statements.
@@ -146,6 +149,7 @@ pub fn generate(seed: u64, config: &GenConfig) -> GeneratedProgram {
             return p;
         }
         let score = probe(&p);
+        p.coverage = (score >= 0.0).then_some(score);
         if score >= PROBE_COVERAGE {
             return p;
         }
@@ -192,6 +196,7 @@ pub fn generate_with(choices: &mut dyn Choices, config: &GenConfig) -> Generated
         seed: None,
         features,
         estimated_work,
+        coverage: None,
     }
 }
 

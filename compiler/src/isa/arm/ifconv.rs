@@ -227,17 +227,24 @@ struct Rewrite {
     removed: Vec<Block>,
 }
 
+/// `swapped_invert`: the injected fault [`crate::faults::ARM_IF_CONVERT_SWAPPED_INVERT`].
 fn find_rewrite(
     pf: &PFunction,
     i: usize,
     edges: &Edges,
     pos: &FxHashMap<Block, usize>,
     rpo: &FxHashMap<Block, u32>,
+    swapped_invert: bool,
 ) -> Option<Rewrite> {
     let b = pf.blocks[i].0;
     let exit = exit_of(pf, i);
     let (Some((cc, t)), Then::Goto(n)) = (exit.cond, exit.then) else {
         return None;
+    };
+    let else_cc = match cc {
+        Cond::Gt if swapped_invert => Cond::Lt,
+        Cond::Lt if swapped_invert => Cond::Gt,
+        _ => cc.invert(),
     };
     if t == n || t == b || n == b {
         return None;
@@ -254,7 +261,7 @@ fn find_rewrite(
         && cn.0 + ct.0 <= DIAMOND_MAX.0
         && cn.1 + ct.1 <= DIAMOND_MAX.1
     {
-        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).chain(predicated(bt, cc)).collect();
+        let mut tail: Vec<MInst> = predicated(bn, else_cc).chain(predicated(bt, cc)).collect();
         tail.push(jump(jn));
         return Some(Rewrite { tail, removed: vec![n, t] });
     }
@@ -262,7 +269,7 @@ fn find_rewrite(
     if let Some((bn, dest, _)) = side(n, TRIANGLE_MAX)
         && dest == t
     {
-        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).collect();
+        let mut tail: Vec<MInst> = predicated(bn, else_cc).collect();
         tail.push(jump(t));
         return Some(Rewrite { tail, removed: vec![n] });
     }
@@ -290,8 +297,8 @@ fn find_rewrite(
         && dest != t
         && latch(n, dest, t)
     {
-        let mut tail: Vec<MInst> = predicated(bn, cc.invert()).collect();
-        tail.push(MInst::CondBr { cc: cc.invert(), taken: dest, not_taken: t });
+        let mut tail: Vec<MInst> = predicated(bn, else_cc).collect();
+        tail.push(MInst::CondBr { cc: else_cc, taken: dest, not_taken: t });
         return Some(Rewrite { tail, removed: vec![n] });
     }
     if let Some((bt, dest, _)) = side(t, LATCH_MAX)
@@ -331,7 +338,8 @@ fn natural_loop(pf: &PFunction, edges: &Edges, latch: Block, header: Block) -> O
 /// [`exit_of`]'s fall-through reading: a removed side had one way in, the branch of the
 /// block rewritten, whose new tail ends in explicit branches; so no remaining block falls
 /// through into a removed one.
-pub fn run(pf: &mut PFunction) {
+pub fn run(pf: &mut PFunction, faults: &crate::faults::FaultSet) {
+    let swapped_invert = faults.is_on(crate::faults::ARM_IF_CONVERT_SWAPPED_INVERT);
     let mut edges = Edges::new(pf);
     let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (b, _))| (*b, k)).collect();
     // Rewrites keep every path between the remaining blocks (through the branching block
@@ -344,7 +352,7 @@ pub fn run(pf: &mut PFunction) {
             i += 1;
             continue;
         }
-        match find_rewrite(pf, i, &edges, &pos, &rpo) {
+        match find_rewrite(pf, i, &edges, &pos, &rpo, swapped_invert) {
             Some(rewrite) => {
                 edges.remove_exits(pf, i);
                 for r in &rewrite.removed {

@@ -313,7 +313,7 @@ fn allocate_and_lay_out(
         (Stage::CopyProp, &|pf| copyprop::run(pf, &opts.faults)),
         (Stage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
         (Stage::Peephole, &|pf| peephole::run(pf)),
-        (Stage::IfConvert, &|pf| ifconv::run(pf)),
+        (Stage::IfConvert, &|pf| ifconv::run(pf, &opts.faults)),
         (Stage::BranchOpt, &|pf| branches::run(pf)),
     ];
     for (stage, run) in stages {
