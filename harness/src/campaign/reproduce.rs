@@ -238,6 +238,7 @@ mod tests {
             previous: None,
             gnu_assembler: false,
             encoder_sample: 20,
+            guide: None,
         }
     }
 
