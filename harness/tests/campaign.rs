@@ -215,9 +215,9 @@ fn the_unroll_remainder_fault_is_detected_and_triaged() {
 }
 #[cfg(feature = "fault-injection")]
 const UNROLL_SEED: &str = "1000";
-/// Program 6 (seed 1006) is the first of seed 1000 to show it.
+/// Program 12 is the first of campaign seed 1000 to show it.
 #[cfg(feature = "fault-injection")]
-const UNROLL_PROGRAMS: &str = "7";
+const UNROLL_PROGRAMS: &str = "13";
 
 /// A memory fault: a call that writes a global between two accesses of it in one block.
 #[cfg(feature = "fault-injection")]
@@ -232,9 +232,9 @@ fn the_load_elim_call_fault_is_detected_and_triaged() {
 }
 #[cfg(feature = "fault-injection")]
 const LOAD_ELIM_SEED: &str = "3000";
-/// Program 13 (seed 3013) is the first of seed 3000 to show it.
+/// Program 24 is the first of campaign seed 3000 to show it.
 #[cfg(feature = "fault-injection")]
-const LOAD_ELIM_PROGRAMS: &str = "14";
+const LOAD_ELIM_PROGRAMS: &str = "25";
 
 /// A back-end fault: a predicated else side under the wrong condition, wrong only when the
 /// compared values are equal.
@@ -250,9 +250,9 @@ fn the_if_conversion_fault_is_detected_and_triaged() {
 }
 #[cfg(feature = "fault-injection")]
 const IFCONV_SEED: &str = "3000";
-/// Program 12 (seed 3012) is the first of seed 3000 to show it.
+/// Program 8 is the first of campaign seed 3000 to show it.
 #[cfg(feature = "fault-injection")]
-const IFCONV_PROGRAMS: &str = "13";
+const IFCONV_PROGRAMS: &str = "9";
 
 /// (program, config id, kind) of every row of `runs.csv`.
 #[cfg(feature = "fault-injection")]

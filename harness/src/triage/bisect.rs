@@ -393,7 +393,9 @@ pub fn stage_function(
 /// show with every step).
 pub fn opt_bisect_step(case: &Case, config: &Config, fails: &dyn Fn(&Config) -> bool) -> Result<(Option<OptStep>, usize), String> {
     let lowered = stages::lower(&case.subject).map_err(|f| f.to_string())?;
-    let logged = Config { opt_bisect_limit: Some(u64::MAX), ..config.clone() };
+    // The log is only the list of steps: compiled without the verifier, so that a failure
+    // the verifier reports (invalid IR after some pass) still has a log to search.
+    let logged = Config { opt_bisect_limit: Some(u64::MAX), verify_each: false, ..config.clone() };
     let (_, report) = stages::optimise(&lowered, &logged, None).map_err(|f| format!("cannot compile for the step log: {f}"))?;
     let total = report.steps;
     let mut calls = 1;
