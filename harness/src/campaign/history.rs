@@ -207,10 +207,7 @@ fn line_svg(title: &str, nights: &[Night], series: &[(&str, Vec<f64>)]) -> Resul
         chart
             .configure_mesh()
             .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 { names.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
-            })
+            .x_label_formatter(&|x| night_label(&names, *x))
             .draw()
             .map_err(draw_error)?;
         for (k, (label, values)) in series.iter().enumerate() {
@@ -227,6 +224,12 @@ fn line_svg(title: &str, nights: &[Night], series: &[(&str, Vec<f64>)]) -> Resul
         root.present().map_err(draw_error)?;
     }
     Ok(svg)
+}
+
+/// The axis label at `x`: the night's name at whole positions, nothing between them.
+fn night_label(names: &[String], x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 1e-6 && i >= 0.0 { names.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
 }
 
 /// Grouped bars per night: new, fixed and still-open distinct failures.
@@ -253,10 +256,7 @@ fn failures_svg(nights: &[Night], changes: &[Change]) -> Result<String, String> 
         chart
             .configure_mesh()
             .x_labels(n)
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 1e-6 && i >= 0.0 { names.get(i as usize).cloned().unwrap_or_default() } else { String::new() }
-            })
+            .x_label_formatter(&|x| night_label(&names, *x))
             .draw()
             .map_err(draw_error)?;
         for (k, (label, values)) in groups.iter().enumerate() {
