@@ -224,7 +224,7 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::conform::Verdict;
-    use crate::speedup::{BenchmarkRuns, ConfigRun, pairs};
+    use crate::speedup::{BenchmarkRuns, ConfigRun, pairs, with_all_stages};
     use std::time::Duration;
 
     fn data() -> SpeedupData {
@@ -248,7 +248,7 @@ mod tests {
             base,
             benchmarks: vec![BenchmarkRuns {
                 name: "bench<1>".into(),
-                runs: runs.into_iter().collect(),
+                runs: runs.into_iter().map(|(p, r)| (with_all_stages(&p), r)).collect(),
                 distinct_asm: 4,
                 skipped_asm: 0,
                 cached_asm: 0,

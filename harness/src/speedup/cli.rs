@@ -36,9 +36,10 @@ pub struct SpeedupArgs {
     /// Only benchmarks whose name contains this.
     #[arg(long)]
     pub filter: Option<String>,
-    /// Which families to measure: leave-one-out, add-one, prefix (comma-separated). Fewer
+    /// Which families to measure: leave-one-out (IR passes and back-end stages), add-one,
+    /// prefix, add-to-base (passes outside the base pipeline), comma-separated. Fewer
     /// families need fewer pipelines, which matters on long-running suites.
-    #[arg(long, default_value = "leave-one-out,add-one,prefix")]
+    #[arg(long, default_value = "leave-one-out,add-one,prefix,add-to-base")]
     pub modes: String,
     /// Output directory (default: results/speedup/<UTC date>).
     #[arg(long)]

@@ -10,7 +10,15 @@
 //! * **add-one**: reference `-O0 + mem2reg`, subject `-O0 + mem2reg + p` (for `mem2reg`
 //!   itself: reference `-O0`, subject `mem2reg`);
 //! * **prefix** steps `k = 1..=|P|`: reference the first `k-1` passes, subject the first `k`;
-//!   the costs of all prefixes form each benchmark's prefix curve.
+//!   the costs of all prefixes form each benchmark's prefix curve;
+//! * **add-to-base** for every registered IR pass `q` outside `P`: reference `P`, subject `P`
+//!   followed by `q` (what appending it would still give);
+//! * **leave-one-out** for every optional back-end stage `s` as well: reference `P` with every
+//!   stage but `s`, subject `P` with all of them.
+//!
+//! A configuration is named by registry entries ([`Pipeline`]): the IR passes in order, then
+//! the back-end stages that run. Every configuration of the IR families runs all stages
+//! ([`with_all_stages`]), so a stage's pair differs from the base in that stage alone.
 //!
 //! Every distinct pipeline is compiled once per benchmark (timing each pass through the pass
 //! manager's report); the assembly text is hashed and every distinct text is assembled and run
@@ -44,6 +52,7 @@ use crate::conform::{self, CaseFiles, Verdict};
 use crate::engine::{EngineRun, Phases, QemuEngine, RunSettings};
 use crate::failure::Failure;
 use sysyc::config::Config;
+use sysyc::isa::arm::Stage;
 use rayon::prelude::*;
 use run_cache::RunCache;
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,10 +64,13 @@ pub enum Mode {
     LeaveOneOut,
     AddOne,
     Prefix,
+    /// For each registered IR pass outside the base pipeline: the base vs the base with the
+    /// pass appended, so that no registered pass goes unmeasured.
+    AddToBase,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::LeaveOneOut, Mode::AddOne, Mode::Prefix];
+    pub const ALL: [Mode; 4] = [Mode::LeaveOneOut, Mode::AddOne, Mode::Prefix, Mode::AddToBase];
 
     /// Parses a comma-separated list of family names.
     pub fn parse_list(spec: &str) -> Result<Vec<Mode>, String> {
@@ -67,7 +79,7 @@ impl Mode {
             .filter(|s| !s.is_empty())
             .map(|s| {
                 Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| {
-                    format!("unknown mode `{s}`; valid modes: leave-one-out, add-one, prefix")
+                    format!("unknown mode `{s}`; valid modes: leave-one-out, add-one, prefix, add-to-base")
                 })
             })
             .collect()
@@ -78,12 +90,35 @@ impl Mode {
             Mode::LeaveOneOut => "leave-one-out",
             Mode::AddOne => "add-one",
             Mode::Prefix => "prefix",
+            Mode::AddToBase => "add-to-base",
         }
     }
 }
 
-/// A pipeline as pass names (repetitions allowed; empty is `-O0`).
+/// A configuration as registry names: IR passes in order (repetitions allowed), then the
+/// back-end stages that run. No names at all is `-O0` without optional stages.
 pub type Pipeline = Vec<&'static str>;
+
+/// `ir` followed by every optional back-end stage (the IR families' configurations).
+pub fn with_all_stages(ir: &[&'static str]) -> Pipeline {
+    ir.iter().copied().chain(Stage::ALL.iter().map(|s| s.name())).collect()
+}
+
+/// Whether `name` is a back-end stage rather than an IR pass.
+pub fn is_stage(name: &str) -> bool {
+    Stage::ALL.iter().any(|s| s.name() == name)
+}
+
+/// The compiler configuration a [`Pipeline`] names.
+fn config_of(pipeline: &Pipeline) -> Config {
+    let entries: Vec<&'static sysyc::passes::PassInfo> = pipeline.iter().filter_map(|p| sysyc::passes::lookup(p)).collect();
+    let stages = entries.iter().filter_map(|e| match e.body {
+        sysyc::passes::PassBody::Backend(stage) => Some(stage),
+        _ => None,
+    });
+    let ir = entries.iter().copied().filter(|e| !e.is_backend()).collect();
+    Config::default().with_pipeline(ir).with_stages(stages)
+}
 
 /// One (reference, subject) pair: what adding `pass` changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,9 +135,31 @@ pub struct Pair {
 /// every scalar in memory and no other pass has much to work on).
 pub const ADD_ONE_BASE: &str = "mem2reg";
 
-/// The pairs of all three families for `base`, in a stable order: leave-one-out and add-one
-/// per distinct pass in order of first appearance, then the prefix steps.
+/// The pairs of all three families for the IR pipeline `base`, in a stable order:
+/// leave-one-out and add-one per distinct pass in order of first appearance, then the prefix
+/// steps, then leave-one-out per back-end stage. Every side names its stages
+/// ([`with_all_stages`]).
 pub fn pairs(base: &[&'static str]) -> Vec<Pair> {
+    let mut out = ir_pairs(base);
+    for pair in &mut out {
+        pair.reference = with_all_stages(&pair.reference);
+        pair.subject = with_all_stages(&pair.subject);
+    }
+    let full = with_all_stages(base);
+    for stage in Stage::ALL {
+        out.push(Pair {
+            mode: Mode::LeaveOneOut,
+            pass: stage.name(),
+            position: 0,
+            reference: full.iter().copied().filter(|&q| q != stage.name()).collect(),
+            subject: full.clone(),
+        });
+    }
+    out
+}
+
+/// The IR families' pairs, as bare IR pipelines.
+fn ir_pairs(base: &[&'static str]) -> Vec<Pair> {
     let mut distinct: Vec<&'static str> = Vec::new();
     for &p in base {
         if !distinct.contains(&p) {
@@ -140,6 +197,15 @@ pub fn pairs(base: &[&'static str]) -> Vec<Pair> {
             position: k,
             reference: base[..k - 1].to_vec(),
             subject: base[..k].to_vec(),
+        });
+    }
+    for pass in sysyc::passes::ir_passes().map(|p| p.name).filter(|p| !base.contains(p)) {
+        out.push(Pair {
+            mode: Mode::AddToBase,
+            pass,
+            position: 0,
+            reference: base.to_vec(),
+            subject: base.iter().copied().chain([pass]).collect(),
         });
     }
     out
@@ -345,7 +411,7 @@ impl SpeedupData {
     pub fn prefix_curve(&self, benchmark: &BenchmarkRuns) -> Vec<(usize, Option<u64>, Option<u64>)> {
         (0..=self.base.len())
             .map(|k| {
-                let run = benchmark.runs.get(&self.base[..k]).filter(|r| r.valid());
+                let run = benchmark.runs.get(&with_all_stages(&self.base[..k])).filter(|r| r.valid());
                 (k, run.and_then(|r| r.insns), run.and_then(|r| r.cycles))
             })
             .collect()
@@ -401,10 +467,7 @@ pub fn measure_benchmark(
         crate::failure::Expected::Outcome(_) => unreachable!("suite cases are judged against their .out"),
     };
     let measured = RunSettings { measure_cost: true, ..settings.clone() };
-    let engine_for = |pipeline: &Pipeline| {
-        let passes = pipeline.iter().filter_map(|p| sysyc::passes::lookup(p)).collect();
-        QemuEngine::new(&Config::default().with_pipeline(passes), &measured)
-    };
+    let engine_for = |pipeline: &Pipeline| QemuEngine::new(&config_of(pipeline), &measured);
     // Compile every configuration.
     let compiled: Vec<(Pipeline, Result<Compiled, Failure>)> = pipelines_of(pairs)
         .par_iter()
@@ -554,7 +617,7 @@ mod tests {
     #[test]
     fn pairs_cover_every_distinct_pass_and_prefix() {
         let base = vec!["mem2reg", "constfold", "dce", "constfold"];
-        let pairs = pairs(&base);
+        let pairs = ir_pairs(&base);
         let loo: Vec<&Pair> = pairs.iter().filter(|p| p.mode == Mode::LeaveOneOut).collect();
         assert_eq!(loo.len(), 3);
         assert_eq!(loo[1].pass, "constfold");
@@ -565,12 +628,40 @@ mod tests {
         assert_eq!(add[0].subject, vec!["mem2reg"]);
         assert_eq!(add[2].reference, vec!["mem2reg"]);
         assert_eq!(add[2].subject, vec!["mem2reg", "dce"]);
+        let outside: Vec<&Pair> = pairs.iter().filter(|p| p.mode == Mode::AddToBase).collect();
+        assert_eq!(outside.len(), sysyc::passes::ir_passes().count() - 3, "every other registered IR pass");
+        assert!(outside.iter().all(|p| p.reference == base && p.subject[..4] == base[..] && p.subject.len() == 5));
+        assert!(outside.iter().any(|p| p.pass == "gvn") && !outside.iter().any(|p| p.pass == "dce"));
         let prefix: Vec<&Pair> = pairs.iter().filter(|p| p.mode == Mode::Prefix).collect();
         assert_eq!(prefix.len(), 4);
         assert_eq!(prefix[3].position, 4);
         assert_eq!(prefix[3].pass, "constfold");
         assert_eq!(prefix[3].reference, base[..3].to_vec());
         assert_eq!(prefix[3].subject, base);
+    }
+
+    #[test]
+    fn every_side_runs_all_stages_but_a_stage_pair_leaves_out_its_stage() {
+        let base = vec!["mem2reg", "dce"];
+        let all = pairs(&base);
+        assert_eq!(all.len(), ir_pairs(&base).len() + Stage::ALL.len());
+        let full = with_all_stages(&base);
+        for pair in all.iter().filter(|p| !is_stage(p.pass)) {
+            for side in [&pair.reference, &pair.subject] {
+                assert!(Stage::ALL.iter().all(|s| side.contains(&s.name())), "{pair:?}");
+            }
+        }
+        for stage in Stage::ALL {
+            let pair = all.iter().find(|p| p.pass == stage.name()).expect("a pair per stage");
+            assert_eq!(pair.mode, Mode::LeaveOneOut);
+            assert_eq!(pair.subject, full);
+            assert_eq!(pair.reference.len(), full.len() - 1);
+            assert!(!pair.reference.contains(&stage.name()));
+            let config = config_of(&pair.reference);
+            assert_eq!(config.pipeline.iter().map(|p| p.name).collect::<Vec<_>>(), base);
+            assert!(!config.stages.contains(&stage) && config.stages.len() == Stage::ALL.len() - 1);
+        }
+        assert!(config_of(&Vec::new()).stages.is_empty() && config_of(&Vec::new()).pipeline.is_empty());
     }
 
     fn run(verdict: Verdict, insns: Option<u64>) -> ConfigRun {
@@ -635,7 +726,7 @@ mod tests {
         let pairs = pairs(&base);
         let mk = |runs: &[(Pipeline, ConfigRun)], name: &str| BenchmarkRuns {
             name: name.into(),
-            runs: runs.iter().cloned().collect(),
+            runs: runs.iter().map(|(p, r)| (with_all_stages(p), r.clone())).collect(),
             distinct_asm: runs.len(),
             skipped_asm: 0,
             cached_asm: 0,
