@@ -108,13 +108,28 @@ fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
     assert!(stdout.contains("1. mem2reg") || stdout.contains("1. constfold") || stdout.contains("1. dce"), "{stdout}");
     assert!(stderr.contains("(0 from the run cache, 0 skipped)"), "the first sitting runs everything: {stderr}");
     let csv = std::fs::read_to_string(dir.join("report/speedup.csv")).expect("csv");
-    // 3 leave-one-out + 3 add-one + 3 prefix pairs.
-    assert_eq!(column(&csv, "mode").len(), 9);
+    // Leave-one-out for the 3 passes and every back-end stage, 3 add-one, 3 prefix steps, and
+    // add-to-base for every other registered IR pass.
+    let modes = column(&csv, "mode");
+    let count = |m: &str| modes.iter().filter(|x| *x == m).count();
+    assert_eq!(count("leave-one-out"), 3 + sysyc::isa::arm::Stage::ALL.len());
+    assert_eq!((count("add-one"), count("prefix")), (3, 3));
+    assert_eq!(count("add-to-base"), sysyc::passes::ir_passes().count() - 3);
     assert!(column(&csv, "subject_status").iter().all(|s| s == "PASS"));
     let md = std::fs::read_to_string(dir.join("report/report.md")).expect("markdown");
     assert!(md.contains("## leave-one-out") && md.contains("## Prefix curves"), "{md}");
     let html = std::fs::read_to_string(dir.join("report/index.html")).expect("html");
-    assert_eq!(html.matches("<svg").count(), 2);
+    assert_eq!(html.matches("<svg").count(), 4, "instructions and cycles bars, heat map, prefix curves");
+    assert!(md.contains("## Differences behind the numbers"), "{md}");
+    let diffs: Vec<_> = std::fs::read_dir(dir.join("report/diffs")).expect("diffs").flatten().collect();
+    assert!(!diffs.is_empty(), "mem2reg changes every benchmark: its largest change has a diff");
+    for d in &diffs {
+        let text = std::fs::read_to_string(d.path()).expect("diff");
+        assert!(text.starts_with("# ") && text.contains("## optimised IR") && text.contains("## assembly"), "{text}");
+        let name = d.file_name().to_string_lossy().to_string();
+        assert!(md.contains(&format!("(diffs/{name})")), "the report links {name}");
+    }
+    assert!(diffs.iter().any(|d| std::fs::read_to_string(d.path()).expect("diff").contains("\n+")), "a diff shows added lines");
 
     // A second sitting takes every outcome from the cache and reports the same counts.
     let (_, stderr) = run("again");

@@ -8,6 +8,7 @@
 
 use super::{Mode, SpeedupData};
 use plotters::prelude::*;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 pub(crate) const PALETTE: [RGBColor; 10] = [
@@ -27,16 +28,35 @@ pub(crate) fn draw_error<E: std::fmt::Debug>(e: E) -> String {
     format!("drawing a chart: {e:?}")
 }
 
-/// Horizontal bar chart of geomean instruction speedups per pass, leave-one-out and add-one
+/// What a chart measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    Instructions,
+    Cycles,
+}
+
+impl Metric {
+    fn name(self) -> &'static str {
+        match self {
+            Metric::Instructions => "instruction",
+            Metric::Cycles => "estimated-cycle",
+        }
+    }
+}
+
+/// Horizontal bar chart of geomean speedups per pass (`metric`), leave-one-out and add-one
 /// side by side, passes sorted by their leave-one-out speedup (largest first). Horizontal, so
 /// that thirty-odd pass names stay readable at page width.
-pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
+pub fn pass_bars_svg(data: &SpeedupData, metric: Metric) -> Result<String, String> {
     let summaries = data.summaries();
     let value = |mode: Mode, pass: &str| {
         summaries
             .iter()
             .find(|s| s.pair.mode == mode && s.pair.pass == pass)
-            .and_then(|s| s.geomean_insns)
+            .and_then(|s| match metric {
+                Metric::Instructions => s.geomean_insns,
+                Metric::Cycles => s.geomean_cycles,
+            })
     };
     let mut passes: Vec<&str> = Vec::new();
     for s in &summaries {
@@ -60,7 +80,7 @@ pub fn pass_bars_svg(data: &SpeedupData) -> Result<String, String> {
         let root = SVGBackend::with_string(&mut svg, (1000, height)).into_drawing_area();
         root.fill(&WHITE).map_err(draw_error)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption("Geomean instruction speedup per pass", ("sans-serif", 20))
+            .caption(format!("Geomean {} speedup per pass", metric.name()), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(170)
@@ -188,13 +208,89 @@ pub fn prefix_curves_svg(data: &SpeedupData) -> Result<String, String> {
     Ok(svg)
 }
 
+/// Width of a heat-map cell, and the room for the row and column labels.
+const CELL: usize = 16;
+const ROW_LABELS: usize = 230;
+const COLUMN_LABELS: usize = 130;
+
+/// The heat map's colour of a speedup: green above 1, red below, the shade saturating at
+/// ×2 / ×0.5 (log scale, so that a halving and a doubling look alike); grey without a value.
+pub fn heat_colour(speedup: Option<f64>) -> String {
+    let Some(s) = speedup else { return "#bbbbbb".to_string() };
+    let t = (s.ln() / std::f64::consts::LN_2).clamp(-1.0, 1.0);
+    let fade = |t: f64| (255.0 * (1.0 - t.abs()).powf(0.8)).round() as u8;
+    let f = fade(t);
+    if t >= 0.0 { format!("#{f:02x}{:02x}{f:02x}", 200u8.max(f)) } else { format!("#{:02x}{f:02x}{f:02x}", 220u8.max(f)) }
+}
+
+/// A benchmark × pass heat map of leave-one-out instruction speedups (cycles in each cell's
+/// tooltip), hand-written SVG so that a cell can link to its differences (`links`, keyed by
+/// benchmark and pass).
+pub fn heatmap_svg(data: &SpeedupData, links: &BTreeMap<(String, Mode, String), String>) -> String {
+    let results = data.results();
+    let mut passes: Vec<&str> = Vec::new();
+    for p in data.pairs.iter().filter(|p| p.mode == Mode::LeaveOneOut) {
+        if !passes.contains(&p.pass) {
+            passes.push(p.pass);
+        }
+    }
+    let width = ROW_LABELS + CELL * passes.len() + 20;
+    let height = COLUMN_LABELS + CELL * data.benchmarks.len() + 40;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" class=\"heatmap\" \
+         width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"11\">\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
+         <text x=\"4\" y=\"16\" font-size=\"14\">Leave-one-out instruction speedup, benchmark × pass \
+         (green: the pass helps, red: it hurts, grey: no valid pair)</text>"
+    );
+    for (j, pass) in passes.iter().enumerate() {
+        let x = ROW_LABELS + CELL * j + CELL / 2 + 4;
+        let _ = write!(
+            svg,
+            "<text transform=\"translate({x},{}) rotate(-60)\">{}</text>",
+            COLUMN_LABELS - 4,
+            escape(pass)
+        );
+    }
+    for (i, bench) in data.benchmarks.iter().enumerate() {
+        let y = COLUMN_LABELS + CELL * i;
+        let _ = write!(svg, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", ROW_LABELS - 6, y + CELL - 4, escape(&bench.name));
+        for (j, pass) in passes.iter().enumerate() {
+            let r = results.iter().find(|r| r.benchmark == bench.name && r.pair.mode == Mode::LeaveOneOut && r.pair.pass == *pass);
+            let (insns, cycles) = r.map_or((None, None), |r| (r.speedup_insns(), r.speedup_cycles()));
+            let show = |x: Option<f64>| x.map_or("n/a".to_string(), |x| format!("{x:.4}"));
+            let cell = format!(
+                "<rect x=\"{}\" y=\"{y}\" width=\"{CELL}\" height=\"{CELL}\" fill=\"{}\" stroke=\"#ffffff\">\
+                 <title>{} without {}: instructions ×{}, cycles ×{}</title></rect>",
+                ROW_LABELS + CELL * j,
+                heat_colour(insns),
+                escape(&bench.name),
+                escape(pass),
+                show(insns),
+                show(cycles)
+            );
+            match links.get(&(bench.name.clone(), Mode::LeaveOneOut, pass.to_string())) {
+                Some(href) => {
+                    let _ = write!(svg, "<a href=\"{0}\" xlink:href=\"{0}\">{cell}</a>", escape(href));
+                }
+                None => svg.push_str(&cell),
+            }
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
 /// `s` as HTML text (also inside attribute values in double quotes).
 pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-/// The HTML page: both charts, then the markdown report as HTML (tables, lists, headings).
-pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
+/// The HTML page: the instruction and cycle bar charts, the heat map (cells linking to
+/// `links`), the prefix curves, then the markdown report as HTML (tables, lists, headings).
+pub fn html(data: &SpeedupData, markdown: &str, links: &BTreeMap<(String, Mode, String), String>) -> Result<String, String> {
     let mut page = String::new();
     let _ = write!(
         page,
@@ -208,7 +304,11 @@ pub fn html(data: &SpeedupData, markdown: &str) -> Result<String, String> {
         escape(&data.base.join(",")),
         data.benchmarks.len()
     );
-    let _ = writeln!(page, "<figure>{}</figure>", pass_bars_svg(data)?);
+    let _ = writeln!(page, "<figure>{}</figure>", pass_bars_svg(data, Metric::Instructions)?);
+    let _ = writeln!(page, "<figure>{}</figure>", pass_bars_svg(data, Metric::Cycles)?);
+    if data.has_mode(Mode::LeaveOneOut) {
+        let _ = writeln!(page, "<figure>{}</figure>", heatmap_svg(data, links));
+    }
     if data.has_mode(super::Mode::Prefix) {
         let _ = write!(page, "<figure>{}<figcaption><ol start=\"1\">", prefix_curves_svg(data)?);
         for pass in &data.base {
@@ -258,8 +358,12 @@ mod tests {
 
     #[test]
     fn page_holds_both_charts_and_escaped_text() {
-        let page = html(&data(), "a <b> & c\n\n| pass | x |\n|---|--:|\n| dce | 1.0 |\n").expect("page");
-        assert_eq!(page.matches("<svg").count(), 2, "two charts");
+        let links: BTreeMap<(String, Mode, String), String> =
+            [(("bench<1>".to_string(), Mode::LeaveOneOut, "dce".to_string()), "diffs/x.diff".to_string())].into_iter().collect();
+        let page = html(&data(), "a <b> & c\n\n| pass | x |\n|---|--:|\n| dce | 1.0 |\n", &links).expect("page");
+        assert_eq!(page.matches("<svg").count(), 4, "instructions, cycles, heat map, prefix curves");
+        assert!(page.contains("Geomean instruction speedup") && page.contains("Geomean estimated-cycle speedup"));
+        assert!(page.contains("href=\"diffs/x.diff\""), "a heat-map cell links to its differences");
         assert!(page.contains("mem2reg") && page.contains("dce"));
         assert!(page.contains("<p>a &lt;b&gt; &amp; c</p>"));
         assert!(page.contains("<td>dce</td>") && !page.contains("<pre>"), "the report's tables are HTML tables");
@@ -268,7 +372,7 @@ mod tests {
 
     #[test]
     fn bars_have_one_rectangle_per_pass_and_mode() {
-        let svg = pass_bars_svg(&data()).expect("svg");
+        let svg = pass_bars_svg(&data(), Metric::Instructions).expect("svg");
         // Two passes × two modes of bars (plus the background and legend rectangles).
         let filled_bars = svg.matches("<rect").count();
         assert!(filled_bars >= 4, "{filled_bars} rectangles");
@@ -281,9 +385,27 @@ mod tests {
     fn legend_names_only_measured_families() {
         let mut loo_only = data();
         loo_only.pairs.retain(|p| p.mode == Mode::LeaveOneOut);
-        let svg = pass_bars_svg(&loo_only).expect("svg");
+        let svg = pass_bars_svg(&loo_only, Metric::Cycles).expect("svg");
         assert!(svg.contains("leave-one-out"));
         assert!(!svg.contains("add-one"), "no add-one series without add-one pairs");
-        assert!(pass_bars_svg(&data()).expect("svg").contains("add-one"));
+        assert!(pass_bars_svg(&data(), Metric::Instructions).expect("svg").contains("add-one"));
+    }
+
+    #[test]
+    fn heat_map_has_a_cell_per_benchmark_and_pass_coloured_by_direction() {
+        let d = data();
+        let svg = heatmap_svg(&d, &BTreeMap::new());
+        let columns = d.pairs.iter().filter(|p| p.mode == Mode::LeaveOneOut).count();
+        // One rectangle per cell plus the background.
+        assert_eq!(svg.matches("<rect").count(), columns + 1, "{svg}");
+        assert!(svg.contains("arm-peephole"), "back-end stages are columns too");
+        // Without dce 200 instructions, with it 100: ×2, saturated green.
+        assert!(svg.contains("bench&lt;1&gt; without dce: instructions ×2.0000"), "{svg}");
+        assert!(svg.contains("fill=\"#00c800\""), "{svg}");
+        assert_eq!(heat_colour(Some(4.0)), heat_colour(Some(2.0)), "saturates at ×2");
+        assert_eq!(heat_colour(Some(1.0)), "#ffffff");
+        let (up, down) = (heat_colour(Some(1.5)), heat_colour(Some(1.0 / 1.5)));
+        assert!(up[1..3] < up[3..5] && down[1..3] > down[3..5], "green up, red down: {up} {down}");
+        assert_eq!(heat_colour(None), "#bbbbbb");
     }
 }

@@ -33,7 +33,8 @@ pub struct SpeedupArgs {
     /// Time limit per run in seconds (default 600).
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// Only benchmarks whose name contains this.
+    /// Only benchmarks whose name contains this (comma-separated: any of these), e.g. the
+    /// cases of a long suite that fit in one sitting.
     #[arg(long)]
     pub filter: Option<String>,
     /// Which families to measure: leave-one-out (IR passes and back-end stages), add-one,
@@ -89,10 +90,13 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     let suite = args.suite.clone().unwrap_or_else(default_suite);
     let base = base_pipeline(args.base.as_deref())?;
     let settings = RunSettings { measure_cost: true, ..RunSettings::new(Limits::SUITE.with_timeout(args.timeout)?) };
-    let cases = conform::discover(&suite, args.filter.as_deref())
-        .map_err(|e| format!("cannot list {}: {e}", suite.display()))?;
+    let mut cases = conform::discover(&suite, None).map_err(|e| format!("cannot list {}: {e}", suite.display()))?;
+    if let Some(filter) = &args.filter {
+        let wanted: Vec<&str> = filter.split(',').map(str::trim).filter(|f| !f.is_empty()).collect();
+        cases.retain(|c| wanted.iter().any(|f| c.name.contains(f)));
+    }
     if cases.is_empty() {
-        return Err(format!("no .sy benchmarks in {}", suite.display()));
+        return Err(format!("no .sy benchmarks in {} (after --filter)", suite.display()));
     }
     let out = match &args.out {
         Some(dir) => dir.clone(),
@@ -140,7 +144,9 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     if let Some(t) = args.timeout {
         command.push_str(&format!(" --timeout {t}"));
     }
-    let markdown = report::markdown(&data, &suite.display().to_string(), &command);
+    let links = super::diffs::write(&out, &data, &cases)?;
+    let mut markdown = report::markdown(&data, &suite.display().to_string(), &command);
+    markdown.push_str(&super::diffs::section(&links));
     let write = |name: &str, text: &str| {
         let path = out.join(name);
         std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
@@ -151,7 +157,7 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     report::write_csv(&data, std::io::BufWriter::new(file))
         .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
     write("report.md", &markdown)?;
-    write("index.html", &chart::html(&data, &markdown)?)?;
+    write("index.html", &chart::html(&data, &markdown, &links)?)?;
 
     let summaries = data.summaries();
     outln!("top passes by leave-one-out geomean speedup (insns, cycles):").map_err(|e| e.to_string())?;

@@ -5,7 +5,7 @@
 use super::chart::escape;
 use std::fmt::Write as _;
 
-/// Inline markup of one line: `code` spans, the rest escaped.
+/// Inline markup of one line: `code` spans and `[text](relative/link)`, the rest escaped.
 fn inline(text: &str) -> String {
     let mut out = String::new();
     for (i, part) in text.split('`').enumerate() {
@@ -13,9 +13,39 @@ fn inline(text: &str) -> String {
         if i % 2 == 1 {
             let _ = write!(out, "<code>{}</code>", escape(part));
         } else {
-            out.push_str(&escape(part));
+            out.push_str(&links(part));
         }
     }
+    out
+}
+
+/// `[text](target)` as links, everything else escaped. Only relative targets (the report's own
+/// files) become links; anything with a scheme or a quote stays text.
+fn links(text: &str) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('[') {
+        let link = rest[open..].find("](").and_then(|mid| {
+            let label = &rest[open + 1..open + mid];
+            let after = &rest[open + mid + 2..];
+            let close = after.find(')')?;
+            let target = &after[..close];
+            let relative = !target.is_empty() && !target.contains(':') && !target.contains('"') && !label.contains('[');
+            relative.then_some((label, target, open + mid + 2 + close + 1))
+        });
+        match link {
+            Some((label, target, end)) => {
+                out.push_str(&escape(&rest[..open]));
+                let _ = write!(out, "<a href=\"{}\">{}</a>", escape(target), escape(label));
+                rest = &rest[end..];
+            }
+            None => {
+                out.push_str(&escape(&rest[..=open]));
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(&escape(rest));
     out
 }
 
@@ -135,5 +165,12 @@ mod tests {
         assert!(html.contains("<ul>\n<li>one</li>\n<li>two</li>\n</ul>"), "{html}");
         assert!(!html.contains("<pre>"));
         assert_eq!(to_html("#no heading\n| not a table\n"), "<p>#no heading</p>\n<p>| not a table</p>\n");
+    }
+
+    #[test]
+    fn relative_links_become_anchors_and_nothing_else_does() {
+        assert_eq!(super::inline("see [a<b](diffs/x.diff) and `[c](d)`"), "see <a href=\"diffs/x.diff\">a&lt;b</a> and <code>[c](d)</code>");
+        assert_eq!(super::inline("[x](javascript:alert(1))"), "[x](javascript:alert(1))");
+        assert_eq!(super::inline("a[1] = b[2]"), "a[1] = b[2]");
     }
 }

@@ -42,6 +42,7 @@
 //! The tables and charts are written by [`report`] and [`chart`].
 
 pub mod chart;
+pub mod diffs;
 pub mod markdown;
 pub mod cli;
 pub mod report;
@@ -110,7 +111,7 @@ pub fn is_stage(name: &str) -> bool {
 }
 
 /// The compiler configuration a [`Pipeline`] names.
-fn config_of(pipeline: &Pipeline) -> Config {
+pub(crate) fn config_of(pipeline: &Pipeline) -> Config {
     let entries: Vec<&'static sysyc::passes::PassInfo> = pipeline.iter().filter_map(|p| sysyc::passes::lookup(p)).collect();
     let stages = entries.iter().filter_map(|e| match e.body {
         sysyc::passes::PassBody::Backend(stage) => Some(stage),
