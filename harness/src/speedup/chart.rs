@@ -214,10 +214,11 @@ const ROW_LABELS: usize = 230;
 const COLUMN_LABELS: usize = 130;
 
 /// The heat map's colour of a speedup: green above 1, red below, the shade saturating at
-/// ×2 / ×0.5 (log scale, so that a halving and a doubling look alike); grey without a value.
+/// ×1.5 / ×(1/1.5) (log scale, so that a slowdown and a speedup of one factor look alike; one
+/// pass rarely moves a benchmark further); grey without a value.
 pub fn heat_colour(speedup: Option<f64>) -> String {
     let Some(s) = speedup else { return "#bbbbbb".to_string() };
-    let t = (s.ln() / std::f64::consts::LN_2).clamp(-1.0, 1.0);
+    let t = (s.ln() / 1.5f64.ln()).clamp(-1.0, 1.0);
     let fade = |t: f64| (255.0 * (1.0 - t.abs()).powf(0.8)).round() as u8;
     let f = fade(t);
     if t >= 0.0 { format!("#{f:02x}{:02x}{f:02x}", 200u8.max(f)) } else { format!("#{:02x}{f:02x}{f:02x}", 220u8.max(f)) }
@@ -234,7 +235,8 @@ pub fn heatmap_svg(data: &SpeedupData, links: &BTreeMap<(String, Mode, String), 
             passes.push(p.pass);
         }
     }
-    let width = ROW_LABELS + CELL * passes.len() + 20;
+    // Wide enough for the title even with few columns.
+    let width = (ROW_LABELS + CELL * passes.len() + 20).max(900);
     let height = COLUMN_LABELS + CELL * data.benchmarks.len() + 40;
     let mut svg = String::new();
     let _ = write!(
@@ -402,9 +404,9 @@ mod tests {
         // Without dce 200 instructions, with it 100: ×2, saturated green.
         assert!(svg.contains("bench&lt;1&gt; without dce: instructions ×2.0000"), "{svg}");
         assert!(svg.contains("fill=\"#00c800\""), "{svg}");
-        assert_eq!(heat_colour(Some(4.0)), heat_colour(Some(2.0)), "saturates at ×2");
+        assert_eq!(heat_colour(Some(4.0)), heat_colour(Some(1.5)), "saturates at ×1.5");
         assert_eq!(heat_colour(Some(1.0)), "#ffffff");
-        let (up, down) = (heat_colour(Some(1.5)), heat_colour(Some(1.0 / 1.5)));
+        let (up, down) = (heat_colour(Some(1.2)), heat_colour(Some(1.0 / 1.2)));
         assert!(up[1..3] < up[3..5] && down[1..3] > down[3..5], "green up, red down: {up} {down}");
         assert_eq!(heat_colour(None), "#bbbbbb");
     }
