@@ -139,4 +139,13 @@ fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
     for name in ["reference_insns", "subject_insns", "reference_cycles", "subject_cycles", "subject_status"] {
         assert_eq!(column(&csv, name), column(&again, name), "{name}");
     }
+
+    // Compared with the first report: the same counts, so every pass's change is 1.
+    let args = ["report", "speedup", "--suite", "cases", "--base", "mem2reg,constfold,dce", "--run-cache", "runs", "--out", "third", "--previous", "report"];
+    let result = harness(&args, &dir);
+    assert!(result.status.success(), "{}", String::from_utf8_lossy(&result.stderr));
+    let md = std::fs::read_to_string(dir.join("third/report.md")).expect("markdown");
+    let section = md.split("## Compared with `report`").nth(1).expect("the comparison section");
+    assert!(section.contains("| leave-one-out | `mem2reg` |") && section.contains("| 1.0000 |"), "{section}");
+    assert!(md.contains("--previous report"), "the regenerate command names the previous report");
 }

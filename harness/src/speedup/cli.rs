@@ -42,6 +42,10 @@ pub struct SpeedupArgs {
     /// families need fewer pipelines, which matters on long-running suites.
     #[arg(long, default_value = "leave-one-out,add-one,prefix,add-to-base")]
     pub modes: String,
+    /// An earlier report's directory (its `speedup.csv`): the report compares each pass's
+    /// geomeans with it.
+    #[arg(long)]
+    pub previous: Option<PathBuf>,
     /// Output directory (default: results/speedup/<UTC date>).
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -144,6 +148,9 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
     if let Some(t) = args.timeout {
         command.push_str(&format!(" --timeout {t}"));
     }
+    if let Some(p) = &args.previous {
+        command.push_str(&format!(" --previous {}", p.display()));
+    }
     let links = super::diffs::write(&out, &data, &cases)?;
     let mut markdown = report::markdown(&data, &suite.display().to_string(), &command);
     markdown.push_str(&super::diffs::section(&links));
@@ -156,6 +163,15 @@ fn run_inner(args: &SpeedupArgs) -> Result<(), String> {
         .map_err(|e| format!("cannot create {}: {e}", csv_path.display()))?;
     report::write_csv(&data, std::io::BufWriter::new(file))
         .map_err(|e| format!("cannot write {}: {e}", csv_path.display()))?;
+    if let Some(previous) = &args.previous {
+        let read = |dir: &Path| {
+            let path = dir.join("speedup.csv");
+            std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        };
+        let then = super::compare::means(&read(previous)?).map_err(|e| format!("{}: {e}", previous.display()))?;
+        let now = super::compare::means(&read(&out)?)?;
+        markdown.push_str(&super::compare::section(previous, &then, &now));
+    }
     write("report.md", &markdown)?;
     write("index.html", &chart::html(&data, &markdown, &links)?)?;
 

@@ -42,6 +42,7 @@
 //! The tables and charts are written by [`report`] and [`chart`].
 
 pub mod chart;
+pub mod compare;
 pub mod diffs;
 pub mod markdown;
 pub mod cli;
