@@ -88,9 +88,9 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
     let chosen: Vec<Mutant> = sample(sites, args.seed).into_iter().take(args.max).collect();
     if args.list {
         for m in &chosen {
-            println!("{}", m.id());
+            crate::outln!("{}", m.id())?;
         }
-        eprintln!("{} of {total} mutation sites", chosen.len());
+        crate::errln!("{} of {total} mutation sites", chosen.len());
         return Ok(());
     }
     let out = args.out.clone().unwrap_or_else(|| {
@@ -103,13 +103,13 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
     let src = export_tree(&root, &args.work)?;
     let target = args.work.join("target");
 
-    eprintln!("mutants: {total} sites, {} chosen, {} already done; building the baseline", chosen.len(), done.len());
+    crate::errln!("mutants: {total} sites, {} chosen, {} already done; building the baseline", chosen.len(), done.len());
     let (_, baseline_build) = build(&src, &target)?;
     if let Err(e) = baseline_build {
         bail!("the unmutated tree does not build:\n{e}");
     }
     let baseline = campaign(args, &target, &args.work.join("campaign-baseline"))?;
-    eprintln!("mutants: baseline campaign: {} ({:.0} s)", baseline.status, baseline.campaign_seconds);
+    crate::errln!("mutants: baseline campaign: {} ({:.0} s)", baseline.status, baseline.campaign_seconds);
     if baseline.status != "survived" {
         bail!("the baseline campaign against the unmutated compiler found failures ({}): fix those first", baseline.detail);
     }
@@ -139,7 +139,7 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
         std::fs::write(&path, &original).with_context(|| format!("restoring {}", path.display()))?;
         std::fs::remove_file(args.work.join("applied"))?;
         let outcome = result?;
-        eprintln!(
+        crate::errln!(
             "mutants: [{}/{}] {} {}{}",
             n + 1,
             chosen.len(),
@@ -152,7 +152,7 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
         std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, args))?;
     }
     std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, args))?;
-    println!("report: {}", out.join("mutants.md").display());
+    crate::outln!("report: {}", out.join("mutants.md").display())?;
     Ok(())
 }
 
