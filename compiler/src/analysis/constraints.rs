@@ -588,7 +588,7 @@ fn condition_facts(func: &Function, (c, holds): Condition, out: &mut Vec<Fact>) 
 
 /// The condition the edge `pred → b` establishes: `pred` ends in `br c` with `b` on exactly
 /// one side.
-fn edge_condition(func: &Function, pred: Block, b: Block) -> Option<Condition> {
+pub(crate) fn edge_condition(func: &Function, pred: Block, b: Block) -> Option<Condition> {
     let term = func.terminator(pred)?;
     if func.opcode(term) != Opcode::Br {
         return None;

@@ -5,7 +5,8 @@
 //! * [`domtree`] — the dominator tree (Cooper–Harvey–Kennedy), block and instruction dominance;
 //! * [`frontier`] — dominance frontiers and iterated frontiers (phi placement);
 //! * [`loops`] — the natural-loop forest; [`counted`] — counted-loop recognition;
-//!   [`termination`] — which loops provably finish;
+//!   [`termination`] — which loops provably finish; [`nonneg`] — which `i32` values are never
+//!   negative at a block (for the selection of division and remainder by powers of two);
 //! * [`dataflow`] — gen/kill data-flow problems (liveness, dominators, stack-store reads)
 //!   with an iterative and a region-based solver;
 //! * [`cache`] — lazily recomputed, per-function results keyed by [`Function::cfg_epoch`].
@@ -38,6 +39,7 @@ pub mod frontier;
 pub mod funcinfo;
 pub mod loops;
 pub mod memdep;
+pub mod nonneg;
 pub mod pointers;
 pub mod scc;
 pub mod termination;

@@ -38,6 +38,7 @@ pub mod mem2reg;
 pub mod reassociate;
 pub mod sccp;
 pub mod simplify_cfg;
+pub mod tail_recursion;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
 pub mod unroll;
@@ -322,6 +323,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&block_reorder::BlockReorder),
     },
     PassInfo {
+        name: "tail-recursion",
+        description: "turn self tail calls (`return f(...)`) into a loop over the function body",
+        catalogue: None,
+        body: PassBody::Function(&tail_recursion::TailRecursion),
+    },
+    PassInfo {
         name: "inline",
         description: "inline calls of small or single-use non-recursive functions",
         catalogue: Some("FunctionInline"),
@@ -470,7 +477,8 @@ impl OptLevel {
 pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cfg", "trivial-phi", "dce"];
 
 /// The best pipeline we have:
-/// 1. SSA, then inlining (every later pass sees the inlined bodies; `dead-functions` drops
+/// 1. SSA, self tail calls turned into loops (the function may then be inlined), then
+///    inlining (every later pass sees the inlined bodies; `dead-functions` drops
 ///    callees left without calls); globals that became `main`-only turn into locals, and a
 ///    second `mem2reg` promotes them.
 /// 2. Constants and memory: sparse constant propagation, constant arrays, redundant loads.
@@ -481,6 +489,7 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// 5. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
+    "tail-recursion",
     "inline",
     "dead-functions",
     "global-to-local",

@@ -145,6 +145,7 @@ pub enum AluOp {
     Add,
     Sub,
     Rsb,
+    And,
 }
 
 impl AluOp {
@@ -153,6 +154,7 @@ impl AluOp {
             AluOp::Add => "add",
             AluOp::Sub => "sub",
             AluOp::Rsb => "rsb",
+            AluOp::And => "and",
         }
     }
 }

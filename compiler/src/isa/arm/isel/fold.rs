@@ -29,6 +29,7 @@ use cranelift_entity::SecondaryMap;
 use rustc_hash::FxHashMap;
 
 use crate::ir::{Block, Const, Function, GlobalRef, Inst, Opcode, Type, Value, ValueDef};
+use crate::isa::arm::imm::is_arm_imm;
 
 /// What an address is based on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -153,7 +154,7 @@ impl FoldInfo {
         }
 
         if fold_ops {
-            // x % 2^k used only by `== 0` / `!= 0` tests: each test becomes `tst x, #2^k-1`.
+            // x % 2^k used only by `==`/`!=` tests with constants: each test reads `x` directly.
             for &i in &insts {
                 let Some(v) = func.result(i) else { continue };
                 if rem_pow2_mask(func, i).is_some()
@@ -161,7 +162,7 @@ impl FoldInfo {
                         .users(v)
                         .iter()
                         .filter(|&&u| live_user(u))
-                        .all(|&u| rem_pow2_test(func, u).is_some_and(|(r, _)| r == v))
+                        .all(|&u| rem_pow2_test(func, u).is_some_and(|t| t.rem == v))
                 {
                     info.skipped[i] = true;
                 }
@@ -301,20 +302,35 @@ pub fn rem_pow2_mask(func: &Function, srem: Inst) -> Option<u32> {
     (d.is_power_of_two() && (2..=256).contains(&d) && func.as_const(func.args(srem)[0]).is_none()).then(|| d - 1)
 }
 
-/// For an `icmp eq/ne` of `x % ±2^k` (see [`rem_pow2_mask`]) with zero: the remainder value
-/// and the mask. `x % 2^k == 0` exactly when `x & (2^k - 1) == 0`, whatever the sign of `x`.
-pub fn rem_pow2_test(func: &Function, icmp: Inst) -> Option<(Value, u32)> {
+/// A test `x % ±2^k == c` (or `!=`; see [`rem_pow2_mask`]) that needs no remainder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RemPow2Test {
+    /// The `srem` result.
+    pub rem: Value,
+    /// `2^k - 1`.
+    pub mask: u32,
+    /// The constant compared with, `|c| < 2^k`.
+    pub c: i32,
+}
+
+/// For an `icmp eq/ne` of `x % ±2^k` with a constant `c`, `|c| < 2^k`, when it can be
+/// tested on `x` directly. `x % 2^k == 0` exactly when `x & (2^k - 1) == 0`, whatever the
+/// sign of `x`. For `c ≠ 0` the remainder is `c` exactly when `x` has the sign of `c` and
+/// its low bits are those of `c`: `x & M == c & M` with `M = 0x80000000 | (2^k - 1)`, which
+/// needs `M` to be an ARM immediate (`k ≤ 7`).
+pub fn rem_pow2_test(func: &Function, icmp: Inst) -> Option<RemPow2Test> {
     if !matches!(func.opcode(icmp), Opcode::Icmp(crate::ir::IntCC::Eq | crate::ir::IntCC::Ne)) {
         return None;
     }
     let args = func.args(icmp);
-    let rem = match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
-        (_, Some(0)) => args[0],
-        (Some(0), _) => args[1],
+    let (rem, c) = match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
+        (None, Some(c)) => (args[0], c),
+        (Some(c), None) => (args[1], c),
         _ => return None,
     };
     let mask = rem_pow2_mask(func, func.def_inst(rem)?)?;
-    Some((rem, mask))
+    let fits = c.unsigned_abs() <= mask && (c == 0 || is_arm_imm(0x8000_0000 | mask));
+    fits.then_some(RemPow2Test { rem, mask, c })
 }
 
 /// `(x, c)` when `v` is `x + c` or `x - c` for an `i32` constant `c` (wrapping arithmetic, so

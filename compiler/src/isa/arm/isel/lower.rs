@@ -4,8 +4,10 @@
 //! with the negated constant otherwise), multiplications by `2^k`, `2^k+1`, `2^k-1` become
 //! shifts or shifted-operand `add`/`rsb`, folded multiplications become `mla`/`mls` or a
 //! shifted operand. Division and remainder by constants (stage `arm-const-div`) use an
-//! arithmetic-shift sequence for powers of two and `smmul` with a magic multiplier otherwise
-//! (see [`super::super::imm::DivMagic`]); the general case is `sdiv` (+ `mls` for `srem`).
+//! arithmetic-shift sequence for powers of two (a plain `asr` / `and` when the dividend is
+//! never negative there, see [`crate::analysis::nonneg`]) and `smmul` with a magic multiplier
+//! otherwise (see [`super::super::imm::DivMagic`]); the general case is `sdiv` (+ `mls` for
+//! `srem`). `x % 2^k == c` tests `x` directly (`tst`, or the sign and low bits under a mask).
 //!
 //! Float compares: after `vcmp.f32` + `vmrs`, an unordered result sets C and V. The ordered
 //! predicates use conditions that are false for that flag state — `lt`→`mi`, `le`→`ls`,
@@ -16,6 +18,7 @@ use regalloc2::RegClass;
 
 use super::fold::{AddrBase, AddrExpr, mul_by_power_of_two, rem_pow2_test};
 use super::{ISel, Mat, class_of, int_const};
+use crate::analysis::nonneg::NonNegative;
 use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 use crate::isa::arm::imm::{DivMagic, is_arm_imm};
 use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MEMZERO_UNROLLED_BLOCKS, MInst, Op2, Reg, Shift, VOp};
@@ -72,8 +75,8 @@ impl ISel<'_> {
             Opcode::Add => Some(self.lower_add(inst)?),
             Opcode::Sub => Some(self.lower_sub(inst)?),
             Opcode::Mul => Some(self.lower_mul(args[0], args[1])?),
-            Opcode::SDiv => Some(self.lower_div(args[0], args[1], false)?),
-            Opcode::SRem => Some(self.lower_div(args[0], args[1], true)?),
+            Opcode::SDiv => Some(self.lower_div(inst, false)?),
+            Opcode::SRem => Some(self.lower_div(inst, true)?),
             Opcode::FAdd if self.fold.folded_mul.contains_key(&inst) => {
                 let idx = self.fold.folded_mul[&inst];
                 let sa = self.value_reg(args[1 - idx])?;
@@ -337,11 +340,34 @@ impl ISel<'_> {
         })
     }
 
-    pub(super) fn lower_div(&mut self, a: Value, b: Value, rem: bool) -> Result<Reg, BackendError> {
+    /// The dividend of `div` (an `sdiv`/`srem`) is never negative where it executes.
+    fn non_negative_dividend(&mut self, div: Inst) -> bool {
+        let func = self.func;
+        let Some(at) = func.inst_block(div) else { return false };
+        self.nonneg.get_or_insert_with(|| NonNegative::compute(func)).is_non_negative(func, func.args(div)[0], at)
+    }
+
+    /// `sdiv`/`srem` `div` (`rem`: the remainder).
+    pub(super) fn lower_div(&mut self, div: Inst, rem: bool) -> Result<Reg, BackendError> {
+        let (a, b) = (self.func.args(div)[0], self.func.args(div)[1]);
         let divisor = int_const(self.func, b).filter(|_| self.opts.enabled(Stage::ConstDiv));
         if let Some(d) = divisor {
             let n = self.value_reg(a)?;
             let ad = d.unsigned_abs();
+            if ad.is_power_of_two() && ad > 1 && d != i32::MIN && self.non_negative_dividend(div) {
+                // No rounding correction: `n / 2^k` is a shift, `n % ±2^k` a mask.
+                let k = ad.trailing_zeros() as u8;
+                if rem {
+                    return Ok(if is_arm_imm(ad - 1) {
+                        self.alu(AluOp::And, n, Op2::Imm(ad - 1))
+                    } else {
+                        let high = self.mov(Op2::Shifted(n, Shift::Lsl, 32 - k));
+                        self.mov(Op2::Shifted(high, Shift::Lsr, 32 - k))
+                    });
+                }
+                let q = self.mov(Op2::Shifted(n, Shift::Asr, k));
+                return Ok(if d < 0 { self.alu(AluOp::Rsb, q, Op2::Imm(0)) } else { q });
+            }
             if ad == 1 {
                 return Ok(if rem {
                     self.materialise(Mat::Int(0))
@@ -414,15 +440,45 @@ impl ISel<'_> {
         let func = self.func;
         let (a, b) = (func.args(inst)[0], func.args(inst)[1]);
         if self.opts.enabled(Stage::OpFold)
-            && let Some((rem, mask)) = rem_pow2_test(func, inst)
-            && let Some(ri) = func.def_inst(rem)
+            && let Some(test) = rem_pow2_test(func, inst)
+            && let Some(ri) = func.def_inst(test.rem)
         {
-            let rn = self.value_reg(func.args(ri)[0])?;
-            self.emit(MInst::Cmp { op: CmpOp::Tst, rn, op2: Op2::Imm(mask) });
-            return Ok(match func.opcode(inst) {
+            let cond = match func.opcode(inst) {
                 Opcode::Icmp(cc) => int_cond(cc),
                 op => return Err(BackendError::Internal(format!("remainder test of {}", op.mnemonic()))),
-            });
+            };
+            let rn = self.value_reg(func.args(ri)[0])?;
+            if test.c == 0 {
+                self.emit(MInst::Cmp { op: CmpOp::Tst, rn, op2: Op2::Imm(test.mask) });
+                return Ok(cond);
+            }
+            if self.non_negative_dividend(ri) {
+                if test.c < 0 {
+                    // Never equal: compare `x` with a value it cannot have (`x ≥ 0`, so
+                    // `cmn x, #1` is never equal).
+                    self.emit(MInst::Cmp { op: CmpOp::Cmn, rn, op2: Op2::Imm(1) });
+                    return Ok(cond);
+                }
+                if test.c as u32 == test.mask {
+                    // All low bits set: `tst` against the complement would need a register;
+                    // a single bit (`x % 2 == 1`) is `tst x, #1` with the condition inverted.
+                    if test.mask == 1 {
+                        self.emit(MInst::Cmp { op: CmpOp::Tst, rn, op2: Op2::Imm(1) });
+                        return Ok(cond.invert());
+                    }
+                }
+                let low = self.alu(AluOp::And, rn, Op2::Imm(test.mask));
+                self.emit(MInst::Cmp { op: CmpOp::Cmp, rn: low, op2: Op2::Imm(test.c as u32) });
+                return Ok(cond);
+            }
+            // The sign bit and the low bits of `x` against those of `c`.
+            let signed_mask = 0x8000_0000 | test.mask;
+            let bits = self.alu(AluOp::And, rn, Op2::Imm(signed_mask));
+            let expected = test.c as u32 & signed_mask;
+            let op2 =
+                if is_arm_imm(expected) { Op2::Imm(expected) } else { Op2::Reg(self.materialise(Mat::Int(expected as i32))) };
+            self.emit(MInst::Cmp { op: CmpOp::Cmp, rn: bits, op2 });
+            return Ok(cond);
         }
         match func.opcode(inst) {
             Opcode::Icmp(cc) => {

@@ -44,6 +44,7 @@ use super::cfg::{CfgInfo, Hoist};
 use super::imm::{is_arm_imm, vfp_imm};
 use super::mir::{AluOp, BlockOrigin, FrameObj, FrameRequest, MBlockData, MFunction, MInst, Op2, Reg};
 use super::{BackendError, BackendOptions, Stage, Symbols, abi};
+use crate::analysis::nonneg::NonNegative;
 use crate::ir::{self, Const, Function, GlobalRef, Module, Opcode, StrId, Type, Value, ValueDef};
 use fold::FoldInfo;
 
@@ -100,6 +101,7 @@ pub fn select(
         local_cache: FxHashMap::default(),
         dom_chain: Vec::new(),
         hoist_cache: FxHashMap::default(),
+        nonneg: None,
     };
     s.create_blocks()?;
     if s.fresh_entry {
@@ -144,6 +146,8 @@ struct ISel<'a> {
     /// filled: itself and the blocks of its dominators, innermost first.
     dom_chain: Vec<Block>,
     hoist_cache: FxHashMap<(Block, Mat), Reg>,
+    /// Sign facts for division and remainder by powers of two, computed at the first one.
+    nonneg: Option<NonNegative>,
 }
 
 fn class_of(ty: Type) -> RegClass {
@@ -509,7 +513,7 @@ impl ISel<'_> {
                     self.addr_expr_reg(e)
                 }
                 Opcode::Mul => self.lower_mul(func.args(i)[0], func.args(i)[1]),
-                Opcode::SRem => self.lower_div(func.args(i)[0], func.args(i)[1], true),
+                Opcode::SRem => self.lower_div(i, true),
                 Opcode::FMul => {
                     let sn = self.value_reg(func.args(i)[0])?;
                     let sm = self.value_reg(func.args(i)[1])?;

@@ -138,3 +138,58 @@ fn power_of_two_remainders_keep_the_dividends_sign() {
     assert!(asm.contains("\ttst\t"), "{asm}");
     assert!(asm.contains("\tubfx\t"), "{asm}");
 }
+
+const POWER_OF_TWO_SIGNS: &str = r#"
+int halve_bits(int b) {
+    int bits = 0;
+    while (b > 0) {
+        if (b % 2 == 1) bits = bits + 1;
+        b = b / 2;
+    }
+    return bits * 1000 + b % 4;
+}
+int main() {
+    int n = getint();
+    int k = 0;
+    while (k < n) {
+        int x = getint();
+        int t = 0;
+        if (x % 2 == 1) t = t + 1;
+        if (x % 2 == -1) t = t + 2;
+        if (x % 4 == 3) t = t + 4;
+        if (x % 4 != -3) t = t + 8;
+        if (x % -8 == 5) t = t + 16;
+        putint(t); putch(32);
+        putint(x / 2 + x % 2); putch(32);
+        if (x >= 0) { putint(x / 8 + x % -16 + (x + 1) / 2 + (x + 1) % 4); putch(32); }
+        if (x > 0) { putint((x - 1) / 4 + (x - 1) % 1024 + x % 2048); putch(32); }
+        if (x < 0) { putint((0 - x) / 2 + (0 - x) % 2 + x / -4); putch(32); }
+        putint(halve_bits(x)); putch(10);
+        k = k + 1;
+    }
+    // Counters from zero: a zero-trip loop for a non-positive bound.
+    int s = 0;
+    int i = 0;
+    while (i < n - 3) { s = s + i / 4 + i % 8; i = i + 1; }
+    int j = 0;
+    while (j + 1 < n * 7) { s = s + j % 16 - j / 2; j = j + 1; }
+    putint(s); putch(10);
+    return 0;
+}
+"#;
+
+#[test]
+fn power_of_two_divisions_with_sign_facts() {
+    let module = check_source(
+        POWER_OF_TWO_SIGNS,
+        &[
+            "0",
+            "1 -2147483648",
+            "12 0 1 -1 2 -2 3 -3 5 -5 2147483647 -2147483647 -2147483648",
+            "6 7 -7 1023 -1024 2048 -2049",
+        ],
+    );
+    let asm = compile_module(&module, &BackendOptions::all()).expect("compiles");
+    assert!(asm.contains("#0x80000001"), "{asm}");
+    assert!(asm.contains("\ttst\t"), "{asm}");
+}
