@@ -100,6 +100,7 @@ pub fn select(
         local_cache: FxHashMap::default(),
         dom_chain: Vec::new(),
         hoist_cache: FxHashMap::default(),
+        index_plus_cache: FxHashMap::default(),
     };
     s.create_blocks()?;
     if s.fresh_entry {
@@ -144,6 +145,8 @@ struct ISel<'a> {
     /// filled: itself and the blocks of its dominators, innermost first.
     dom_chain: Vec<Block>,
     hoist_cache: FxHashMap<(Block, Mat), Reg>,
+    /// Index values `x + c` computed for addresses, by the machine block computing them.
+    index_plus_cache: FxHashMap<(Block, Value, i32), Reg>,
 }
 
 fn class_of(ty: Type) -> RegClass {
