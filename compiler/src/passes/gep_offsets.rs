@@ -31,6 +31,9 @@ use crate::ir::{Function, Inst, InstData, Opcode, Type, Value};
 
 pub struct GepOffsets;
 
+/// A `gep`'s base, the variable part of its index, and its scale.
+type GroupKey = (Value, Value, u32);
+
 /// The variable part and constant term of a `gep` index: `(x, c)` when `index` is
 /// `x + c`, `c + x` or `x - c` with `x` not a constant.
 pub fn split_index(func: &Function, index: Value) -> Option<(Value, i32)> {
@@ -73,7 +76,7 @@ impl FunctionPass for GepOffsets {
             to_split: Vec<(Inst, i32)>,
             float_access: bool,
         }
-        let mut groups: FxHashMap<(Value, Value, u32), Group> = FxHashMap::default();
+        let mut groups: FxHashMap<GroupKey, Group> = FxHashMap::default();
         let cfg = cx.analyses.cfg(func);
         for &b in func.layout() {
             if !cfg.is_reachable(b) {
@@ -97,7 +100,7 @@ impl FunctionPass for GepOffsets {
             }
         }
         // Deterministic order: by the first instruction of each group.
-        let mut splits: Vec<((Value, Value, u32), Vec<(Inst, i32)>)> = groups
+        let mut splits: Vec<(GroupKey, Vec<(Inst, i32)>)> = groups
             .into_iter()
             .filter(|(_, g)| g.float_access && g.constants.len() >= 2 && !g.to_split.is_empty())
             .map(|(key, g)| (key, g.to_split))
