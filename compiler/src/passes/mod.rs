@@ -19,6 +19,7 @@ pub mod full_unroll;
 pub mod fuse_blocks;
 pub mod fuse_branch;
 pub mod gcm;
+pub mod gep_offsets;
 pub mod global_to_local;
 pub mod gvn;
 pub mod hoist_global_loads;
@@ -299,6 +300,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&unroll::LoopUnroll),
     },
     PassInfo {
+        name: "gep-offsets",
+        description: "split constant terms off gep indices (gep(p, x+c) -> gep(gep(p, x), c)) when addresses share p and x",
+        catalogue: None,
+        body: PassBody::Function(&gep_offsets::GepOffsets),
+    },
+    PassInfo {
         name: "licm",
         description: "hoist loop-invariant computations, loads and pure calls into the preheader",
         catalogue: Some("SimpleInvariantHoist"),
@@ -485,7 +492,9 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// 3. Two rounds of folding, combining, value numbering and CFG clean-up (folding branches
 ///    exposes dead blocks, merges and new constants), with loop-invariant code and loads of
 ///    globals leaving loops between them.
-/// 4. Full unrolling of small constant-trip loops, and a clean-up of what it exposes.
+/// 4. Full unrolling of small constant-trip loops, and a clean-up of what it exposes;
+///    neighbouring float accesses (`a[j-1]`, `a[j+1]`, unrolled lanes) get one shared
+///    address (`gep-offsets` before the last `gvn`).
 /// 5. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
@@ -531,6 +540,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "unroll",
     "constfold",
     "instcombine",
+    "gep-offsets",
     "gvn",
     "simplify-cfg",
     "dce",

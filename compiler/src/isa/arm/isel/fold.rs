@@ -9,7 +9,10 @@
 //!   more than itself is *absorbable*; it is skipped (never computed) when every use is the
 //!   address of a load or store, or the base of another skipped `gep` that absorbs it. This
 //!   is a greatest fixpoint: start by skipping all absorbable `gep`s, un-skip any with a use
-//!   that needs the value, repeat.
+//!   that needs the value, repeat. A `gep` with a variable index that several VFP accesses
+//!   reach at constant offsets is never absorbed: it is computed once and the accesses take
+//!   `[shared, #offset]` (see [`shared_bases`]). A word access at `x + c` uses the program's
+//!   own `x + c` as the index when that is computed anyway.
 //! * **Compares.** An `icmp`/`fcmp` whose every use is the condition of a `br` or `select`,
 //!   or a `zext`, is skipped: each user re-emits the comparison right before the instruction
 //!   reading the flags, so no 0/1 value is materialised.
@@ -26,7 +29,7 @@
 //! the same-block condition for multiplications keeps loop-invariant products out of loops.
 
 use cranelift_entity::SecondaryMap;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ir::{Block, Const, Function, GlobalRef, Inst, Opcode, Type, Value, ValueDef};
 use crate::isa::arm::imm::is_arm_imm;
@@ -68,6 +71,9 @@ pub struct FoldInfo {
     /// Sizes of the `alloca` areas in bytes.
     pub alloca_sizes: Vec<u32>,
     gep_exprs: FxHashMap<Value, AddrExpr>,
+    /// `gep`s with a variable index computed once as a value although they could be folded:
+    /// several accesses reach memory through them at constant offsets (see [`shared_bases`]).
+    shared_bases: FxHashSet<Value>,
 }
 
 impl FoldInfo {
@@ -84,6 +90,7 @@ impl FoldInfo {
             allocas: FxHashMap::default(),
             alloca_sizes: Vec::new(),
             gep_exprs: FxHashMap::default(),
+            shared_bases: FxHashSet::default(),
         };
         let insts: Vec<Inst> = order.iter().flat_map(|&b| func.block_insts(b)).collect();
         let live_user = |u: Inst| func.inst_block(u).is_some_and(|b| reachable[b]);
@@ -96,11 +103,14 @@ impl FoldInfo {
         }
 
         if fold_addresses {
+            info.shared_bases = shared_bases(&mut info, func, &insts, &live_user);
+            // The expressions so far were computed without the shared bases as leaves.
+            info.gep_exprs.clear();
             let mut candidates = Vec::new();
             for &i in &insts {
                 if let (Opcode::Gep { .. }, Some(v)) = (func.opcode(i), func.result(i)) {
                     let e = info.gep_expr(func, v);
-                    if e.base != AddrBase::Reg(v) {
+                    if e.base != AddrBase::Reg(v) && !info.shared_bases.contains(&v) {
                         candidates.push((i, v));
                         info.skipped[i] = true;
                     }
@@ -254,7 +264,11 @@ impl FoldInfo {
         } else {
             match func.value_def(base) {
                 ValueDef::Global(g) => AddrExpr::of_base(AddrBase::Global(g)),
-                ValueDef::Inst(bi) if matches!(func.opcode(bi), Opcode::Gep { .. }) => self.gep_expr(func, base),
+                ValueDef::Inst(bi)
+                    if matches!(func.opcode(bi), Opcode::Gep { .. }) && !self.shared_bases.contains(&base) =>
+                {
+                    self.gep_expr(func, base)
+                }
                 _ => AddrExpr::of_base(AddrBase::Reg(base)),
             }
         };
@@ -291,6 +305,71 @@ impl FoldInfo {
         self.gep_exprs.insert(v, e);
         e
     }
+}
+
+/// Accesses through a shared base that folding would have to pay an `add` for before this
+/// many of them make the base worth a register of its own.
+const SHARED_BASE_MIN_ADDS: usize = 2;
+
+/// The `gep`s with a variable index worth computing once as a value: `p + x·s` reached by
+/// several VFP loads and stores, directly or through `gep`s with constant indices
+/// (`a[j - 1]`, `a[j]`, `a[j + 1]` after `gep-offsets`). VFP accesses have no register-offset
+/// mode, so folded into each of them the address costs a shifted `add` per access; computed
+/// once, it costs one and every access takes `[shared, #offset]`. Word accesses do not count:
+/// they take `[base, index, lsl #k]` (with `index = x + c` for an offset, see
+/// `addr_from_expr`) at no cost. A base is shared when at least [`SHARED_BASE_MIN_ADDS`]
+/// accesses would pay that `add`; a use that needs the value anyway (not a load or store)
+/// counts as one.
+fn shared_bases(
+    info: &mut FoldInfo,
+    func: &Function,
+    insts: &[Inst],
+    live_user: &dyn Fn(Inst) -> bool,
+) -> FxHashSet<Value> {
+    let needs_add = |ty: Type| ty == Type::F32;
+    // The type accessed by `u` through the address `v`, when `u` is a load or store of it.
+    let access_type = |u: Inst, v: Value| {
+        let args = func.args(u);
+        match func.opcode(u) {
+            Opcode::Load => Some(func.inst(u).ty),
+            Opcode::Store if args[0] == v && args[1] != v => Some(func.value_type(args[1])),
+            _ => None,
+        }
+    };
+    let mut shared = FxHashSet::default();
+    for &i in insts {
+        let (Opcode::Gep { scale }, Some(v)) = (func.opcode(i), func.result(i)) else { continue };
+        if func.as_const(func.args(i)[1]).is_some() || !scale.is_power_of_two() {
+            continue;
+        }
+        let e = info.gep_expr(func, v);
+        if e.index.is_none() {
+            continue;
+        }
+        let mut adds = 0;
+        for &u in func.users(v).iter().filter(|&&u| live_user(u)) {
+            if let Some(ty) = access_type(u, v) {
+                adds += usize::from(needs_add(ty));
+                continue;
+            }
+            let args = func.args(u);
+            let offset_gep = matches!(func.opcode(u), Opcode::Gep { .. })
+                && args[0] == v
+                && args[1] != v
+                && func.as_int_const(args[1]).is_some_and(|c| c != 0);
+            let Some(w) = func.result(u).filter(|_| offset_gep) else {
+                adds += 1;
+                continue;
+            };
+            for &a in func.users(w).iter().filter(|&&a| live_user(a)) {
+                adds += access_type(a, w).map_or(1, |ty| usize::from(needs_add(ty)));
+            }
+        }
+        if adds >= SHARED_BASE_MIN_ADDS {
+            shared.insert(v);
+        }
+    }
+    shared
 }
 
 /// `2^k - 1` when `srem` computes `x % ±2^k` with a mask that `tst` can encode (`1 ≤ k ≤ 8`).

@@ -589,6 +589,32 @@ impl ISel<'_> {
                 }
             }
             (base, Some((iv, sh))) => {
+                // `[base, (x + c), lsl #k]` when the program computes `x + c` anyway (a
+                // neighbour index `j + 1`, often the induction step): no address arithmetic,
+                // and no base register per offset.
+                if kind == MemKind::Word && e.off != 0 && e.off % (1 << sh) == 0 {
+                    let c = e.off >> sh;
+                    let existing = self.existing_index_plus(iv, c);
+                    let index = match (existing, base) {
+                        (Some(r), _) => Some(r),
+                        // A register base has no address to fold the offset into: one
+                        // `add` of the index (cheaper than the shifted add of the base, and
+                        // shared by every access at this index).
+                        (None, AddrBase::Reg(_)) => {
+                            let x = self.value_reg(iv)?;
+                            Some(self.index_plus(x, iv, c))
+                        }
+                        (None, _) => None,
+                    };
+                    if let Some(index) = index {
+                        let base = match base {
+                            AddrBase::Alloca(a) => self.materialise(Mat::Frame(a, 0)),
+                            AddrBase::Global(g) => self.materialise(Mat::Global(g, 0)),
+                            AddrBase::Reg(v) => self.value_reg(v)?,
+                        };
+                        return Ok(Addr::Index { base, index, shift: sh });
+                    }
+                }
                 let index = self.value_reg(iv)?;
                 let (base, off) = match base {
                     AddrBase::Alloca(a) => (self.materialise(Mat::Frame(a, e.off)), 0),
@@ -606,6 +632,39 @@ impl ISel<'_> {
                 }
             }
         }
+    }
+
+    /// The register of an already computed IR value `x + c` (an `add`/`sub` of `x` and a
+    /// constant) available here: selected, in this block or one dominating it, and used by
+    /// something other than addresses.
+    fn existing_index_plus(&self, x: Value, c: i32) -> Option<Reg> {
+        let func = self.func;
+        func.users(x).iter().find_map(|&u| {
+            let r = func.result(u)?;
+            if self.fold.skipped[u] || crate::passes::gep_offsets::split_index(func, r) != Some((x, c)) {
+                return None;
+            }
+            // Only a value computed anyway is free: one only addresses use would be dead
+            // once they fold the offset.
+            if func.users(r).iter().all(|&w| matches!(func.opcode(w), Opcode::Gep { .. })) {
+                return None;
+            }
+            let block = self.mblock_of.get(&func.inst_block(u)?)?;
+            if !self.dom_chain.contains(block) {
+                return None;
+            }
+            self.value_regs.get(&r).copied()
+        })
+    }
+
+    /// `x + c` in a register, computed once per block and reused in the blocks it dominates.
+    fn index_plus(&mut self, x: Reg, xv: Value, c: i32) -> Reg {
+        if let Some(r) = self.dom_chain.iter().find_map(|&d| self.index_plus_cache.get(&(d, xv, c)).copied()) {
+            return r;
+        }
+        let r = self.add_imm(x, c);
+        self.index_plus_cache.insert((self.cur, xv, c), r);
+        r
     }
 
     /// The value of an address expression in a register.

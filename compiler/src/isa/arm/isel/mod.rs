@@ -102,6 +102,7 @@ pub fn select(
         dom_chain: Vec::new(),
         hoist_cache: FxHashMap::default(),
         nonneg: None,
+        index_plus_cache: FxHashMap::default(),
     };
     s.create_blocks()?;
     if s.fresh_entry {
@@ -148,6 +149,8 @@ struct ISel<'a> {
     hoist_cache: FxHashMap<(Block, Mat), Reg>,
     /// Sign facts for division and remainder by powers of two, computed at the first one.
     nonneg: Option<NonNegative>,
+    /// Index values `x + c` computed for addresses, by the machine block computing them.
+    index_plus_cache: FxHashMap<(Block, Value, i32), Reg>,
 }
 
 fn class_of(ty: Type) -> RegClass {
