@@ -3,8 +3,10 @@
 //! # Flow
 //! The program becomes a [`Subject`] once (its generated tree analysed, no second parse); the
 //! truth is the reference interpreter's outcome on it, and the lowered module is made once.
-//! Per configuration, straight through the stages ([`crate::stages`]): optimise (the verifier
-//! after every pass) → IR interpreter → select (the machine-code verifier after every stage)
+//! The configurations run in the order of [`prefix::run_order`] (rows keep the planned
+//! order; `ir_shared`/`asm_shared` name the row that ran first in that order), each through
+//! the stages ([`crate::stages`]): optimise (the verifier after every pass; resumed from the
+//! longest pipeline prefix an earlier configuration ran, see [`prefix`]) → IR interpreter → select (the machine-code verifier after every stage)
 //! → link → qemu-arm with the cost plugin, each outcome judged by the one judge. Then, once
 //! per program, the self-test oracles (today the data-flow agreement) and, with `--gcc`,
 //! gcc's third opinion. A sample of the distinct assembly texts is also assembled by GNU
@@ -104,7 +106,7 @@ impl Cache {
         &mut self,
         key: &str,
         select: impl FnOnce() -> Result<String, Failure>,
-        run: impl FnOnce(&str) -> Native,
+        run: impl FnOnce(&str, &str) -> Native,
     ) -> (Result<(String, Native), Failure>, bool, bool) {
         if let Some(asm) = self.asm.get(key) {
             let shared = asm.clone().map(|hash| (hash.clone(), self.native[&hash].clone()));
@@ -118,7 +120,7 @@ impl Cache {
             (Err(f), _) | (_, Err(f)) => return (Err(f), false, false),
         };
         let asm_shared = self.native.contains_key(&hash);
-        let native = self.native.entry(hash.clone()).or_insert_with(|| run(&text)).clone();
+        let native = self.native.entry(hash.clone()).or_insert_with(|| run(&text, &hash)).clone();
         (Ok((hash, native)), false, asm_shared)
     }
 }
@@ -295,7 +297,7 @@ impl Checker {
                 selected = start.elapsed();
                 asm
             },
-            |asm| self.run(asm, seed, stdin, &case.expected, &mut run),
+            |asm, asm_hash| self.run(asm, asm_hash, seed, stdin, &case.expected, &mut run),
         );
         timing.add(Phase::Backend, selected);
         timing.merge(&run);
@@ -319,8 +321,8 @@ impl Checker {
     /// Links and runs one assembly text under qemu with the cost plugin, and judges it; for
     /// the sampled texts of the program of `seed`, the encoder oracle first (a disagreement
     /// is the verdict: it may explain a wrong run).
-    fn run(&self, asm: &str, seed: u64, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
-        if encoder::sampled(seed, &hash_text(asm), self.encoder_sample)
+    fn run(&self, asm: &str, asm_hash: &str, seed: u64, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
+        if encoder::sampled(seed, asm_hash, self.encoder_sample)
             && let Err(failure) = timing.time(Phase::Selftest, || encoder::check(asm))
         {
             return Native { verdict: Err(failure), cost: None, run_us: 0 };
