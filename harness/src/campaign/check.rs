@@ -262,6 +262,7 @@ impl Checker {
     }
 
     /// One configuration through the stages; fills the row's measurements.
+    #[allow(clippy::too_many_arguments)]
     fn check_config(
         &self,
         cache: &mut Cache,
