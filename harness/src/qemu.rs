@@ -9,7 +9,8 @@
 //! therefore gets the same environment (empty unless [`RunOptions::env`] says otherwise; the
 //! guest inherits qemu's environment), the same `argv[0]` (qemu's `-0`), stdout and stderr on
 //! pipes, and stdin from a pipe, a file or `/dev/null` as requested. Core dumps are disabled
-//! so that a crashing guest leaves no `qemu_*.core` files behind.
+//! (for the whole process: see [`no_core_dumps`]) so that a crashing guest leaves no
+//! `qemu_*.core` files behind.
 //!
 //! Outcome: qemu-arm exits with the guest's exit status, and when the guest dies of a signal
 //! it kills itself with the same signal, so the host's wait status tells the two apart
@@ -227,25 +228,8 @@ impl Qemu {
             .full_env(opts.env.iter().cloned())
             .stdout_capture()
             .stderr_capture()
-            .unchecked()
-            .before_spawn(|cmd| {
-                use std::os::unix::process::CommandExt;
-                // SAFETY: the hook runs in the forked child before exec and only calls
-                // setrlimit, which is async-signal-safe.
-                unsafe {
-                    cmd.pre_exec(|| {
-                        let no_core = libc::rlimit {
-                            rlim_cur: 0,
-                            rlim_max: 0,
-                        };
-                        if libc::setrlimit(libc::RLIMIT_CORE, &no_core) != 0 {
-                            return Err(io::Error::last_os_error());
-                        }
-                        Ok(())
-                    });
-                }
-                Ok(())
-            });
+            .unchecked();
+        no_core_dumps().map_err(|source| QemuError::Spawn { command: command(), source })?;
         let expr = match &opts.stdin {
             Stdin::Null => expr.stdin_null(),
             Stdin::Bytes(bytes) => expr.stdin_bytes(bytes.clone()),
@@ -289,6 +273,34 @@ impl Qemu {
             wall,
         })
     }
+}
+
+/// Lowers this process's soft core-file limit to zero, once; every qemu started afterwards
+/// inherits it.
+///
+/// Why the whole process and not a `pre_exec` hook in the child: any `pre_exec` hook makes
+/// the standard library start children with `fork` instead of `posix_spawn` (a `vfork`),
+/// and a fork of the campaign process — a large heap, 256 MiB worker stacks — copies its
+/// page tables and then write-faults the parent's pages back, per qemu run. The harness
+/// process itself then dumps no core either, which nothing relies on: a crash is read from
+/// the wait status (the campaign's supervisor, `campaign::isolate`). The hard limit is kept.
+fn no_core_dumps() -> io::Result<()> {
+    static DONE: std::sync::OnceLock<Result<(), i32>> = std::sync::OnceLock::new();
+    let done = DONE.get_or_init(|| {
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: getrlimit/setrlimit with a valid pointer to a local rlimit.
+        unsafe {
+            if libc::getrlimit(libc::RLIMIT_CORE, &mut limit) != 0 {
+                return Err(io::Error::last_os_error().raw_os_error().unwrap_or(0));
+            }
+            limit.rlim_cur = 0;
+            if libc::setrlimit(libc::RLIMIT_CORE, &limit) != 0 {
+                return Err(io::Error::last_os_error().raw_os_error().unwrap_or(0));
+            }
+        }
+        Ok(())
+    });
+    done.map_err(io::Error::from_raw_os_error)
 }
 
 fn status_of(status: std::process::ExitStatus) -> RunStatus {

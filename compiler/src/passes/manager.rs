@@ -82,6 +82,8 @@ pub enum PipelineError {
     Verifier { where_: String, errors: String },
     #[error("`{0}` is a back-end stage and cannot run in the IR pipeline")]
     NotAnIrPass(&'static str),
+    #[error("a pipeline state after {ran} passes resumed under `--passes={pipeline}`, which does not start with them")]
+    NotAPrefix { ran: usize, pipeline: String },
 }
 
 /// Observer of the pipeline: called after every pass with its position, the pass and the
@@ -90,78 +92,181 @@ pub type Observer<'o> = dyn FnMut(usize, &'static PassInfo, &Module) + 'o;
 
 /// Runs the IR pipeline of `config` over `module` (verifying, limiting and logging steps
 /// as `config` says), calling `observer` after every pass.
-pub fn run(module: &mut Module, config: &Config, mut observer: Option<&mut Observer<'_>>) -> Result<PipelineReport, PipelineError> {
-    let opts = config;
-    let mut report = PipelineReport::default();
-    if opts.verify_each {
+pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<'_>>) -> Result<PipelineReport, PipelineError> {
+    let start = Instant::now();
+    if config.verify_each {
         verify(module, "on the input")?;
     }
-    let mut analyses: Vec<AnalysisCache> = Vec::new();
-    for (pos, pass) in config.pipeline.iter().enumerate() {
-        let insts_before = count_insts(module);
-        let mut counters = Counters::new();
+    let taken = std::mem::replace(module, Module::new());
+    let mut state = PipelineState { module: taken, analyses: Vec::new(), report: PipelineReport::default(), elapsed: start.elapsed() };
+    let result = advance(&mut state, config, config.pipeline.len(), observer);
+    let (done, report) = state.into_parts();
+    *module = done;
+    result.map(|()| report)
+}
+
+/// A pipeline stopped after a prefix of its positions: everything a run carries from one
+/// position to the next, so that the rest of the pipeline — or of any pipeline that starts
+/// with the same passes — can be run later ([`advance`]) with exactly the result of one
+/// uninterrupted [`run`].
+///
+/// # Why resuming is exact
+/// A run is a function of the input module, the pass list and the configuration's faults,
+/// `verify_each` and `opt_bisect_limit`; what crosses positions is held here:
+/// * the module, with everything passes keep in it (function slots, names, counters);
+/// * the per-function analysis caches (CFG, dominators, loops). Their results are tagged
+///   with the function's CFG epoch, which a clone of the module keeps, so a resumed copy
+///   reuses exactly what the uninterrupted run would have reused (even a stale result a
+///   buggy pass failed to invalidate: the campaign tests the same compilation either way);
+/// * the report so far, whose step counter numbers the opt-bisect steps.
+///
+/// Nothing else crosses positions: the interprocedural summaries (`FuncInfo`) and the
+/// counters live for one position, passes keep no global state (the only process-wide
+/// state is the epoch counter, whose values are compared for equality only), and the
+/// manager has no fixpoint groups, rounds or budgets spanning positions (the inliner's
+/// limits are per call). The configuration's faults, `verify_each` and `opt_bisect_limit`
+/// are not held: a state must be resumed under the settings it was started with (the
+/// caller's business, e.g. one cache per settings).
+///
+/// The wall time spent so far (including the verifier) is kept too, so a resumed run can
+/// report what the whole pipeline cost.
+#[derive(Clone, Debug)]
+pub struct PipelineState {
+    module: Module,
+    analyses: Vec<AnalysisCache>,
+    report: PipelineReport,
+    elapsed: Duration,
+}
+
+impl PipelineState {
+    /// The state before the first position: `module`, verified when `config` says so.
+    pub fn start(module: Module, config: &Config) -> Result<PipelineState, PipelineError> {
         let start = Instant::now();
-        let changed = match pass.body {
-            PassBody::Function(fp) => {
-                let mut changed = false;
-                let mut funcinfo = None;
-                for f in module.func_refs() {
-                    if !step(&mut report, opts, pass.name, module.func(f).name.clone()) {
-                        continue;
-                    }
-                    if analyses.len() <= f.index() {
-                        analyses.resize_with(module.num_func_slots(), AnalysisCache::default);
-                    }
-                    let mut func = module.take_function(f);
-                    let mut cx = FunctionCx {
-                        module,
-                        func_ref: f,
-                        analyses: &mut analyses[f.index()],
-                        faults: &opts.faults,
-                        counters: &mut counters,
-                        funcinfo: &mut funcinfo,
-                    };
-                    changed |= fp.run(&mut func, &mut cx);
-                    module.put_back(f, func);
-                }
-                changed
-            }
-            PassBody::Module(mp) => {
-                // Looked up per function: a map, not a scan (a module of thousands of
-                // functions would make every module pass quadratic).
-                let names: rustc_hash::FxHashMap<FuncRef, String> =
-                    module.funcs().map(|(f, func)| (f, func.name.clone())).collect();
-                let mut gate = |f: FuncRef| {
-                    let name = names.get(&f).cloned().unwrap_or_else(|| f.to_string());
-                    step(&mut report, opts, pass.name, name)
-                };
-                let mut cx = ModuleCx {
-                    faults: &opts.faults,
-                    analyses: &mut analyses,
-                    step_gate: &mut gate,
-                    counters: &mut counters,
-                };
-                mp.run(module, &mut cx)
-            }
-            PassBody::Backend(_) => return Err(PipelineError::NotAnIrPass(pass.name)),
-        };
-        let time = start.elapsed();
-        report.runs.push(PassRunStats {
-            pass: pass.name,
-            changed,
-            counters,
-            insts_before,
-            insts_after: count_insts(module),
-            time,
-        });
-        if opts.verify_each {
-            verify(module, &format!("after pass `{}` (pipeline position {})", pass.name, pos + 1))?;
+        if config.verify_each {
+            verify(&module, "on the input")?;
         }
-        if let Some(obs) = observer.as_deref_mut() {
-            obs(pos, pass, module);
-        }
+        Ok(PipelineState { module, analyses: Vec::new(), report: PipelineReport::default(), elapsed: start.elapsed() })
     }
-    Ok(report)
+
+    /// How many pipeline positions have run.
+    pub fn position(&self) -> usize {
+        self.report.runs.len()
+    }
+
+    /// The module as it stands.
+    pub fn module(&self) -> &Module {
+        &self.module
+    }
+
+    /// The statistics of the positions run so far.
+    pub fn report(&self) -> &PipelineReport {
+        &self.report
+    }
+
+    /// Wall time of the positions run so far, with the verifier's.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    pub fn into_parts(self) -> (Module, PipelineReport) {
+        (self.module, self.report)
+    }
+}
+
+/// Runs the positions of `config`'s pipeline from `state`'s position up to (not including)
+/// `until`, calling `observer` after each. The passes `state` ran must be the first ones of
+/// `config`'s pipeline. On an error `state` is left part-way (the failing pass ran).
+pub fn advance(
+    state: &mut PipelineState,
+    config: &Config,
+    until: usize,
+    mut observer: Option<&mut Observer<'_>>,
+) -> Result<(), PipelineError> {
+    let from = state.position();
+    let until = until.min(config.pipeline.len());
+    let ran = state.report.runs.iter().map(|r| r.pass);
+    if from > until || ran.ne(config.pipeline[..from].iter().map(|p| p.name)) {
+        return Err(PipelineError::NotAPrefix { ran: from, pipeline: config.pipeline_spec() });
+    }
+    let opts = config;
+    let start = Instant::now();
+    let PipelineState { module, analyses, report, .. } = state;
+    let result = (|| {
+        for (pos, pass) in config.pipeline.iter().enumerate().take(until).skip(from) {
+            run_position(module, analyses, report, opts, pass)?;
+            if opts.verify_each {
+                verify(module, &format!("after pass `{}` (pipeline position {})", pass.name, pos + 1))?;
+            }
+            if let Some(obs) = observer.as_deref_mut() {
+                obs(pos, pass, module);
+            }
+        }
+        Ok(())
+    })();
+    state.elapsed += start.elapsed();
+    result
+}
+
+/// Runs one pass over `module` and appends its statistics to `report`.
+fn run_position(
+    module: &mut Module,
+    analyses: &mut Vec<AnalysisCache>,
+    report: &mut PipelineReport,
+    opts: &Config,
+    pass: &'static PassInfo,
+) -> Result<(), PipelineError> {
+    let insts_before = count_insts(module);
+    let mut counters = Counters::new();
+    let start = Instant::now();
+    let changed = match pass.body {
+        PassBody::Function(fp) => {
+            let mut changed = false;
+            let mut funcinfo = None;
+            for f in module.func_refs() {
+                if !step(report, opts, pass.name, module.func(f).name.clone()) {
+                    continue;
+                }
+                if analyses.len() <= f.index() {
+                    analyses.resize_with(module.num_func_slots(), AnalysisCache::default);
+                }
+                let mut func = module.take_function(f);
+                let mut cx = FunctionCx {
+                    module,
+                    func_ref: f,
+                    analyses: &mut analyses[f.index()],
+                    faults: &opts.faults,
+                    counters: &mut counters,
+                    funcinfo: &mut funcinfo,
+                };
+                changed |= fp.run(&mut func, &mut cx);
+                module.put_back(f, func);
+            }
+            changed
+        }
+        PassBody::Module(mp) => {
+            // Looked up per function: a map, not a scan (a module of thousands of
+            // functions would make every module pass quadratic).
+            let names: rustc_hash::FxHashMap<FuncRef, String> =
+                module.funcs().map(|(f, func)| (f, func.name.clone())).collect();
+            let mut gate = |f: FuncRef| {
+                let name = names.get(&f).cloned().unwrap_or_else(|| f.to_string());
+                step(report, opts, pass.name, name)
+            };
+            let mut cx = ModuleCx { faults: &opts.faults, analyses, step_gate: &mut gate, counters: &mut counters };
+            mp.run(module, &mut cx)
+        }
+        PassBody::Backend(_) => return Err(PipelineError::NotAnIrPass(pass.name)),
+    };
+    let time = start.elapsed();
+    report.runs.push(PassRunStats {
+        pass: pass.name,
+        changed,
+        counters,
+        insts_before,
+        insts_after: count_insts(module),
+        time,
+    });
+    Ok(())
 }
 
 /// Counts one opt-bisect step; returns whether it may run.

@@ -3,8 +3,10 @@
 //! # Flow
 //! The program becomes a [`Subject`] once (its generated tree analysed, no second parse); the
 //! truth is the reference interpreter's outcome on it, and the lowered module is made once.
-//! Per configuration, straight through the stages ([`crate::stages`]): optimise (the verifier
-//! after every pass) → IR interpreter → select (the machine-code verifier after every stage)
+//! The configurations run in the order of [`prefix::run_order`] (rows keep the planned
+//! order; `ir_shared`/`asm_shared` name the row that ran first in that order), each through
+//! the stages ([`crate::stages`]): optimise (the verifier after every pass; resumed from the
+//! longest pipeline prefix an earlier configuration ran, see [`prefix`]) → IR interpreter → select (the machine-code verifier after every stage)
 //! → link → qemu-arm with the cost plugin, each outcome judged by the one judge. Then, once
 //! per program, the self-test oracles (today the data-flow agreement) and, with `--gcc`,
 //! gcc's third opinion. A sample of the distinct assembly texts is also assembled by GNU
@@ -19,6 +21,7 @@
 //! hashes and results only, never modules or assembly texts, and lives for one program.
 
 use super::config::Planned;
+use super::prefix;
 use super::isolate::{ANALYSIS, Crashed, FRONT_END, Journal};
 use super::records::{Phase, ProgramLine, Row, SelfTest, Timing};
 use crate::engine::{Engine, GccEngine, RunSettings};
@@ -31,7 +34,6 @@ use crate::subject::{Case, Limits, Subject};
 use rustc_hash::FxHashMap;
 use std::time::Instant;
 use sysyc::faults::FaultSet;
-use sysyc::ir::Module;
 use sysyc::passes::OptLevel;
 use sysyc::runtime::library::Assembler;
 use sysyc::runtime::Outcome;
@@ -64,7 +66,7 @@ pub struct Checked {
     pub failures: Vec<Option<Failure>>,
 }
 
-fn hash_text(text: &str) -> String {
+pub(crate) fn hash_text(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
 }
 
@@ -104,7 +106,7 @@ impl Cache {
         &mut self,
         key: &str,
         select: impl FnOnce() -> Result<String, Failure>,
-        run: impl FnOnce(&str) -> Native,
+        run: impl FnOnce(&str, &str) -> Native,
     ) -> (Result<(String, Native), Failure>, bool, bool) {
         if let Some(asm) = self.asm.get(key) {
             let shared = asm.clone().map(|hash| (hash.clone(), self.native[&hash].clone()));
@@ -118,7 +120,7 @@ impl Cache {
             (Err(f), _) | (_, Err(f)) => return (Err(f), false, false),
         };
         let asm_shared = self.native.contains_key(&hash);
-        let native = self.native.entry(hash.clone()).or_insert_with(|| run(&text)).clone();
+        let native = self.native.entry(hash.clone()).or_insert_with(|| run(&text, &hash)).clone();
         (Ok((hash, native)), false, asm_shared)
     }
 }
@@ -164,10 +166,16 @@ impl Checker {
         };
         let base = Row { program: index, seed, gen_config: line.gen_config.clone(), ..Row::default() };
         let mut cache = Cache::default();
-        let mut rows = Vec::new();
-        let mut failures = Vec::new();
-        for planned in configs {
-            let config = sysyc::config::Config { faults: self.faults.clone(), ..planned.config.clone() };
+        // Run in the order that shares pipeline prefixes; rows stay in the planned order.
+        let order = prefix::run_order(configs);
+        let run_configs: Vec<sysyc::config::Config> =
+            order.iter().map(|&i| sysyc::config::Config { faults: self.faults.clone(), ..configs[i].config.clone() }).collect();
+        let mut prefixes = timing.time(Phase::Optimise, || {
+            prefix::PrefixCache::new(&lowered, &run_configs.iter().collect::<Vec<_>>())
+        });
+        let mut slots: Vec<Option<(Row, Option<Failure>)>> = vec![None; configs.len()];
+        for (run_index, (&planned_index, config)) in order.iter().zip(&run_configs).enumerate() {
+            let planned = &configs[planned_index];
             let mut row = Row {
                 config_id: planned.id(),
                 label: planned.label.clone(),
@@ -182,13 +190,14 @@ impl Checker {
                 )),
                 None => {
                     self.note(index, &row.config_id);
-                    self.check_config(&mut cache, &lowered, &case, &config, &mut row, &mut timing)
+                    self.check_config(&mut cache, &mut prefixes, run_index, &case, config, &mut row, &mut timing)
                 }
             };
             row.set_result(&result);
-            rows.push(row);
-            failures.push(result.err());
+            slots[planned_index] = Some((row, result.err()));
         }
+        drop(prefixes);
+        let (mut rows, mut failures): (Vec<Row>, Vec<Option<Failure>>) = slots.into_iter().flatten().unzip();
         // The encoder oracle ran inside the checks (its disagreements are their failures);
         // its line says how many distinct texts it compared, and in how long.
         let mut selftests = vec![SelfTest {
@@ -253,25 +262,28 @@ impl Checker {
     }
 
     /// One configuration through the stages; fills the row's measurements.
+    #[allow(clippy::too_many_arguments)]
     fn check_config(
         &self,
         cache: &mut Cache,
-        lowered: &Module,
+        prefixes: &mut prefix::PrefixCache,
+        run_index: usize,
         case: &Case,
         config: &sysyc::config::Config,
         row: &mut Row,
         timing: &mut Timing,
     ) -> Result<(), Failure> {
-        let compile_start = Instant::now();
-        let (module, report) = timing.time(Phase::Optimise, || stages::optimise(lowered, config, None))?;
-        row.passes_changed = report.runs.iter().map(|r| if r.changed { '1' } else { '0' }).collect();
-        row.ir_hash = hash_text(&sysyc::ir::print_module(&module));
-        row.compile_us = compile_start.elapsed().as_micros() as u64;
+        let optimised = timing.time(Phase::Optimise, || prefixes.optimise(run_index, config))?;
+        let module = optimised.module();
+        row.passes_changed = optimised.changed_bits();
+        row.ir_hash = optimised.ir_hash.clone();
+        // The whole pipeline's time, also of the prefix that ran for an earlier configuration.
+        row.compile_us = optimised.pipeline_time().as_micros() as u64;
         let stdin = &case.subject.stdin;
         let timeout = self.limits.timeout;
         let seed = row.seed;
         cache.ir_verdict(&row.ir_hash, || {
-            let outcome = timing.time(Phase::Interpret, || stages::interpret(&module, stdin, timeout))?;
+            let outcome = timing.time(Phase::Interpret, || stages::interpret(module, stdin, timeout))?;
             judge(&case.expected, &outcome, Stage::IrInterp)
         })?;
         let backend_start = Instant::now();
@@ -282,11 +294,11 @@ impl Checker {
             &key,
             || {
                 let start = Instant::now();
-                let asm = stages::select(&module, config);
+                let asm = stages::select(module, config);
                 selected = start.elapsed();
                 asm
             },
-            |asm| self.run(asm, seed, stdin, &case.expected, &mut run),
+            |asm, asm_hash| self.run(asm, asm_hash, seed, stdin, &case.expected, &mut run),
         );
         timing.add(Phase::Backend, selected);
         timing.merge(&run);
@@ -310,8 +322,8 @@ impl Checker {
     /// Links and runs one assembly text under qemu with the cost plugin, and judges it; for
     /// the sampled texts of the program of `seed`, the encoder oracle first (a disagreement
     /// is the verdict: it may explain a wrong run).
-    fn run(&self, asm: &str, seed: u64, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
-        if encoder::sampled(seed, &hash_text(asm), self.encoder_sample)
+    fn run(&self, asm: &str, asm_hash: &str, seed: u64, stdin: &[u8], expected: &Expected, timing: &mut Timing) -> Native {
+        if encoder::sampled(seed, asm_hash, self.encoder_sample)
             && let Err(failure) = timing.time(Phase::Selftest, || encoder::check(asm))
         {
             return Native { verdict: Err(failure), cost: None, run_us: 0 };

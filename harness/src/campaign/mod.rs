@@ -52,6 +52,7 @@ pub mod isolate;
 pub mod memory_log;
 pub mod merge;
 pub mod nightly;
+pub mod prefix;
 pub mod progress;
 pub mod records;
 pub mod reproduce;
