@@ -156,11 +156,14 @@ impl Analysis<'_> {
             }
             _ => return None,
         };
-        Some(if iv.is_none() || coef == 0 {
-            Affine { iv: None, coef: 0, costly: false }
-        } else {
-            Affine { iv, coef, costly }
-        })
+        match iv {
+            None => Some(invariant),
+            // The IV cancelled (`i - i`, `i * 0`): the value is invariant, but its expression
+            // still reads the IV phi (and perhaps another IV's), which cannot be cloned into
+            // the preheader; such a value is left alone.
+            Some(_) if coef == 0 => None,
+            Some(_) => Some(Affine { iv, coef, costly }),
+        }
     }
 }
 
@@ -256,7 +259,9 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
 }
 
 /// `v`'s expression cloned before `pos` (in the preheader) with the IV replaced by its initial
-/// value. Only called on values [`Analysis::affine`] accepted.
+/// value. Only called on values [`Analysis::affine`] accepted. Iterative (post-order with an
+/// explicit stack): the analysis accepts chains of any length through its memo, so the
+/// expression can be far deeper than the native stack allows recursion.
 fn clone_at_init(
     func: &mut Function,
     loops: &LoopForest,
@@ -266,21 +271,27 @@ fn clone_at_init(
     pos: Inst,
     clones: &mut FxHashMap<Value, Value>,
 ) -> Value {
-    if v == iv.phi {
-        return iv.init;
-    }
-    if let Some(&c) = clones.get(&v) {
-        return c;
-    }
-    let inst = match func.value_def(v) {
-        ValueDef::Inst(i) if func.inst_block(i).is_some_and(|b| loops.contains(l, b)) => i,
-        _ => return v,
+    let in_loop = |func: &Function, x: Value| match func.value_def(x) {
+        ValueDef::Inst(i) if func.inst_block(i).is_some_and(|b| loops.contains(l, b)) => Some(i),
+        _ => None,
     };
-    let mut data = func.inst(inst).clone();
-    for idx in 0..data.args.len() {
-        data.args[idx] = clone_at_init(func, loops, l, iv, data.args[idx], pos, clones);
+    let mut stack = vec![(v, false)];
+    while let Some((x, operands_done)) = stack.pop() {
+        if x == iv.phi || clones.contains_key(&x) {
+            continue;
+        }
+        let Some(inst) = in_loop(func, x) else { continue };
+        if !operands_done {
+            stack.push((x, true));
+            stack.extend(func.args(inst).iter().map(|&a| (a, false)));
+            continue;
+        }
+        let mut data = func.inst(inst).clone();
+        for arg in data.args.iter_mut() {
+            *arg = if *arg == iv.phi { iv.init } else { clones.get(arg).copied().unwrap_or(*arg) };
+        }
+        let c = func.insert_value_before(pos, data);
+        clones.insert(x, c);
     }
-    let c = func.insert_value_before(pos, data);
-    clones.insert(v, c);
-    c
+    if v == iv.phi { iv.init } else { clones.get(&v).copied().unwrap_or(v) }
 }
