@@ -33,7 +33,9 @@ use crate::faults::{ARM_COPY_PROP_CALL_CLOBBER, FaultSet};
 enum Kind {
     /// A plain register read.
     Use,
-    /// A read pinned to its register (call arguments, return value) or tied to a definition.
+    /// A read pinned to its register (call arguments, return value), tied to a definition, or
+    /// read late (after the instruction writes its definitions, so it must keep a register
+    /// of its own): never rewritten.
     PinnedUse,
     /// A plain definition at the end of the instruction.
     Def,
@@ -46,6 +48,9 @@ fn operands(inst: &MInst) -> SmallVec<[(PReg, Kind); 6]> {
     impl OperandVisitor for Collect {
         fn reg_use(&mut self, r: &mut Reg) {
             self.0.push((r.preg(), Kind::Use));
+        }
+        fn reg_use_late(&mut self, r: &mut Reg) {
+            self.0.push((r.preg(), Kind::PinnedUse));
         }
         fn reg_def(&mut self, r: &mut Reg) {
             self.0.push((r.preg(), Kind::Def));
@@ -433,5 +438,18 @@ mod tests {
         near.extend([add(0, 5, 2), ret()]);
         let out = run_on(near);
         assert!(!out.contains(&mov(5, 4)), "{out:?}");
+    }
+
+    #[test]
+    fn a_late_read_is_not_forwarded_into_the_register_the_instruction_writes() {
+        // r1 = r0; r0 = r1 % 8 reads r1 after writing r0 (`ands r0, r1, #7; cmpne r1, #0;
+        // submi ...`): forwarding r0 into that read would test the remainder instead of the
+        // dividend (found by the campaign: a negative remainder for a positive dividend).
+        let rem = |rd: u8, rn: u8| MInst::SRemPow2 { rd: r(rd), rn: r(rn), k: 3, tmp: None };
+        let store = MInst::Str { rs: r(0), addr: crate::isa::arm::mir::Addr::Imm { base: r(2), off: 0 } };
+        let insts = vec![add(0, 3, 1), mov(1, 0), store.clone(), rem(0, 1), ret()];
+        let out = run_on(insts.clone());
+        assert!(!out.contains(&rem(0, 0)), "{out:?}");
+        assert!(out.iter().any(|i| matches!(i, MInst::SRemPow2 { rd, rn, .. } if rd != rn)), "{out:?}");
     }
 }
