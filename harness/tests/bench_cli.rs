@@ -2,21 +2,10 @@
 //! the cross gcc, qemu-arm or the cost plugin): every case measured, gcc compared, counts
 //! identical between two runs, and the speedup report's three files.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn tools_available(test: &str) -> bool {
-    let missing = sysyc::toolchain::arm_gcc()
-        .err()
-        .map(|e| e.to_string())
-        .or_else(|| harness::qemu::Qemu::locate().err().map(|e| e.to_string()))
-        .or_else(|| sysy_cost_model::locate_plugin().err().map(|e| e.to_string()));
-    if let Some(why) = missing {
-        eprintln!("note: skipping {test}: {why}");
-        return false;
-    }
-    true
-}
 
 fn suite(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bench_cli").join(name);
@@ -60,7 +49,7 @@ fn column(csv: &str, name: &str) -> Vec<String> {
 
 #[test]
 fn bench_measures_compares_with_gcc_and_repeats_exactly() {
-    if !tools_available("bench_measures_compares_with_gcc_and_repeats_exactly") {
+    if !common::tools_with_plugin("bench_measures_compares_with_gcc_and_repeats_exactly") {
         return;
     }
     let dir = suite("bench");
@@ -92,7 +81,7 @@ fn bench_measures_compares_with_gcc_and_repeats_exactly() {
 
 #[test]
 fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
-    if !tools_available("speedup_report_writes_csv_markdown_and_html_and_reuses_runs") {
+    if !common::tools_with_plugin("speedup_report_writes_csv_markdown_and_html_and_reuses_runs") {
         return;
     }
     let dir = suite("speedup");

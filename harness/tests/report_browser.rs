@@ -6,6 +6,8 @@
 //! Chromium is large, so only CI installs it (`.ci/run` sets `SYSY_REQUIRE_BROWSER=1`, which
 //! turns a missing browser into a failure); elsewhere the test says it skipped.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -22,18 +24,6 @@ fn browser() -> Option<PathBuf> {
         eprintln!("note: skipping the browser test: no chromium on PATH (apt-get install chromium)");
     }
     found
-}
-
-fn tools_available() -> bool {
-    let missing = sysyc::toolchain::arm_gcc()
-        .err()
-        .map(|e| e.to_string())
-        .or_else(|| harness::qemu::Qemu::locate().err().map(|e| e.to_string()))
-        .or_else(|| sysy_cost_model::locate_plugin().err().map(|e| e.to_string()));
-    if let Some(why) = &missing {
-        eprintln!("note: skipping the browser test: {why}");
-    }
-    missing.is_none()
 }
 
 fn harness(args: &[&str], cwd: &Path) {
@@ -69,7 +59,7 @@ fn assert_not_blank(png: &Path) {
 #[test]
 fn reports_render_in_headless_chromium() {
     let Some(browser) = browser() else { return };
-    if !tools_available() {
+    if !common::tools_with_plugin("reports_render_in_headless_chromium") {
         return;
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("report_browser");

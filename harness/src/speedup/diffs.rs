@@ -44,7 +44,7 @@ pub fn chosen<'a>(data: &'a SpeedupData) -> Vec<PairResult<'a>> {
 
 /// The file name of a pair's differences, relative to the report directory.
 pub fn file_name(benchmark: &str, pair: &Pair) -> String {
-    let safe = |s: &str| s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect::<String>();
+    let safe = crate::triage::regression::sanitize;
     format!("diffs/{}--{}--{}.diff", safe(benchmark), pair.mode.name(), safe(pair.pass))
 }
 

@@ -118,7 +118,8 @@ pub fn write_case(
     Ok(sy)
 }
 
-fn sanitize(name: &str) -> String {
+/// `name` as a file-name component: ASCII letters, digits, `_` and `-`, the rest as `_`.
+pub(crate) fn sanitize(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })

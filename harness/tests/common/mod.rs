@@ -9,6 +9,19 @@ use harness::qemu::Qemu;
 use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source};
 
+/// Whether the cross gcc, qemu-arm and the cost plugin are all there (after printing why
+/// not): what the tests that measure costs need.
+pub fn tools_with_plugin(test: &str) -> bool {
+    if tools(test).is_none() {
+        return false;
+    }
+    if let Err(e) = sysy_cost_model::locate_plugin() {
+        eprintln!("note: skipping {test}: {e}");
+        return false;
+    }
+    true
+}
+
 /// The located qemu, or `None` (after printing why) when a tool is missing.
 pub fn tools(test: &str) -> Option<Qemu> {
     if let Err(e) = toolchain::arm_gcc() {
