@@ -59,6 +59,10 @@ pub struct CampaignArgs {
     /// what disappeared.
     #[arg(long)]
     pub previous: Option<PathBuf>,
+    /// Check the `.sy` programs of this directory (in name order, stdin from the `.in` file of
+    /// the same stem) instead of generating programs; stops after the last one.
+    #[arg(long, conflicts_with = "resume")]
+    pub corpus: Option<PathBuf>,
     /// Check this many programs (program numbers 0..N), then stop.
     #[arg(long, value_parser = positive_u64)]
     pub programs: Option<u64>,
@@ -274,9 +278,14 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         previous: args.previous.clone(),
         gnu_assembler: args.assembler == sysyc::runtime::library::Assembler::Gnu,
         encoder_sample: args.encoder_sample,
-        guide: (!args.no_swarm && !args.no_guide && args.guide_batch > 0)
+        guide: (!args.no_swarm && !args.no_guide && args.guide_batch > 0 && args.corpus.is_none())
             .then_some(super::guide::GuideOptions { batch: args.guide_batch }),
+        // Absolute: the supervisor's worker processes and a later `--resume` may run elsewhere.
+        corpus: args.corpus.as_deref().map(std::path::absolute).transpose().context("the corpus path")?,
     };
+    if let Some(corpus) = &options.corpus {
+        super::corpus::len(corpus)?;
+    }
     // Check what the child would refuse before creating anything.
     super::config::Strategy::parse_list(&options.strategies.join(",")).map_err(anyhow::Error::msg)?;
     sysyc::faults::FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;

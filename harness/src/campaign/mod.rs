@@ -45,6 +45,7 @@ pub mod autotriage;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod corpus;
 pub mod failures;
 pub mod guide;
 pub mod history;
@@ -119,6 +120,10 @@ pub struct CampaignOptions {
     /// Coverage-guided swarm weights ([`guide`]); `None`: the plain swarm.
     #[serde(default)]
     pub guide: Option<guide::GuideOptions>,
+    /// Check the programs of this directory instead of generating them: program `i` is its
+    /// `i`-th `.sy` file in name order, its stdin the `.in` file of the same stem ([`corpus`]).
+    #[serde(default)]
+    pub corpus: Option<PathBuf>,
 }
 
 /// One assembly text in this many is also assembled by GNU as and compared.
@@ -317,7 +322,10 @@ fn run(
     let failure_dirs = Mutex::new(Vec::new());
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let next = AtomicU64::new(0);
-    let limit = options.programs.unwrap_or(u64::MAX);
+    let mut limit = options.programs.unwrap_or(u64::MAX);
+    if let Some(corpus) = &options.corpus {
+        limit = limit.min(corpus::len(corpus)?);
+    }
     // The shard's program numbers in order, skipping finished ones, until a limit or a stop.
     let indices = std::iter::from_fn(|| {
         loop {
@@ -449,9 +457,15 @@ fn check_one(
     hook: Option<&FailureHook<'_>>,
 ) -> Result<(u64, u64, Vec<PathBuf>)> {
     let seed = program_seed(options.seed, index);
-    let gen_config = if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
     let generate_start = Instant::now();
-    let program = generate(seed, &gen_config);
+    let program = match &options.corpus {
+        Some(dir) => corpus::program(dir, index)?,
+        None => {
+            let gen_config =
+                if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
+            generate(seed, &gen_config)
+        }
+    };
     let generated = generate_start.elapsed();
     let configs = plan.for_program(seed);
     let mut checked = checker.check(index, &program, &configs);

@@ -41,6 +41,9 @@ fn row_options(o: &CampaignOptions) -> Vec<String> {
     if let Some(s) = o.shard {
         args.extend(["--shard".into(), format!("{}/{}", s.index, s.count)]);
     }
+    if let Some(corpus) = &o.corpus {
+        args.extend(["--corpus".into(), corpus.display().to_string()]);
+    }
     args
 }
 
@@ -152,7 +155,12 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row
     };
     let _ = writeln!(s, "| limit | {limit} |");
     let _ = writeln!(s, "| timeout of each run | {} s |", options.timeout_secs);
-    let _ = writeln!(s, "| generator | {} |", if options.swarm { "swarm configurations" } else { "default configuration" });
+    let generator = match &options.corpus {
+        Some(corpus) => format!("none: the programs of `{}`", corpus.display()),
+        None if options.swarm => "swarm configurations".to_string(),
+        None => "default configuration".to_string(),
+    };
+    let _ = writeln!(s, "| generator | {generator} |");
     if let Some(shard) = options.shard {
         let _ = writeln!(s, "| shard | {} of {} (programs p with p mod {} = {}) |", shard.index, shard.count, shard.count, shard.index);
     }
@@ -239,6 +247,7 @@ mod tests {
             gnu_assembler: false,
             encoder_sample: 20,
             guide: None,
+            corpus: None,
         }
     }
 

@@ -207,6 +207,25 @@ impl GeneratedProgram {
         generate_with(&mut UnstructuredChoices::new(u), config)
     }
 
+    /// A program read from a file instead of generated (a campaign over a corpus: another
+    /// generator's output, earlier failures): parsed with the compiler's front end; the
+    /// generator's own facts (configuration, features, work estimate, coverage) are unknown
+    /// and left at their defaults. A parse error is returned as `file:line:col: message`.
+    pub fn from_source(path: &std::path::Path, source: String, stdin: Vec<u8>) -> Result<GeneratedProgram, String> {
+        let unit = sysyc::frontend::parse(&source)
+            .map_err(|diagnostics| sysyc::frontend::diag::render(&path.display().to_string(), &source, &diagnostics))?;
+        Ok(GeneratedProgram {
+            unit,
+            source,
+            stdin,
+            config: GenConfig::default(),
+            seed: None,
+            features: FeatureSet::default(),
+            estimated_work: 0,
+            coverage: None,
+        })
+    }
+
     /// Number of lines of the source.
     pub fn lines(&self) -> usize {
         self.source.lines().count()

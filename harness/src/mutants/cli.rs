@@ -1,33 +1,36 @@
 //! `harness mutants`: the campaign's mutation score.
 //!
 //! `harness mutants [--out DIR] [--seed S] [--max N] [--campaign-seconds T] [--jobs J]
-//! [--work DIR] [--only SUBSTRING] [--list]`
+//! [--before-corpus DIR] [--work DIR] [--only SUBSTRING] [--list]`
 //!
-//! 1. Exports the committed tree (`git archive HEAD`) into `<work>/src` (kept between runs of
-//!    the same commit, so builds stay incremental) and builds it into `<work>/target`;
-//! 2. runs the baseline: a campaign of `T` seconds against the unmutated compiler, which must
-//!    find nothing (else every mutant would look killed);
-//! 3. for each of the first `N` mutants of the seeded sample ([`super::sample`]) not yet in
-//!    `mutants.csv`: applies it, builds the harness (a build error makes it *unviable*), runs
-//!    the same campaign (`--in-process --no-triage`, same seed) and stops it at the first
-//!    saved failure (*killed*, with the time to first detection), or lets it end (*survived*);
-//!    a campaign that does not end within `T + 120` s is stopped (*timeout*: the mutant made
-//!    the compiler hang, which a campaign would notice only as a stuck worker); one that dies
-//!    without a saved failure (a crash the in-process campaign cannot survive) is *killed*
-//!    too. The file is restored afterwards, whatever happened;
-//! 4. appends the mutant's line to `<out>/mutants.csv` and rewrites `<out>/mutants.md` (per
-//!    pass or stage: killed / survived / unviable / timeout, kill rate, median time to first
-//!    detection, and the survivors — the generator's to-do list).
+//! 1. Exports the committed tree (`git archive HEAD`) into `<work>/pristine` (kept between runs
+//!    of the same commit) and lists the placeable mutation sites ([`super::schema`]); the
+//!    first `N` of the seeded sample ([`super::sample`]) are the mutants, numbered 1..N;
+//! 2. writes them all into one build (mutant schemata) in `<work>/src` (files written only
+//!    when they change, so a rerun is an incremental build) and builds it into
+//!    `<work>/target`; a mutant whose code does not compile is *unviable* and the schema is
+//!    written again without it;
+//! 3. runs the baselines: a campaign of `T` seconds against the unmutated compiler (no mutant
+//!    switched on), and the same over `--before-corpus` when given; both must find nothing
+//!    (else every mutant would look killed);
+//! 4. for each mutant not yet in `mutants.csv`: the same campaign (`--in-process
+//!    --no-triage`, same seed) with `SYSYC_MUTANT` naming it, stopped at the first saved
+//!    failure (*killed*, with the time to first detection) or at its end (*survived*); a
+//!    campaign that does not end within `T + 60` s is stopped (*timeout*: the mutant made the
+//!    compiler hang, which a campaign notices only as a stuck worker); one that dies without a
+//!    saved failure (a crash the in-process campaign cannot survive) is *killed* too. With
+//!    `--before-corpus DIR` the mutant is also judged by a campaign over the programs of `DIR`
+//!    (another generator's output, e.g. this generator at an older commit): the "before"
+//!    columns;
+//! 5. appends the mutant's line to `<out>/mutants.csv` and rewrites `<out>/mutants.md` (per
+//!    pass or stage: killed / survived / unviable / timeout, kill rate before and after,
+//!    median time to first detection, and the survivors — the generator's to-do list).
 //!
 //! Resumable: mutants already in `mutants.csv` are skipped, so an interrupted run continues
-//! where it stopped (and `--max` can grow between runs); a file left mutated by a kill is
-//! restored first (`<work>/applied` names it). Shard by giving each machine a
-//! different `--only` (a path substring) or `--seed`.
-//!
-//! The mutant builds use the release profile with `opt-level = 1`, incremental compilation
-//! and no debug info (environment overrides, so the repository's profile is untouched): a
-//! mutated pass recompiles `sysyc` and relinks the harness in about a minute or two.
+//! where it stopped (and `--max` can grow between runs: the sample's order does not depend on
+//! it). Shard by giving each machine a different `--only` (a path substring) or `--seed`.
 
+use super::schema::{self, Schema};
 use super::{Mutant, all_sites, sample};
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeMap, BTreeSet};
@@ -57,6 +60,10 @@ pub struct MutantsArgs {
     /// Scratch directory for the source copy, the build and the campaigns.
     #[arg(long, default_value = "/tmp/sysyc-mutants")]
     pub work: PathBuf,
+    /// Also judge every mutant by a campaign over the `.sy` programs of this directory (the
+    /// "before" columns: e.g. programs of this generator at an older commit).
+    #[arg(long)]
+    pub before_corpus: Option<PathBuf>,
     /// Only mutants whose file path contains this.
     #[arg(long)]
     pub only: Option<String>,
@@ -65,32 +72,56 @@ pub struct MutantsArgs {
     pub list: bool,
 }
 
-/// What a mutant's campaign showed.
+/// What one campaign showed about a mutant.
 #[derive(Clone, Debug, PartialEq)]
 struct Outcome {
     status: &'static str,
     detect_seconds: Option<f64>,
-    build_seconds: f64,
     campaign_seconds: f64,
     detail: String,
 }
 
-const CSV_HEADER: [&str; 10] =
-    ["id", "unit", "operator", "status", "detect_seconds", "build_seconds", "campaign_seconds", "source_line", "mutated_line", "detail"];
+impl Outcome {
+    fn unviable(detail: String) -> Outcome {
+        Outcome { status: "unviable", detect_seconds: None, campaign_seconds: 0.0, detail }
+    }
+}
+
+const CSV_HEADER: [&str; 12] = [
+    "id",
+    "unit",
+    "operator",
+    "status",
+    "detect_seconds",
+    "campaign_seconds",
+    "status_before",
+    "detect_seconds_before",
+    "campaign_seconds_before",
+    "source_line",
+    "mutated_line",
+    "detail",
+];
+
+/// Builds at most this many schemata: each failed build removes the mutants its errors name.
+const MAX_SCHEMA_BUILDS: usize = 8;
 
 pub fn run(args: &MutantsArgs) -> Result<()> {
     let root = repo_root()?;
-    let mut sites = all_sites(&root).context("reading the compiler sources")?;
+    let pristine = export_tree(&root, &args.work)?;
+    let text_of = |file: &str| std::fs::read_to_string(pristine.join(file)).ok();
+    let mut sites = all_sites(&pristine).context("reading the compiler sources")?;
     if let Some(only) = &args.only {
         sites.retain(|m| m.file.contains(only.as_str()));
     }
     let total = sites.len();
-    let chosen: Vec<Mutant> = sample(sites, args.seed).into_iter().take(args.max).collect();
+    let placeable = schema::placeable(sites, text_of);
+    let chosen: Vec<(u32, Mutant)> =
+        sample(placeable.clone(), args.seed).into_iter().take(args.max).enumerate().map(|(i, m)| (i as u32 + 1, m)).collect();
     if args.list {
-        for m in &chosen {
-            crate::outln!("{}", m.id())?;
+        for (id, m) in &chosen {
+            crate::outln!("{id} {}", m.id())?;
         }
-        crate::errln!("{} of {total} mutation sites", chosen.len());
+        crate::errln!("{} of {} placeable mutation sites ({total} in all)", chosen.len(), placeable.len());
         return Ok(());
     }
     let out = args.out.clone().unwrap_or_else(|| {
@@ -100,59 +131,141 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let csv_path = out.join("mutants.csv");
     let done = read_done(&csv_path)?;
-    let src = export_tree(&root, &args.work)?;
-    let target = args.work.join("target");
+    crate::errln!(
+        "mutants: {total} sites, {} placeable, {} chosen, {} already done; building the schema",
+        placeable.len(),
+        chosen.len(),
+        done.len()
+    );
 
-    crate::errln!("mutants: {total} sites, {} chosen, {} already done; building the baseline", chosen.len(), done.len());
-    let (_, baseline_build) = build(&src, &target)?;
-    if let Err(e) = baseline_build {
-        bail!("the unmutated tree does not build:\n{e}");
+    let (viable, unviable) = build_schema(&pristine, &args.work, &chosen)?;
+    let line_of = |m: &Mutant, mutated: bool| -> String {
+        let original = text_of(&m.file).unwrap_or_default();
+        let text = if mutated { m.apply(&original).unwrap_or_default() } else { original };
+        text.lines().nth(m.line - 1).unwrap_or_default().trim().to_string()
+    };
+    for (m, error) in &unviable {
+        if !done.contains(&m.id()) {
+            let outcome = Outcome::unviable(error.clone());
+            append_csv(&csv_path, m, &outcome, args.before_corpus.as_ref().map(|_| &outcome), &line_of(m, false), &line_of(m, true))?;
+        }
     }
-    let baseline = campaign(args, &target, &args.work.join("campaign-baseline"))?;
+
+    let target = args.work.join("target");
+    let baseline = campaign(args, &target, None, None, &args.work.join("campaign-baseline"))?;
     crate::errln!("mutants: baseline campaign: {} ({:.0} s)", baseline.status, baseline.campaign_seconds);
     if baseline.status != "survived" {
         bail!("the baseline campaign against the unmutated compiler found failures ({}): fix those first", baseline.detail);
     }
-    for (n, mutant) in chosen.iter().enumerate() {
+    if let Some(corpus) = &args.before_corpus {
+        let before = campaign(args, &target, None, Some(corpus), &args.work.join("campaign-baseline-before"))?;
+        crate::errln!("mutants: baseline campaign over {}: {} ({:.0} s)", corpus.display(), before.status, before.campaign_seconds);
+        if before.status != "survived" {
+            bail!("the baseline campaign over {} found failures ({}): fix those first", corpus.display(), before.detail);
+        }
+    }
+    for (n, (id, mutant)) in viable.iter().enumerate() {
         if done.contains(&mutant.id()) {
             continue;
         }
-        let path = src.join(&mutant.file);
-        let original = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-        let Some(mutated) = mutant.apply(&original) else {
-            bail!("mutant {} does not apply to {}", mutant.id(), path.display());
+        let after = campaign(args, &target, Some(*id), None, &args.work.join("campaign-after"))?;
+        let before = match &args.before_corpus {
+            Some(corpus) => Some(campaign(args, &target, Some(*id), Some(corpus), &args.work.join("campaign-before"))?),
+            None => None,
         };
-        // Marks the file as mutated until it is restored (a kill in between leaves the mark).
-        std::fs::write(args.work.join("applied"), &mutant.file)?;
-        std::fs::write(&path, &mutated)?;
-        let result = (|| -> Result<Outcome> {
-            let (build_seconds, built) = build(&src, &target)?;
-            match built {
-                Err(e) => Ok(Outcome { status: "unviable", detect_seconds: None, build_seconds, campaign_seconds: 0.0, detail: e }),
-                Ok(()) => {
-                    let mut o = campaign(args, &target, &args.work.join(format!("campaign-{n}")))?;
-                    o.build_seconds = build_seconds;
-                    Ok(o)
-                }
-            }
-        })();
-        std::fs::write(&path, &original).with_context(|| format!("restoring {}", path.display()))?;
-        std::fs::remove_file(args.work.join("applied"))?;
-        let outcome = result?;
+        let say = |o: &Outcome| format!("{}{}", o.status, o.detect_seconds.map(|s| format!(" after {s:.0} s")).unwrap_or_default());
         crate::errln!(
             "mutants: [{}/{}] {} {}{}",
             n + 1,
-            chosen.len(),
+            viable.len(),
             mutant.id(),
-            outcome.status,
-            outcome.detect_seconds.map(|s| format!(" after {s:.0} s")).unwrap_or_default()
+            say(&after),
+            before.as_ref().map(|b| format!(" (before: {})", say(b))).unwrap_or_default()
         );
-        let line_of = |text: &str| text.lines().nth(mutant.line - 1).unwrap_or_default().trim().to_string();
-        append_csv(&csv_path, mutant, &outcome, &line_of(&original), &line_of(&mutated))?;
+        append_csv(&csv_path, mutant, &after, before.as_ref(), &line_of(mutant, false), &line_of(mutant, true))?;
         std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, args))?;
     }
     std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, args))?;
     crate::outln!("report: {}", out.join("mutants.md").display())?;
+    Ok(())
+}
+
+/// Writes the schema of `chosen` into `<work>/src` and builds it, dropping the mutants the
+/// build errors name until it builds; returns the viable mutants and the unviable ones with
+/// the first error naming each.
+#[allow(clippy::type_complexity)]
+fn build_schema(pristine: &Path, work: &Path, chosen: &[(u32, Mutant)]) -> Result<(Vec<(u32, Mutant)>, Vec<(Mutant, String)>)> {
+    let text_of = |file: &str| std::fs::read_to_string(pristine.join(file)).ok();
+    let src = work.join("src");
+    let target = work.join("target");
+    let mut viable: Vec<(u32, Mutant)> = chosen.to_vec();
+    let mut unviable = Vec::new();
+    for attempt in 1..=MAX_SCHEMA_BUILDS {
+        let schema = Schema::write(&viable, text_of).map_err(anyhow::Error::msg)?;
+        let mut overrides: BTreeMap<PathBuf, String> = schema.files.iter().map(|(f, t)| (PathBuf::from(f), t.clone())).collect();
+        overrides.insert(PathBuf::from("compiler/src/mutant_switch.rs"), schema::SWITCH_MODULE.to_string());
+        let lib = text_of("compiler/src/lib.rs").context("reading compiler/src/lib.rs")?;
+        overrides.insert(PathBuf::from("compiler/src/lib.rs"), format!("{lib}\n#[doc(hidden)]\npub mod mutant_switch;\n"));
+        sync_tree(pristine, &src, &overrides)?;
+        let (seconds, built) = build(&src, &target)?;
+        let Err(stderr) = built else {
+            crate::errln!("mutants: schema of {} mutants built in {seconds:.0} s (attempt {attempt})", viable.len());
+            return Ok((viable, unviable));
+        };
+        let mut culprits: BTreeMap<u32, String> = BTreeMap::new();
+        for (file, line, column) in schema::error_locations(&stderr) {
+            let message = stderr.lines().find(|l| l.starts_with(&format!("{file}:{line}:{column}:"))).unwrap_or_default();
+            for id in schema.culprits(&file, line, column) {
+                culprits.entry(id).or_insert_with(|| message.to_string());
+            }
+        }
+        if culprits.is_empty() {
+            let first = stderr.lines().find(|l| l.contains("error")).unwrap_or("build failed");
+            bail!("the schema does not build, and no mutant is to blame: {first}");
+        }
+        crate::errln!("mutants: schema build {attempt} failed in {seconds:.0} s; {} mutants do not compile", culprits.len());
+        viable.retain(|(id, m)| match culprits.get(id) {
+            Some(message) => {
+                unviable.push((m.clone(), message.clone()));
+                false
+            }
+            None => true,
+        });
+    }
+    bail!("the schema still does not build after {MAX_SCHEMA_BUILDS} attempts")
+}
+
+/// Makes `dst` a copy of `src` with `overrides` (relative path → text) in place of or in
+/// addition to its files; a file whose content is already right is not written, so its
+/// modification time (and cargo's incremental build) is kept.
+fn sync_tree(src: &Path, dst: &Path, overrides: &BTreeMap<PathBuf, String>) -> Result<()> {
+    let mut wanted: BTreeMap<PathBuf, Vec<u8>> = BTreeMap::new();
+    let mut stack = vec![PathBuf::new()];
+    while let Some(rel) = stack.pop() {
+        for entry in std::fs::read_dir(src.join(&rel)).with_context(|| format!("reading {}", src.join(&rel).display()))? {
+            let entry = entry?;
+            let path = rel.join(entry.file_name());
+            if entry.file_type()?.is_dir() {
+                stack.push(path);
+            } else {
+                wanted.insert(path.clone(), std::fs::read(src.join(&path))?);
+            }
+        }
+    }
+    for (rel, text) in overrides {
+        wanted.insert(rel.clone(), text.clone().into_bytes());
+    }
+    // A file an earlier schema rewrote and this one does not is written back from `src`.
+    for (rel, bytes) in &wanted {
+        let path = dst.join(rel);
+        if std::fs::read(&path).is_ok_and(|old| &old == bytes) {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+    }
     Ok(())
 }
 
@@ -164,55 +277,41 @@ fn repo_root() -> Result<PathBuf> {
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
-/// `git archive HEAD` of `root` in `<work>/src`, unless it holds that commit already.
+/// `git archive HEAD` of `root` in `<work>/pristine`, unless it holds that commit already.
 fn export_tree(root: &Path, work: &Path) -> Result<PathBuf> {
-    let src = work.join("src");
+    let pristine = work.join("pristine");
     let head = Command::new("git").arg("-C").arg(root).args(["rev-parse", "HEAD"]).output().context("running git")?;
     let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
-    let stamp = work.join("src.commit");
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == head) && src.exists() {
-        // A run killed while a mutant was applied: put that file back (written anew, so its
-        // modification time tells cargo to rebuild it).
-        let applied = work.join("applied");
-        if let Ok(file) = std::fs::read_to_string(&applied) {
-            let original = Command::new("git").arg("-C").arg(root).arg("show").arg(format!("HEAD:{file}")).output()?;
-            if !original.status.success() {
-                bail!("cannot restore {file} from HEAD");
-            }
-            std::fs::write(src.join(&file), &original.stdout)?;
-            std::fs::remove_file(&applied)?;
-        }
-        return Ok(src);
+    let stamp = work.join("pristine.commit");
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == head) && pristine.exists() {
+        return Ok(pristine);
     }
-    let _ = std::fs::remove_file(work.join("applied"));
-    if src.exists() {
-        std::fs::remove_dir_all(&src)?;
+    if pristine.exists() {
+        std::fs::remove_dir_all(&pristine)?;
     }
-    std::fs::create_dir_all(&src)?;
+    std::fs::create_dir_all(&pristine)?;
     let status = Command::new("sh")
         .arg("-c")
-        .arg(format!("git -C '{}' archive HEAD | tar -x -C '{}'", root.display(), src.display()))
+        .arg(format!("git -C '{}' archive HEAD | tar -x -C '{}'", root.display(), pristine.display()))
         .status()
         .context("exporting the tree")?;
     if !status.success() {
         bail!("git archive of {} failed", root.display());
     }
     std::fs::write(&stamp, &head)?;
-    Ok(src)
+    Ok(pristine)
 }
 
-/// Builds the harness and the cost plugin of `src` into `target`; returns the seconds and
-/// the compiler's first error when the build fails.
+/// Builds the harness and the cost plugin of `src` into `target` (release profile without
+/// debug information); returns the seconds and, when the build fails, rustc's short-format
+/// error output.
 fn build(src: &Path, target: &Path) -> Result<(f64, Result<(), String>)> {
     let start = Instant::now();
     let out = Command::new("cargo")
         .current_dir(src)
-        .args(["build", "--release", "--quiet", "-p", "harness", "-p", "sysy-cost-plugin", "--target-dir"])
+        .args(["build", "--release", "--quiet", "--message-format", "short", "-p", "harness", "-p", "sysy-cost-plugin", "--target-dir"])
         .arg(target)
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "64")
         .stdout(Stdio::null())
         .output()
         .context("running cargo")?;
@@ -220,32 +319,35 @@ fn build(src: &Path, target: &Path) -> Result<(f64, Result<(), String>)> {
     if out.status.success() {
         return Ok((seconds, Ok(())));
     }
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let first = stderr.lines().find(|l| l.starts_with("error")).unwrap_or("build failed").to_string();
-    Ok((seconds, Err(first)))
+    Ok((seconds, Err(String::from_utf8_lossy(&out.stderr).into_owned())))
 }
 
-/// A campaign of the mutant harness in `<target>/release`, stopped at its first saved failure.
-fn campaign(args: &MutantsArgs, target: &Path, dir: &Path) -> Result<Outcome> {
+/// A campaign of the schema's harness in `<target>/release` with mutant `mutant` switched on
+/// (`None`: the original compiler), over `corpus` when given, stopped at its first saved
+/// failure.
+fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Option<&PathBuf>, dir: &Path) -> Result<Outcome> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
-    let mut child = Command::new(target.join("release/harness"))
+    let mut command = Command::new(target.join("release/harness"));
+    command
         .args(["campaign", "--in-process", "--no-triage", "--seed", &args.seed.to_string(), "--jobs", &args.jobs.to_string()])
         .args(["--minutes", &format!("{}", args.campaign_seconds / 60.0), "--out"])
         .arg(dir)
+        .env(schema::SWITCH_VARIABLE, mutant.unwrap_or(0).to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("starting the mutant's campaign")?;
+        .stderr(Stdio::null());
+    if let Some(corpus) = corpus {
+        command.arg("--corpus").arg(corpus);
+    }
+    let mut child = command.spawn().context("starting the mutant's campaign")?;
     let start = Instant::now();
-    let limit = Duration::from_secs_f64(args.campaign_seconds + 120.0);
+    let limit = Duration::from_secs_f64(args.campaign_seconds + 60.0);
     let failures = dir.join("failures");
     let outcome = |status, detect: Option<f64>, detail: String| Outcome {
         status,
         detect_seconds: detect,
-        build_seconds: 0.0,
         campaign_seconds: start.elapsed().as_secs_f64(),
         detail,
     };
@@ -291,23 +393,26 @@ fn read_rows(path: &Path) -> Result<Vec<Vec<String>>> {
     Ok(reader.records().map_while(Result::ok).filter(|r| r.len() == CSV_HEADER.len()).map(|r| r.iter().map(str::to_string).collect()).collect())
 }
 
-fn append_csv(path: &Path, m: &Mutant, o: &Outcome, source: &str, mutated: &str) -> Result<()> {
+fn append_csv(path: &Path, m: &Mutant, after: &Outcome, before: Option<&Outcome>, source: &str, mutated: &str) -> Result<()> {
     let fresh = !path.exists();
     let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(Vec::new());
     if fresh {
         w.write_record(CSV_HEADER)?;
     }
+    let seconds = |s: Option<f64>| s.map(|s| format!("{s:.1}")).unwrap_or_default();
     w.write_record([
         m.id(),
         m.unit(),
         m.operator.name.to_string(),
-        o.status.to_string(),
-        o.detect_seconds.map(|s| format!("{s:.1}")).unwrap_or_default(),
-        format!("{:.1}", o.build_seconds),
-        format!("{:.1}", o.campaign_seconds),
+        after.status.to_string(),
+        seconds(after.detect_seconds),
+        format!("{:.1}", after.campaign_seconds),
+        before.map(|b| b.status.to_string()).unwrap_or_default(),
+        seconds(before.and_then(|b| b.detect_seconds)),
+        before.map(|b| format!("{:.1}", b.campaign_seconds)).unwrap_or_default(),
         source.to_string(),
         mutated.to_string(),
-        o.detail.clone(),
+        after.detail.clone(),
     ])?;
     let bytes = w.into_inner().map_err(|e| anyhow::anyhow!("csv buffer: {e}"))?;
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path)?;
@@ -315,77 +420,123 @@ fn append_csv(path: &Path, m: &Mutant, o: &Outcome, source: &str, mutated: &str)
     Ok(())
 }
 
+/// Counts of one pass or stage (or of all), for one side (after or before).
+#[derive(Default)]
+struct Tally {
+    killed: usize,
+    survived: usize,
+    timeout: usize,
+    detect: Vec<f64>,
+}
+
+impl Tally {
+    fn add(&mut self, status: &str, detect: &str) {
+        match status {
+            "killed" => self.killed += 1,
+            "survived" => self.survived += 1,
+            "timeout" => self.timeout += 1,
+            _ => {}
+        }
+        if let Ok(s) = detect.parse() {
+            self.detect.push(s);
+        }
+    }
+    fn rate(&self) -> String {
+        let judged = self.killed + self.survived;
+        if judged == 0 { "-".to_string() } else { format!("{:.0}%", 100.0 * self.killed as f64 / judged as f64) }
+    }
+    fn median(&self) -> String {
+        let mut sorted = self.detect.clone();
+        sorted.sort_by(f64::total_cmp);
+        if sorted.is_empty() { "-".to_string() } else { format!("{:.0} s", sorted[sorted.len() / 2]) }
+    }
+}
+
 /// `mutants.md` from the rows of `mutants.csv`.
 fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
     #[derive(Default)]
     struct Unit {
-        killed: usize,
-        survived: usize,
+        mutants: usize,
         unviable: usize,
-        timeout: usize,
-        detect: Vec<f64>,
+        after: Tally,
+        before: Tally,
     }
     let mut units: BTreeMap<&str, Unit> = BTreeMap::new();
+    let mut all = Unit::default();
     for r in rows {
-        let u = units.entry(&r[1]).or_default();
-        match r[3].as_str() {
-            "killed" => u.killed += 1,
-            "survived" => u.survived += 1,
-            "unviable" => u.unviable += 1,
-            _ => u.timeout += 1,
-        }
-        if let Ok(s) = r[4].parse() {
-            u.detect.push(s);
+        for u in [units.entry(&r[1]).or_default(), &mut all] {
+            u.mutants += 1;
+            if r[3] == "unviable" {
+                u.unviable += 1;
+                continue;
+            }
+            u.after.add(&r[3], &r[4]);
+            u.before.add(&r[6], &r[7]);
         }
     }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        if v.is_empty() { "-".to_string() } else { format!("{:.0} s", v[v.len() / 2]) }
-    };
-    let rate = |k: usize, s: usize| if k + s == 0 { "-".to_string() } else { format!("{:.0}%", 100.0 * k as f64 / (k + s) as f64) };
+    let has_before = rows.iter().any(|r| !r[6].is_empty());
     let mut s = String::new();
     let _ = writeln!(s, "# Mutation score of the campaign\n");
     let _ = writeln!(
         s,
-        "Mechanical mutants of `compiler/src/passes` and `compiler/src/isa` (`harness mutants`, seed {}), each checked by a default campaign of {:.0} s (`--jobs {}`, seed {}) stopped at its first failure. Kill rate = killed / (killed + survived); unviable mutants do not build; timeout: the campaign hung (the mutant made the compiler loop).\n",
-        args.seed, args.campaign_seconds, args.jobs, args.seed
+        "Mechanical mutants of `compiler/src/passes` and `compiler/src/isa` (`harness mutants`, seed {}; all compiled into one build, one switched on per campaign), each judged by a default campaign of {:.0} s (`--jobs {}`, seed {}) stopped at its first failure. Kill rate = killed / (killed + survived); unviable mutants do not compile; timeout: the campaign hung (the mutant made the compiler loop).{}\n",
+        args.seed,
+        args.campaign_seconds,
+        args.jobs,
+        args.seed,
+        if has_before {
+            " *Before*: the same campaign over a fixed corpus of programs from another generator (see the notes of this directory); *after*: today's generator."
+        } else {
+            ""
+        }
     );
-    let _ = writeln!(s, "| pass or stage | mutants | killed | survived | unviable | timeout | kill rate | median time to detection |\n|---|---|---|---|---|---|---|---|");
-    let mut all = Unit::default();
-    for (name, u) in &mut units {
+    if has_before {
         let _ = writeln!(
             s,
-            "| {name} | {} | {} | {} | {} | {} | {} | {} |",
-            u.killed + u.survived + u.unviable + u.timeout,
-            u.killed,
-            u.survived,
-            u.unviable,
-            u.timeout,
-            rate(u.killed, u.survived),
-            median(&mut u.detect)
+            "| pass or stage | mutants | unviable | killed before | killed after | survived after | timeout after | kill rate before | kill rate after | median detection before | median detection after |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
         );
-        all.killed += u.killed;
-        all.survived += u.survived;
-        all.unviable += u.unviable;
-        all.timeout += u.timeout;
-        all.detect.extend(u.detect.iter().copied());
+    } else {
+        let _ = writeln!(s, "| pass or stage | mutants | unviable | killed | survived | timeout | kill rate | median time to detection |\n|---|--:|--:|--:|--:|--:|--:|--:|");
     }
-    let _ = writeln!(
-        s,
-        "| **all** | {} | {} | {} | {} | {} | {} | {} |",
-        all.killed + all.survived + all.unviable + all.timeout,
-        all.killed,
-        all.survived,
-        all.unviable,
-        all.timeout,
-        rate(all.killed, all.survived),
-        median(&mut all.detect)
-    );
+    let mut line = |name: &str, u: &Unit| {
+        if has_before {
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                u.mutants,
+                u.unviable,
+                u.before.killed,
+                u.after.killed,
+                u.after.survived,
+                u.after.timeout,
+                u.before.rate(),
+                u.after.rate(),
+                u.before.median(),
+                u.after.median()
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+                u.mutants,
+                u.unviable,
+                u.after.killed,
+                u.after.survived,
+                u.after.timeout,
+                u.after.rate(),
+                u.after.median()
+            );
+        }
+    };
+    for (name, u) in &units {
+        line(name, u);
+    }
+    line("**all**", &all);
     let survivors: Vec<&Vec<String>> = rows.iter().filter(|r| r[3] == "survived").collect();
     if !survivors.is_empty() {
         let _ = writeln!(s, "\n## Survivors (the generator's to-do list; some may be equivalent mutants)\n");
         for r in survivors {
-            let _ = writeln!(s, "- `{}`: `{}` → `{}`", r[0], r[7].replace('`', "'"), r[8].replace('`', "'"));
+            let _ = writeln!(s, "- `{}`: `{}` → `{}`", r[0], r[9].replace('`', "'"), r[10].replace('`', "'"));
         }
     }
     s

@@ -11,6 +11,7 @@
 //! run of the same source tree.
 
 pub mod cli;
+pub mod schema;
 
 use crate::generators::{Choices, SeededChoices};
 use std::path::{Path, PathBuf};
