@@ -60,6 +60,14 @@ pub struct MutantsArgs {
     /// Scratch directory for the source copy, the build and the campaigns.
     #[arg(long, default_value = "/tmp/sysyc-mutants")]
     pub work: PathBuf,
+    /// Strategies of each campaign (as `harness campaign --strategy`; default: the
+    /// campaign's default), to compare how fast different defaults find bugs.
+    #[arg(long)]
+    pub strategy: Option<String>,
+    /// Random configurations per program for the `random` strategy (default: the
+    /// campaign's default).
+    #[arg(long)]
+    pub random_configs: Option<usize>,
     /// Also judge every mutant by a campaign over the `.sy` programs of this directory (the
     /// "before" columns: e.g. programs of this generator at an older commit).
     #[arg(long)]
@@ -341,6 +349,12 @@ fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Opti
     if let Some(corpus) = corpus {
         command.arg("--corpus").arg(corpus);
     }
+    if let Some(strategy) = &args.strategy {
+        command.args(["--strategy", strategy]);
+    }
+    if let Some(n) = args.random_configs {
+        command.args(["--random-configs", &n.to_string()]);
+    }
     let mut child = command.spawn().context("starting the mutant's campaign")?;
     let start = Instant::now();
     let limit = Duration::from_secs_f64(args.campaign_seconds + 60.0);
@@ -479,11 +493,19 @@ fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
     let _ = writeln!(s, "# Mutation score of the campaign\n");
     let _ = writeln!(
         s,
-        "Mechanical mutants of `compiler/src/passes` and `compiler/src/isa` (`harness mutants`, seed {}; all compiled into one build, one switched on per campaign), each judged by a default campaign of {:.0} s (`--jobs {}`, seed {}) stopped at its first failure. Kill rate = killed / (killed + survived); unviable mutants do not compile; timeout: the campaign hung (the mutant made the compiler loop).{}\n",
+        "Mechanical mutants of `compiler/src/passes` and `compiler/src/isa` (`harness mutants`, seed {}; all compiled into one build, one switched on per campaign), each judged by a campaign of {:.0} s (`--jobs {}`, seed {}, strategies: {}) stopped at its first failure. Kill rate = killed / (killed + survived); unviable mutants do not compile; timeout: the campaign hung (the mutant made the compiler loop).{}\n",
         args.seed,
         args.campaign_seconds,
         args.jobs,
         args.seed,
+        match (&args.strategy, args.random_configs) {
+            (None, None) => "the default".to_string(),
+            (s, n) => format!(
+                "`{}`{}",
+                s.as_deref().unwrap_or(crate::campaign::config::DEFAULT_STRATEGIES),
+                n.map(|n| format!(", {n} random configurations")).unwrap_or_default()
+            ),
+        },
         if has_before {
             " *Before*: the same campaign over a fixed corpus of programs from another generator (see the notes of this directory); *after*: today's generator."
         } else {
