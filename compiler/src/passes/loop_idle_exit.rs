@@ -31,16 +31,27 @@
 //!
 //! Rewrite: the idle edge of `h` goes to `E`; `T` (now unreachable) is deleted, or `t`'s phis
 //! forget the edge from `h`.
+//!
+//! Merged form, when `h` holds nothing but its phis, the guard and the branch, one block
+//! enters the loop, and the exit phis get from `t` what the header phis get from it: the
+//! guard leaves the loop. The block entering the loop (or a new block on its edge, when it
+//! branches elsewhere too) tests it once for the first iteration, `h` jumps to the work, and
+//! `t` stays while `u < m`, `m = x < n ? x + 1 : n` (`x : n` for `j >= x`) computed before the
+//! loop: `u < n` together with the guard of the next iteration, without overflow (`x + 1` is
+//! only chosen when `x < n`). Leaving from `t` where the header would have left gives the exit
+//! phis the same values. `transpose`'s inner loop becomes one block again.
 
 use super::{FunctionCx, FunctionPass};
+use crate::analysis::cfg::ControlFlowGraph;
 use crate::analysis::{Loop, LoopForest};
-use crate::ir::{Block, Function, Inst, IntCC, Opcode, Value, ValueDef};
+use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
 
 pub struct LoopIdleExit;
 
 impl FunctionPass for LoopIdleExit {
     fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {
         let mut rewritten = 0u64;
+        let mut merged = 0u64;
         'restart: loop {
             let loops = cx.analyses.loops(func);
             if !loops.irreducible_edges().is_empty() {
@@ -56,13 +67,20 @@ impl FunctionPass for LoopIdleExit {
                 if plan.idle_target != plan.latch && cfg.preds(plan.idle_target) != [plan.header] {
                     continue;
                 }
-                apply(func, &plan);
+                match merge_point(func, &loops, &cfg, l, &plan) {
+                    Some(preheader) => {
+                        apply_merged(func, &plan, preheader);
+                        merged += 1;
+                    }
+                    None => apply(func, &plan),
+                }
                 rewritten += 1;
                 continue 'restart;
             }
             break;
         }
         cx.count("loops_exiting_early", rewritten);
+        cx.count("guards_merged_into_bound", merged);
         rewritten > 0
     }
 }
@@ -75,6 +93,16 @@ struct Plan {
     exit: Block,
     /// Per phi of `exit`, the value the new edge from the header carries.
     exit_values: Vec<(Inst, Value)>,
+    /// The counter phi, the invariant it is compared with, and whether the guard is idle
+    /// from `j > x` on (`true`) or from `j >= x` on.
+    j_phi: Inst,
+    x: Value,
+    idle_strict: bool,
+    /// The value tested by the latch, and the exclusive bound it is tested against (`None`
+    /// for `u <= C`: the bound is `C + 1`).
+    u: Value,
+    n: Value,
+    n_inclusive: bool,
 }
 
 fn defined_outside(func: &Function, loops: &LoopForest, l: Loop, v: Value) -> bool {
@@ -148,17 +176,30 @@ fn plan(func: &Function, loops: &LoopForest, l: Loop) -> Option<Plan> {
             continue;
         }
         // The side taken when `j cc x` holds, or when it fails, must be up-closed in `j`.
-        let idle_side = match cc {
-            IntCC::Gt | IntCC::Ge => 0,
-            IntCC::Lt | IntCC::Le => 1,
+        // Idle from `j > x` on: when `j > x` holds, or when `j <= x` fails.
+        let (idle_side, idle_strict) = match cc {
+            IntCC::Gt => (0, true),
+            IntCC::Ge => (0, false),
+            IntCC::Le => (1, true),
+            IntCC::Lt => (1, false),
             IntCC::Eq | IntCC::Ne => continue,
         };
         let idle_target = header_targets[idle_side];
-        if let Some(plan) = plan_for(func, loops, l, header, latch, latch_term, stay_when, exit, j_phi, j, idle_target) {
+        let guard = Guard { j_phi, j, x, idle_target, idle_strict };
+        if let Some(plan) = plan_for(func, loops, l, header, latch, latch_term, stay_when, exit, guard) {
             return Some(plan);
         }
     }
     None
+}
+
+/// The header's guard: `j` against the invariant `x`, idle on the `idle_target` side.
+struct Guard {
+    j_phi: Inst,
+    j: Value,
+    x: Value,
+    idle_target: Block,
+    idle_strict: bool,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -171,10 +212,9 @@ fn plan_for(
     latch_term: Inst,
     stay_when: bool,
     exit: Block,
-    j_phi: Inst,
-    j: Value,
-    idle_target: Block,
+    guard: Guard,
 ) -> Option<Plan> {
+    let Guard { j_phi, j, x, idle_target, idle_strict } = guard;
     // The block entering the latch along the idle path.
     let idle_pred = if idle_target == latch {
         header
@@ -242,11 +282,11 @@ fn plan_for(
     if !defined_outside(func, loops, l, n) {
         return None;
     }
-    match cc {
-        IntCC::Lt => {}
-        IntCC::Le if func.as_int_const(n).is_some_and(|c| c < i32::MAX) => {}
+    let n_inclusive = match cc {
+        IntCC::Lt => false,
+        IntCC::Le if func.as_int_const(n).is_some_and(|c| c < i32::MAX) => true,
         _ => return None,
-    }
+    };
     // Nothing after the loop reads a value of the loop but unchanged header phis (phis of
     // the exit block reading over exit edges are handled below).
     let blocks = loops.blocks(l);
@@ -279,7 +319,7 @@ fn plan_for(
         }
         exit_values.push((phi, v));
     }
-    Some(Plan { header, latch, idle_target, exit, exit_values })
+    Some(Plan { header, latch, idle_target, exit, exit_values, j_phi, x, idle_strict, u, n, n_inclusive })
 }
 
 fn apply(func: &mut Function, plan: &Plan) {
@@ -293,4 +333,116 @@ fn apply(func: &mut Function, plan: &Plan) {
         func.remove_phi_pred(plan.latch, plan.idle_target);
         func.remove_block(plan.idle_target);
     }
+}
+
+/// The header's incoming value for `phi` from `pred`.
+fn incoming_from(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
+    func.inst(phi).phi_incoming().find(|&(b, _)| b == pred).map(|(_, v)| v)
+}
+
+/// Whether the guard can become part of the latch's bound instead (returns the one block
+/// entering the loop): the header holds nothing but its phis, the guard and the branch; one
+/// block outside the loop enters it (over one edge); and when the latch exits where the header's guard would have (the
+/// next iteration being idle), the exit phis already get from the latch what they would get
+/// from the header: the values the header phis receive from the latch.
+fn merge_point(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: Loop, plan: &Plan) -> Option<Block> {
+    let header = plan.header;
+    let term = func.terminator(header)?;
+    let guard = func.args(term)[0];
+    let guard_inst = func.def_inst(guard)?;
+    if func.inst_block(guard_inst) != Some(header) || func.users(guard) != [term] {
+        return None;
+    }
+    if func.block_insts(header).any(|i| i != term && i != guard_inst && func.opcode(i) != Opcode::Phi) {
+        return None;
+    }
+    let mut outside = cfg.unique_preds(header).into_iter().filter(|&p| !loops.contains(l, p));
+    let (Some(entering), None) = (outside.next(), outside.next()) else { return None };
+    let entering_term = func.terminator(entering)?;
+    let edges_to_header = func.targets(entering_term).iter().filter(|&&t| t == header).count();
+    if edges_to_header != 1 || !matches!(func.opcode(entering_term), Opcode::Jump | Opcode::Br) {
+        return None;
+    }
+    for &(phi, v) in &plan.exit_values {
+        let from_latch = incoming_from(func, phi, plan.latch)?;
+        let expected = match func.def_inst(v) {
+            Some(i) if func.inst_block(i) == Some(header) => incoming_from(func, i, plan.latch)?,
+            _ => v,
+        };
+        if from_latch != expected {
+            return None;
+        }
+    }
+    Some(entering)
+}
+
+/// The merged rewrite: the preheader tests the guard once for the first iteration, the
+/// header jumps to the work unconditionally, and the latch stays while `u < m` with
+/// `m = x < n ? x + 1 : n` (idle from `j > x`) or `m = x < n ? x : n` (from `j >= x`):
+/// `u < n` and `u <= x` (resp. `u < x`) together, without overflow (`x + 1` is only chosen
+/// when `x < n`).
+fn apply_merged(func: &mut Function, plan: &Plan, entering: Block) {
+    let header = plan.header;
+    // A preheader ending in `jump header` receives the first iteration's guard; a block
+    // that branches elsewhere too gets a new one on its edge to the header.
+    let preheader = if func.opcode(func.terminator(entering).expect("a terminator")) == Opcode::Jump {
+        entering
+    } else {
+        let split = func.create_block();
+        func.append(split, InstData::jump(header));
+        func.retarget_edge(entering, header, split);
+        func.rename_phi_pred(header, entering, split);
+        split
+    };
+    let header_term = func.terminator(header).expect("the header ends in a branch");
+    let work = *func.targets(header_term).iter().find(|&&t| t != plan.idle_target).expect("two targets");
+    let pre_term = func.terminator(preheader).expect("the preheader ends in a jump");
+    let init = incoming_from(func, plan.j_phi, preheader).expect("the counter enters from the preheader");
+
+    // Preheader: the first iteration's guard, and the merged bound.
+    let cc = if plan.idle_strict { IntCC::Gt } else { IntCC::Ge };
+    let idle_at_entry = func.insert_value_before(pre_term, InstData::icmp(cc, init, plan.x));
+    let bound = if plan.n_inclusive {
+        let c = func.as_int_const(plan.n).expect("an inclusive bound is a constant below INT_MAX");
+        func.iconst(c + 1)
+    } else {
+        plan.n
+    };
+    let last = if plan.idle_strict {
+        let one = func.iconst(1);
+        func.insert_value_before(pre_term, InstData::binary(Opcode::Add, plan.x, one, Type::I32))
+    } else {
+        plan.x
+    };
+    let x_first = func.insert_value_before(pre_term, InstData::icmp(IntCC::Lt, plan.x, bound));
+    let limit =
+        func.insert_value_before(pre_term, InstData::new(Opcode::Select, &[x_first, last, bound], &[], Type::I32));
+    let entry_values: Vec<(Inst, Value)> = plan
+        .exit_values
+        .iter()
+        .map(|&(phi, v)| match func.def_inst(v) {
+            Some(i) if func.inst_block(i) == Some(header) => {
+                (phi, incoming_from(func, i, preheader).expect("header phis have a preheader entry"))
+            }
+            _ => (phi, v),
+        })
+        .collect();
+    for (phi, v) in entry_values {
+        func.push_phi_incoming(phi, preheader, v);
+    }
+    func.replace_inst(pre_term, InstData::br(idle_at_entry, plan.exit, header));
+
+    // Header: straight to the work.
+    func.replace_inst(header_term, InstData::jump(work));
+    if plan.idle_target == plan.latch {
+        func.remove_phi_pred(plan.latch, header);
+    } else {
+        func.remove_phi_pred(plan.latch, plan.idle_target);
+        func.remove_block(plan.idle_target);
+    }
+
+    // Latch: one test against the merged bound.
+    let latch_term = func.terminator(plan.latch).expect("the latch ends in a branch");
+    let stay = func.insert_value_before(latch_term, InstData::icmp(IntCC::Lt, plan.u, limit));
+    func.replace_inst(latch_term, InstData::br(stay, header, plan.exit));
 }
