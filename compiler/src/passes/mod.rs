@@ -31,6 +31,7 @@ pub mod licm;
 pub mod load_elim;
 pub mod loop_clone;
 pub mod loop_deletion;
+pub mod loop_idle_exit;
 pub mod loop_load_elim;
 pub mod loop_rotate;
 pub mod loop_simplify;
@@ -262,6 +263,12 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "delete loops without effects whose values nothing outside uses, when they provably finish",
         catalogue: None,
         body: PassBody::Function(&loop_deletion::LoopDeletion),
+    },
+    PassInfo {
+        name: "loop-idle-exit",
+        description: "leave a counted loop at the first iteration of a skipped tail (`if (i < j) continue;`)",
+        catalogue: None,
+        body: PassBody::Function(&loop_idle_exit::LoopIdleExit),
     },
     PassInfo {
         name: "loop-load-elim",
@@ -535,6 +542,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "loop-deletion",
+    "loop-idle-exit",
     "full-unroll",
     "iv-reduce",
     "unroll",

@@ -7,6 +7,9 @@
 //!    a loop header: a compare, perhaps the computation of the bound) is replaced by a copy
 //!    of that block. At the bottom of a `while` loop this turns `b header` + header into the
 //!    header's instructions + `b<cc>` back to the body (one branch less per iteration).
+//!    A jump to the block that follows in the layout is left alone: it becomes a
+//!    fall-through, and a copy would only move the header below the loop body (a header
+//!    with an exit of its own then costs an extra `b` per iteration).
 //!    Executing a copy of a block is executing the block: the registers are the same at the
 //!    end of the jumping block as at the start of its target, and the copy branches to the
 //!    same places.
@@ -63,9 +66,13 @@ pub fn run(pf: &mut PFunction) {
         }
     };
     let mut new_targets: Vec<Vec<MInst>> = Vec::new();
-    for (_, block) in &pf.blocks {
+    for (i, (_, block)) in pf.blocks.iter().enumerate() {
         let mut insts = block.insts.clone();
+        // A jump to the block that follows costs nothing (it falls through); a copy there
+        // would only pull the loop body up behind the copy and push the header below it.
+        let next = pf.blocks.get(i + 1).map(|(b, _)| *b);
         if let Some(MInst::Jump { target }) = insts.last()
+            && Some(resolve(*target)) != next
             && let Some(copy) = compare_block(resolve(*target))
         {
             insts.pop();

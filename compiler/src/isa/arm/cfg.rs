@@ -39,6 +39,8 @@ pub struct CfgInfo {
     /// One entry per incoming edge.
     pub preds: SecondaryMap<Block, SmallVec<[Block; 4]>>,
     pub loop_depth: SecondaryMap<Block, u32>,
+    /// Headers of the loops containing each block, outermost first (`loop_depth` entries).
+    pub loops: SecondaryMap<Block, SmallVec<[Block; 4]>>,
     pub hoist: SecondaryMap<Block, Hoist>,
     /// Immediate dominators (`None` for the entry block).
     pub idom: SecondaryMap<Block, Option<Block>>,
@@ -146,6 +148,7 @@ impl CfgInfo {
         // Natural loops.
         let mut loop_depth: SecondaryMap<Block, u32> = SecondaryMap::new();
         let mut outermost: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
+        let mut loops: SecondaryMap<Block, SmallVec<[Block; 4]>> = SecondaryMap::new();
         for &h in &rpo {
             let latches: Vec<Block> = preds[h].iter().copied().filter(|&p| dominates(h, p)).collect();
             if latches.is_empty() {
@@ -163,6 +166,7 @@ impl CfgInfo {
             for &b in &rpo {
                 if in_loop[b] {
                     loop_depth[b] += 1;
+                    loops[b].push(h);
                     // Headers are visited in RPO, so the first header seen is the outermost.
                     if outermost[b].is_none() {
                         outermost[b] = Some(h);
@@ -177,7 +181,12 @@ impl CfgInfo {
             }
         }
         idom[entry] = None;
-        Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, hoist, idom })
+        Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, loops, hoist, idom })
+    }
+
+    /// The number of loops containing both `a` and `b`.
+    pub fn common_loop_depth(&self, a: Block, b: Block) -> usize {
+        self.loops[a].iter().zip(self.loops[b].iter()).take_while(|(x, y)| x == y).count()
     }
 }
 

@@ -230,20 +230,36 @@ impl ISel<'_> {
         MFunction { sym: self.sym, blocks: self.blocks, num_vregs: self.num_vregs, frame: self.frame }
     }
 
-    /// Renumbers the blocks in reverse post-order: the allocator's heuristics (loop depth)
-    /// and `regalloc2`'s checker expect every block after at least one predecessor.
+    /// Renumbers the blocks in a reverse post-order that keeps every loop contiguous: the
+    /// allocator's heuristics (loop depth) and `regalloc2`'s checker expect every block after
+    /// at least one predecessor, and `regalloc2` derives loop depth from the block numbering
+    /// (a block is inside a loop when it lies between the header and a back edge). A plain
+    /// depth-first order can place the code after a loop between its header and its body,
+    /// which then counts as loop code while the body does not, and spill weights go wrong.
+    /// Visiting, at every block, the successors that leave more loops first makes them finish
+    /// first, so they are numbered after the loop they leave.
     fn renumber_in_rpo(&mut self) {
         let n = self.blocks.len();
+        let loops: Vec<SmallVec<[ir::Block; 4]>> = self.blocks.iter().map(|b| self.enclosing_loops(b.origin)).collect();
+        let common = |a: usize, b: usize| loops[a].iter().zip(loops[b].iter()).take_while(|(x, y)| x == y).count();
+        let succ_order: Vec<SmallVec<[usize; 2]>> = (0..n)
+            .map(|b| {
+                let mut succs: SmallVec<[usize; 2]> = self.blocks[b].succs.iter().map(|s| s.index()).collect();
+                // Stable: successors staying in the same loops keep their original order.
+                succs.sort_by_key(|&s| common(b, s));
+                succs
+            })
+            .collect();
         let mut visited = vec![false; n];
         let mut postorder = Vec::with_capacity(n);
         let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
         visited[0] = true;
         while let Some(&mut (b, ref mut i)) = stack.last_mut() {
-            if let Some(&s) = self.blocks[b].succs.get(*i) {
+            if let Some(&s) = succ_order[b].get(*i) {
                 *i += 1;
-                if !visited[s.index()] {
-                    visited[s.index()] = true;
-                    stack.push((s.index(), 0));
+                if !visited[s] {
+                    visited[s] = true;
+                    stack.push((s, 0));
                 }
             } else {
                 postorder.push(b);
@@ -269,6 +285,18 @@ impl ISel<'_> {
                 }
                 self.blocks.push(data);
             }
+        }
+    }
+
+    /// Headers of the IR loops containing a machine block, outermost first: an edge block
+    /// lies in the loops containing both ends of its edge.
+    fn enclosing_loops(&self, origin: BlockOrigin) -> SmallVec<[ir::Block; 4]> {
+        match origin {
+            BlockOrigin::Ir(b) => self.cfg.loops[b].clone(),
+            BlockOrigin::Edge(from, to) => {
+                self.cfg.loops[from].iter().copied().take(self.cfg.common_loop_depth(from, to)).collect()
+            }
+            BlockOrigin::Entry => SmallVec::new(),
         }
     }
 
