@@ -355,7 +355,17 @@ fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Opti
     if let Some(n) = args.random_configs {
         command.args(["--random-configs", &n.to_string()]);
     }
+    // Its own process group, so that stopping it also stops the qemu runs in flight (a
+    // mutant's program may loop forever; the campaign's own run time limit dies with it).
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command.spawn().context("starting the mutant's campaign")?;
+    let stop = |child: &mut std::process::Child| {
+        if let Ok(group) = i32::try_from(child.id()) {
+            // SAFETY: kill(2) with a negative pid signals that process group; no memory is involved.
+            unsafe { libc::kill(-group, libc::SIGKILL) };
+        }
+        let _ = child.wait();
+    };
     let start = Instant::now();
     let limit = Duration::from_secs_f64(args.campaign_seconds + 60.0);
     let failures = dir.join("failures");
@@ -368,8 +378,7 @@ fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Opti
     loop {
         if std::fs::read_dir(&failures).is_ok_and(|mut d| d.next().is_some()) {
             let detect = start.elapsed().as_secs_f64();
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child);
             let first = std::fs::read_dir(&failures)?.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).min();
             return Ok(outcome("killed", Some(detect), first.unwrap_or_default()));
         }
@@ -387,8 +396,7 @@ fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Opti
             });
         }
         if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child);
             return Ok(outcome("timeout", None, "the campaign did not end: a compiler hang".into()));
         }
         std::thread::sleep(Duration::from_millis(200));
