@@ -66,6 +66,10 @@ pub struct CampaignArgs {
     /// Check this many programs (program numbers 0..N), then stop.
     #[arg(long, value_parser = positive_u64)]
     pub programs: Option<u64>,
+    /// Start no new program once N programs have failed (the programs in flight are
+    /// finished); with a time or program limit, whichever comes first.
+    #[arg(long, value_name = "N", value_parser = positive_u64, conflicts_with = "resume")]
+    pub stop_after_failures: Option<u64>,
     /// Worker threads (default: the number of cores).
     #[arg(long, value_parser = positive_usize)]
     pub jobs: Option<usize>,
@@ -282,6 +286,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
             .then_some(super::guide::GuideOptions { batch: args.guide_batch }),
         // Absolute: the supervisor's worker processes and a later `--resume` may run elsewhere.
         corpus: args.corpus.as_deref().map(std::path::absolute).transpose().context("the corpus path")?,
+        stop_after_failing: args.stop_after_failures,
     };
     if let Some(corpus) = &options.corpus {
         super::corpus::len(corpus)?;

@@ -124,6 +124,11 @@ pub struct CampaignOptions {
     /// `i`-th `.sy` file in name order, its stdin the `.in` file of the same stem ([`corpus`]).
     #[serde(default)]
     pub corpus: Option<PathBuf>,
+    /// Start no new program once this many programs have failed (those in flight are
+    /// finished): a search for the first programs that show a bug, independent of how many
+    /// programs of a seed that takes.
+    #[serde(default)]
+    pub stop_after_failing: Option<u64>,
 }
 
 /// One assembly text in this many is also assembled by GNU as and compared.
@@ -322,6 +327,9 @@ fn run(
     let failure_dirs = Mutex::new(Vec::new());
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let next = AtomicU64::new(0);
+    // Failing programs so far, earlier sessions included (for `stop_after_failing`).
+    let failing = AtomicU64::new(records::read_programs(dir)?.iter().filter(|p| p.failures > 0).count() as u64);
+    let enough_failures = || options.stop_after_failing.is_some_and(|n| failing.load(Ordering::SeqCst) >= n);
     let mut limit = options.programs.unwrap_or(u64::MAX);
     if let Some(corpus) = &options.corpus {
         limit = limit.min(corpus::len(corpus)?);
@@ -329,7 +337,7 @@ fn run(
     // The shard's program numbers in order, skipping finished ones, until a limit or a stop.
     let indices = std::iter::from_fn(|| {
         loop {
-            if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) {
+            if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) || enough_failures() {
                 return None;
             }
             let i = shard.nth(next.fetch_add(1, Ordering::SeqCst))?;
@@ -361,7 +369,7 @@ fn run(
                 if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
                     return;
                 }
-                let result = check_one(&checker, &plan, options, &guide, index, &records, &faults, hook);
+                let result = check_one(&checker, &plan, options, &guide, index, &records, &failing, &faults, hook);
                 match result {
                     Ok((checks, failures, dirs)) => {
                         // A report, not a record: a full disk here must not stop the campaign.
@@ -453,6 +461,7 @@ fn check_one(
     guide: &guide::Guide,
     index: u64,
     records: &Mutex<Records>,
+    failing: &AtomicU64,
     faults: &FaultSet,
     hook: Option<&FailureHook<'_>>,
 ) -> Result<(u64, u64, Vec<PathBuf>)> {
@@ -503,6 +512,11 @@ fn check_one(
     }
     // Before the program's line: a program recorded complete always has its feedback.
     guide.record(guide::Feedback::of(index, &program, &checked))?;
+    // Counted before the line is written: once it is in `programs.csv`, no program that
+    // starts later can miss it (`stop_after_failing`).
+    if checked.line.failures > 0 {
+        failing.fetch_add(1, Ordering::SeqCst);
+    }
     records
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?

@@ -56,13 +56,17 @@ fn campaign_command(o: &CampaignOptions, limit: &[String], dir: &Path) -> String
     args.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
 }
 
-/// The limit options as given: `--minutes M` or `--programs N`.
+/// The limit options as given: `--minutes M` or `--programs N`, and `--stop-after-failures N`.
 fn limit_options(o: &CampaignOptions) -> Vec<String> {
-    match (o.seconds, o.programs) {
+    let mut args = match (o.seconds, o.programs) {
         (Some(s), _) => vec!["--minutes".into(), format!("{}", s / 60.0)],
         (None, Some(n)) => vec!["--programs".into(), n.to_string()],
         (None, None) => Vec::new(),
+    };
+    if let Some(n) = o.stop_after_failing {
+        args.extend(["--stop-after-failures".into(), n.to_string()]);
     }
+    args
 }
 
 /// Totals of the checks' costs: qemu runs actually made (a check that shared an earlier
@@ -167,6 +171,9 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row
     if !options.faults.is_empty() {
         let _ = writeln!(s, "| injected faults | {} |", options.faults.join(", "));
     }
+    if let Some(n) = options.stop_after_failing {
+        let _ = writeln!(s, "| stop after | {n} failing program{} |", if n == 1 { "" } else { "s" });
+    }
     s.push('\n');
     cost_section(&mut s, rows);
     s
@@ -248,6 +255,7 @@ mod tests {
             encoder_sample: 20,
             guide: None,
             corpus: None,
+            stop_after_failing: None,
         }
     }
 
