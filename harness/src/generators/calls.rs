@@ -277,6 +277,12 @@ impl Gen<'_> {
     }
 
     pub(super) fn self_call_possible(&self, ty: Ty, ctx: ECtx) -> bool {
+        self.self_call_possible_for(Some(ty), ctx)
+    }
+
+    /// [`Self::self_call_possible`] for a call whose result has type `ret` (`None`: a void
+    /// function's call as a statement).
+    pub(super) fn self_call_possible_for(&self, ret: Option<Ty>, ctx: ECtx) -> bool {
         let Some(r) = &self.fcx.rec else { return false };
         // Parameters are passed on by name: a local declared since may hide one.
         let params_visible = r.params.iter().all(|p| {
@@ -284,7 +290,7 @@ impl Gen<'_> {
                 .lookup(&p.name)
                 .is_some_and(|id| self.env.vars[id].storage == Storage::Param)
         });
-        r.ret == Some(ty)
+        r.ret == ret
             && r.sites < r.max_sites
             && self.fcx.mult == 1
             && !ctx.stable

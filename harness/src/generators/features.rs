@@ -124,6 +124,8 @@ features! {
     Timers => "timers",
     MixCall => "mix-call",
     StatusChecksum => "status-checksum",
+    TailSelfCall => "tail-self-call",
+    FloatStencil => "float-stencil",
 }
 
 /// A set of [`Feature`]s (a bitset; `Feature::ALL` has fewer than 128 entries).

@@ -18,7 +18,7 @@
 //! trip bound, and some outer locals are frozen (locked) so loop-invariant expressions occur.
 
 use super::build;
-use super::env::{Storage, Ty, VarId};
+use super::env::{FLOAT_VAR_BOUND, Storage, Ty, VarId};
 use super::features::Feature;
 use super::state::Gen;
 use super::state::{ECtx, LoopCtx};
@@ -273,7 +273,15 @@ impl Gen<'_> {
                 self.fcx.straight = saved;
                 items
             }
-            BodyKind::Plain => self.body_in_scope(),
+            BodyKind::Plain => {
+                let mut items = self.body_in_scope();
+                // Now and then a recurrence or stencil in a general loop body too, where
+                // control flow around it keeps the loop multi-block.
+                if self.c.chance(0.2) {
+                    items.extend(self.recurrences(counter));
+                }
+                items
+            }
         };
         items.splice(0..0, opening);
         self.pop_scope();
@@ -504,8 +512,9 @@ impl Gen<'_> {
 
     /// Loop-carried recurrences for a straight-line body with counter `i`: an array element
     /// computed from its neighbour written by the previous iteration (`a[i + 1] = a[i] * k +
-    /// e`, or with `% d` indices), and two locals feeding each other (`x = x * k + y; y = y -
-    /// x;`).
+    /// e`, or with `% d` indices; for a float array the stencil `a[i + 1] = (a[i] + a[i + 1])
+    /// * 0.25 + e * 0.5`, whose neighbouring float addresses `gep-offsets` shares), and two
+    /// locals feeding each other (`x = x * k + y; y = y - x;`).
     fn recurrences(&mut self, counter: VarId) -> Vec<BlockItem> {
         let mut out = Vec::new();
         let Some((lo, hi)) = self.env.vars[counter].range else {
@@ -522,11 +531,13 @@ impl Gen<'_> {
             .into_iter()
             .filter(|&id| {
                 let v = &self.env.vars[id];
-                v.is_array() && v.ty == Ty::Int && !v.dead && v.dims.last().is_some_and(|&d| d >= 2)
+                v.is_array() && !v.dead && v.dims.last().is_some_and(|&d| d >= 2)
             })
             .collect();
         if !arrays.is_empty() && lo >= 0 && self.c.chance(0.7) {
-            let id = arrays[self.pick_index(arrays.len())];
+            let floats: Vec<VarId> = arrays.iter().copied().filter(|&id| self.env.vars[id].ty == Ty::Float).collect();
+            let pool = if !floats.is_empty() && self.c.chance(0.5) { &floats } else { &arrays };
+            let id = pool[self.pick_index(pool.len())];
             let (name, dims) = (
                 self.env.vars[id].name.clone(),
                 self.env.vars[id].dims.clone(),
@@ -560,14 +571,25 @@ impl Gen<'_> {
                 all.push(idx);
                 all
             };
-            let k = self.c.range(-5, 7) as i32;
-            let e = self.int_expr(ctx);
-            self.charge(6);
-            let value = build::bin(
-                BinaryOp::Add,
-                build::bin(BinaryOp::Mul, build::elem(&name, with(prev)), build::int(k)),
-                e.e,
-            );
+            let value = if self.env.vars[id].ty == Ty::Float {
+                // Both terms at most half the bound of a float variable: the element stays
+                // within it, however many times the loop runs.
+                let e = self.float_expr(ctx);
+                let e = self.fit(e, FLOAT_VAR_BOUND);
+                self.charge(8);
+                self.feature(Feature::FloatStencil);
+                let sum = build::bin(BinaryOp::Add, build::elem(&name, with(prev)), build::elem(&name, with(cur.clone())));
+                build::bin(
+                    BinaryOp::Add,
+                    build::bin(BinaryOp::Mul, sum, build::float(0.25)),
+                    build::bin(BinaryOp::Mul, e.e, build::float(0.5)),
+                )
+            } else {
+                let k = self.c.range(-5, 7) as i32;
+                let e = self.int_expr(ctx);
+                self.charge(6);
+                build::bin(BinaryOp::Add, build::bin(BinaryOp::Mul, build::elem(&name, with(prev)), build::int(k)), e.e)
+            };
             self.feature(Feature::LoopCarried);
             out.push(build::stmt(build::assign(
                 build::lval(&name, with(cur)),

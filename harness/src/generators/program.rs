@@ -162,7 +162,19 @@ impl Gen<'_> {
             });
         }
         items.extend(self.stmts_in_scope(self.cfg.max_block_stmts.max(2)));
-        if ret.is_some() {
+        // A recursive function often ends in a self tail call (`return f(d - 1, ..);`, or the
+        // call as a void function's last statement): what `tail-recursion` turns into a loop.
+        let ctx = self.stmt_ctx();
+        let tail_call = recursive && self.self_call_possible_for(ret, ctx) && self.c.chance(0.75);
+        if tail_call {
+            let call = self.self_call(ctx);
+            self.charge(1);
+            self.feature(Feature::TailSelfCall);
+            items.push(build::stmt(match ret {
+                Some(_) => build::ret(Some(call.e)),
+                None => build::expr_stmt(call.e),
+            }));
+        } else if ret.is_some() {
             items.push(build::stmt(self.return_value()));
         } else if self.c.chance(0.2) {
             items.push(build::stmt(build::ret(None)));

@@ -213,6 +213,25 @@ fn knobs_switch_their_shapes_off() {
     }
 }
 
+/// Self tail calls come with the `recursion` knob and float stencils with `float`; both occur
+/// with the default knobs (they feed `tail-recursion` and `gep-offsets`).
+#[test]
+fn tail_calls_and_float_stencils_follow_their_knobs() {
+    let mut off = GenConfig::default();
+    off.knobs.recursion = 0;
+    off.knobs.float = 0;
+    let mut seen_on = FeatureSet::default();
+    for seed in 0..60u64 {
+        let p = generate(seed, &off);
+        assert!(!p.features.contains(Feature::TailSelfCall), "seed {seed}: a tail self-call without recursion");
+        assert!(!p.features.contains(Feature::FloatStencil), "seed {seed}: a float stencil without floats");
+        for f in generate(seed, &GenConfig::default()).features.iter() {
+            seen_on.insert(f);
+        }
+    }
+    assert!(seen_on.contains(Feature::TailSelfCall) && seen_on.contains(Feature::FloatStencil));
+}
+
 #[test]
 fn configs_without_the_new_knobs_still_parse() {
     let mut json: serde_json::Value =
