@@ -248,7 +248,11 @@ fn the_load_elim_call_fault_is_detected_and_triaged() {
     }
     let records = triaged_with_fault(sysyc::faults::LOAD_ELIM_CALL_KEEPS_GLOBAL, LOAD_ELIM_SEED, "o-levels");
     assert!(records.iter().all(|r| r.culprit == "load-elim"), "{records:?}");
-    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+    // Larger than the other faults' reductions: the bug needs a call that `inline` leaves
+    // alone (a callee too big to inline) between two reads of the global, so a reduction
+    // that shrinks the callee makes the bug vanish (measured: 27 to 45 lines over seeds 1,
+    // 2 and 3000, each 1-minimal for the reducer's moves).
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 40)), "{records:?}");
 }
 #[cfg(feature = "fault-injection")]
 const LOAD_ELIM_SEED: &str = "3000";
@@ -281,11 +285,14 @@ fn rows_with_kind(dir: &Path) -> Vec<(u64, String, String, String)> {
         .collect()
 }
 
-/// A campaign in which the crash fault fires in some programs but not all.
+/// A campaign in which the crash fault fires in some programs but not all (program 1 of 4,
+/// in one configuration). A generator change can move it: then pick another seed, e.g. from
+/// `harness campaign --programs 4 --jobs 1 --seed S --strategy o-levels --fault
+/// constfold-srem-abort --no-triage` over a few seeds, counting `compiler-crash` rows.
 #[cfg(feature = "fault-injection")]
 const CRASH_PROGRAMS: &str = "4";
 #[cfg(feature = "fault-injection")]
-const CRASH_SEED: &str = "8";
+const CRASH_SEED: &str = "11";
 
 /// A fault that aborts the process: in-process it ends the campaign; under the supervisor the
 /// campaign finishes, the crashing configurations become `compiler-crash` rows and failures

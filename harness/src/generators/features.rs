@@ -126,6 +126,7 @@ features! {
     StatusChecksum => "status-checksum",
     TailSelfCall => "tail-self-call",
     FloatStencil => "float-stencil",
+    TriangleSkip => "triangle-skip",
 }
 
 /// A set of [`Feature`]s (a bitset; `Feature::ALL` has fewer than 128 entries).

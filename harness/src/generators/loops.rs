@@ -284,6 +284,11 @@ impl Gen<'_> {
             }
         };
         items.splice(0..0, opening);
+        if kind == BodyKind::Plain && !down
+            && let Some(skip) = self.triangle_skip(counter, &latch)
+        {
+            items.insert(0, skip);
+        }
         self.pop_scope();
         self.fcx.mult = saved;
         self.fcx.loops.pop();
@@ -294,6 +299,33 @@ impl Gen<'_> {
         self.env.vars[counter].range = None;
         items.extend(latch.into_iter().map(build::stmt));
         items
+    }
+
+    /// Now and then, in a loop nested in a counted one, a guard that skips the rest of the
+    /// row once the inner counter `i` passes the outer one `o`: `if (i > o) { latch;
+    /// continue; }` at the top of the body (triangular iteration spaces, `transpose`
+    /// swapping one half). Once true it stays true (`i` grows, `o` is locked), the shape
+    /// `loop-idle-exit` takes.
+    fn triangle_skip(&mut self, counter: VarId, latch: &[Stmt]) -> Option<BlockItem> {
+        let depth = self.fcx.loops.len();
+        let outer = self.fcx.loops.get(depth.checked_sub(2)?)?.counter?;
+        let v = &self.env.vars[outer];
+        let visible = self.env.lookup(&v.name) == Some(outer) && v.readable() && v.ty == Ty::Int;
+        if !visible || !self.knob(self.cfg.knobs.continues / 2) {
+            return None;
+        }
+        self.feature(Feature::TriangleSkip);
+        self.feature(Feature::Continue);
+        self.charge(3 + latch.len() as u64 * 3);
+        let (i, o) = (self.env.read(counter), self.env.read(outer));
+        let test = match self.c.below(3) {
+            0 => build::bin(BinaryOp::Gt, i, o),
+            1 => build::bin(BinaryOp::Lt, o, i),
+            _ => build::bin(BinaryOp::Ge, i, o),
+        };
+        let mut body: Vec<BlockItem> = latch.iter().cloned().map(build::stmt).collect();
+        body.push(build::stmt(build::cont()));
+        Some(build::stmt(build::if_stmt(test, build::block_stmt(body), None)))
     }
 
     /// A condition generated at the multiplier of a loop test (`trips + 1` evaluations).

@@ -232,6 +232,24 @@ fn tail_calls_and_float_stencils_follow_their_knobs() {
     assert!(seen_on.contains(Feature::TailSelfCall) && seen_on.contains(Feature::FloatStencil));
 }
 
+/// The triangular skip (`if (i > o) { latch; continue; }` opening a nested loop's body)
+/// comes with the `continues` knob, and the reference interpreter runs it to the end.
+#[test]
+fn triangle_skips_follow_the_continue_knob() {
+    let mut off = GenConfig::default();
+    off.knobs.continues = 0;
+    let mut on = 0;
+    for seed in 0..60u64 {
+        assert!(!generate(seed, &off).features.contains(Feature::TriangleSkip), "seed {seed}: a skip without continues");
+        let p = generate(seed, &GenConfig::default());
+        if p.features.contains(Feature::TriangleSkip) {
+            on += 1;
+            assert!(p.source.contains("continue;"), "seed {seed}");
+        }
+    }
+    assert!(on > 0, "no triangular skip in 60 default programs");
+}
+
 #[test]
 fn configs_without_the_new_knobs_still_parse() {
     let mut json: serde_json::Value =
