@@ -53,8 +53,14 @@ impl FunctionPass for Gcm {
         let mut order: Vec<Inst> = Vec::new();
         for &b in cfg.rpo() {
             for inst in func.block_insts(b) {
-                if !movable(func.opcode(inst)) || func.result(inst).is_none() {
+                if !movable(func.opcode(inst)) {
                     continue;
+                }
+                // Pinned when used in an unreachable place: its users must see its own block
+                // as its earliest, or they could be hoisted above it.
+                match func.result(inst) {
+                    Some(v) if !used_unreachable(func, &cfg, v) => {}
+                    _ => continue,
                 }
                 let mut best = entry;
                 for &a in func.args(inst) {
@@ -115,6 +121,17 @@ impl FunctionPass for Gcm {
         cx.count("insts_moved", moves.len() as u64);
         !moves.is_empty()
     }
+}
+
+/// Whether `v` is used in an unreachable block or by a phi over an edge from one.
+fn used_unreachable(func: &Function, cfg: &crate::analysis::ControlFlowGraph, v: Value) -> bool {
+    func.users(v).iter().any(|&u| {
+        if func.opcode(u) == Opcode::Phi {
+            func.targets(u).iter().zip(func.args(u)).any(|(&p, &a)| a == v && !cfg.is_reachable(p))
+        } else {
+            func.inst_block(u).is_none_or(|b| !cfg.is_reachable(b))
+        }
+    })
 }
 
 /// The nearest common dominator of the places `v` is used (users' chosen blocks, phi uses at

@@ -344,7 +344,8 @@ fn incoming_from(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
 /// entering the loop): the header holds nothing but its phis, the guard and the branch; one
 /// block outside the loop enters it (over one edge); and when the latch exits where the header's guard would have (the
 /// next iteration being idle), the exit phis already get from the latch what they would get
-/// from the header: the values the header phis receive from the latch.
+/// from the header: the values the header phis receive from the latch; and nothing after the
+/// loop reads a header phi but the exit phis.
 fn merge_point(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: Loop, plan: &Plan) -> Option<Block> {
     let header = plan.header;
     let term = func.terminator(header)?;
@@ -371,6 +372,24 @@ fn merge_point(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: L
         };
         if from_latch != expected {
             return None;
+        }
+    }
+    // The new edge from the preheader to the exit bypasses the header: a header phi read
+    // after the loop other than by an exit phi over a loop edge (which gets the phi's entry
+    // value) would no longer be dominated by its definition.
+    for phi in func.block_phis(header) {
+        let Some(v) = func.result(phi) else { continue };
+        for &user in func.users(v) {
+            let Some(ub) = func.inst_block(user) else { continue };
+            if loops.contains(l, ub) {
+                continue;
+            }
+            let exit_phi_over_loop_edge = ub == plan.exit
+                && func.opcode(user) == Opcode::Phi
+                && func.inst(user).phi_incoming().all(|(pb, x)| x != v || loops.contains(l, pb));
+            if !exit_phi_over_loop_edge {
+                return None;
+            }
         }
     }
     Some(entering)

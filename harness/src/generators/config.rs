@@ -202,7 +202,7 @@ impl Default for Knobs {
             read_only_globals: 30,
             pure_functions: 50,
             impure_functions: 50,
-            recursion: 25,
+            recursion: 35,
             array_params: 50,
             partial_rows: 40,
             many_params: 15,

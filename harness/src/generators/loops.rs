@@ -277,7 +277,7 @@ impl Gen<'_> {
                 let mut items = self.body_in_scope();
                 // Now and then a recurrence or stencil in a general loop body too, where
                 // control flow around it keeps the loop multi-block.
-                if self.c.chance(0.2) {
+                if self.c.chance(0.4) {
                     items.extend(self.recurrences(counter));
                 }
                 items
@@ -311,7 +311,7 @@ impl Gen<'_> {
         let outer = self.fcx.loops.get(depth.checked_sub(2)?)?.counter?;
         let v = &self.env.vars[outer];
         let visible = self.env.lookup(&v.name) == Some(outer) && v.readable() && v.ty == Ty::Int;
-        if !visible || !self.knob(self.cfg.knobs.continues / 2) {
+        if !visible || !self.knob(self.cfg.knobs.continues) {
             return None;
         }
         self.feature(Feature::TriangleSkip);
@@ -568,7 +568,8 @@ impl Gen<'_> {
             .collect();
         if !arrays.is_empty() && lo >= 0 && self.c.chance(0.7) {
             let floats: Vec<VarId> = arrays.iter().copied().filter(|&id| self.env.vars[id].ty == Ty::Float).collect();
-            let pool = if !floats.is_empty() && self.c.chance(0.5) { &floats } else { &arrays };
+            // Floats first: their neighbouring accesses are what `gep-offsets` shares.
+            let pool = if !floats.is_empty() && self.c.chance(0.9) { &floats } else { &arrays };
             let id = pool[self.pick_index(pool.len())];
             let (name, dims) = (
                 self.env.vars[id].name.clone(),

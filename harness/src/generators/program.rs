@@ -165,7 +165,7 @@ impl Gen<'_> {
         // A recursive function often ends in a self tail call (`return f(d - 1, ..);`, or the
         // call as a void function's last statement): what `tail-recursion` turns into a loop.
         let ctx = self.stmt_ctx();
-        let tail_call = recursive && self.self_call_possible_for(ret, ctx) && self.c.chance(0.75);
+        let tail_call = recursive && self.self_call_possible_for(ret, ctx) && self.c.chance(0.9);
         if tail_call {
             let call = self.self_call(ctx);
             self.charge(1);
