@@ -193,3 +193,41 @@ fn power_of_two_divisions_with_sign_facts() {
     assert!(asm.contains("#0x80000001"), "{asm}");
     assert!(asm.contains("\ttst\t"), "{asm}");
 }
+
+const QUOTIENT_AND_REMAINDER: &str = r#"
+int main() {
+    int n = getint();
+    int d = getint();
+    int i = 0;
+    int acc = 0;
+    while (i < n) {
+        int x = getint();
+        int w = x / 30;
+        int b = x % 30;
+        int q = x / d;
+        if (x > 0) {
+            int r = x % d;
+            acc = acc + r;
+        }
+        putint(w); putch(32); putint(b); putch(32); putint(q); putch(32); putint(x % -7); putch(10);
+        acc = acc + w * 3 + b;
+        i = i + 1;
+    }
+    putint(acc);
+    putch(10);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_remainder_reuses_the_quotient_of_the_same_operands() {
+    let module = check_source(
+        QUOTIENT_AND_REMAINDER,
+        &["0 1", "9 7 0 1 -1 29 30 -31 2147483647 -2147483648 123456", "4 -1 -2147483647 2147483647 -30 0"],
+    );
+    let asm = compile_module(&module, &BackendOptions::all()).expect("compiles");
+    // One magic multiply for `x / 30` and `x % 30`, one for `x % -7`; one `sdiv` for
+    // `x / d` and the dominated `x % d`.
+    assert_eq!(asm.matches("\tsmmul\t").count(), 2, "{asm}");
+    assert_eq!(asm.matches("\tsdiv\t").count(), 1, "{asm}");
+}
