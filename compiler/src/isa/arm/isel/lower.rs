@@ -400,7 +400,11 @@ impl ISel<'_> {
                 let q = match self.dominating_quotient(a, b) {
                     Some(q) => q,
                     None => {
-                        let q = self.magic_quotient(n, magic);
+                        // A non-negative dividend over a positive divisor has a non-negative
+                        // quotient estimate: its rounding correction (adding the sign bit)
+                        // adds nothing.
+                        let non_negative = d > 0 && self.non_negative_dividend(div);
+                        let q = self.magic_quotient(n, magic, non_negative);
                         self.quotient_cache.insert((self.cur, a, b), q);
                         q
                     }
@@ -443,8 +447,9 @@ impl ISel<'_> {
     }
 
     /// `n / d` for a divisor with a magic multiplier: high word of the product, corrected
-    /// and shifted, plus one when negative (truncation toward zero).
-    fn magic_quotient(&mut self, n: Reg, magic: DivMagic) -> Reg {
+    /// and shifted, plus one when negative (truncation toward zero) unless `non_negative`
+    /// (the quotient is known to be at least zero).
+    fn magic_quotient(&mut self, n: Reg, magic: DivMagic, non_negative: bool) -> Reg {
         let m = self.materialise(Mat::Int(magic.multiplier));
         let hi = self.new_int();
         self.emit(MInst::Smmul { rd: hi, rn: n, rm: m });
@@ -458,6 +463,9 @@ impl ISel<'_> {
         } else {
             corrected
         };
+        if non_negative {
+            return shifted_q;
+        }
         self.alu(AluOp::Add, shifted_q, Op2::Shifted(shifted_q, Shift::Lsr, 31))
     }
 

@@ -209,6 +209,9 @@ int main() {
             int r = x % d;
             acc = acc + r;
         }
+        if (x >= 0) {
+            putint(x / 7); putch(32); putint(x % 1000003); putch(32); putint(x / 641 % 97); putch(32);
+        }
         putint(w); putch(32); putint(b); putch(32); putint(q); putch(32); putint(x % -7); putch(10);
         acc = acc + w * 3 + b;
         i = i + 1;
@@ -223,11 +226,11 @@ int main() {
 fn a_remainder_reuses_the_quotient_of_the_same_operands() {
     let module = check_source(
         QUOTIENT_AND_REMAINDER,
-        &["0 1", "9 7 0 1 -1 29 30 -31 2147483647 -2147483648 123456", "4 -1 -2147483647 2147483647 -30 0"],
+        &["0 1", "12 7 0 1 -1 29 30 -31 2147483647 -2147483648 123456 2147483646 1000003 2000005", "4 -1 -2147483647 2147483647 -30 0"],
     );
     let asm = compile_module(&module, &BackendOptions::all()).expect("compiles");
-    // One magic multiply for `x / 30` and `x % 30`, one for `x % -7`; one `sdiv` for
-    // `x / d` and the dominated `x % d`.
-    assert_eq!(asm.matches("\tsmmul\t").count(), 2, "{asm}");
+    // One magic multiply for `x / 30` and `x % 30`, one for `x % -7`, four under `x >= 0`
+    // (without the sign correction); one `sdiv` for `x / d` and the dominated `x % d`.
+    assert_eq!(asm.matches("\tsmmul\t").count(), 6, "{asm}");
     assert_eq!(asm.matches("\tsdiv\t").count(), 1, "{asm}");
 }
