@@ -41,6 +41,7 @@ pub mod reassociate;
 pub mod sccp;
 pub mod simplify_cfg;
 pub mod tail_recursion;
+pub mod thread_phi_branch;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
 pub mod unroll;
@@ -331,6 +332,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&fuse_branch::FuseBranch),
     },
     PassInfo {
+        name: "thread-phi-branch",
+        description: "send predecessors of a block branching on a phi straight on when their incoming value (constant, 0/1 of a comparison) decides the branch",
+        catalogue: None,
+        body: PassBody::Function(&thread_phi_branch::ThreadPhiBranch),
+    },
+    PassInfo {
         name: "block-reorder",
         description: "lay blocks out: dominators first, loop bodies before exits, jump targets next",
         catalogue: Some("BlockReorder"),
@@ -498,7 +505,8 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 /// 2. Constants and memory: sparse constant propagation, constant arrays, redundant loads.
 /// 3. Two rounds of folding, combining, value numbering and CFG clean-up (folding branches
 ///    exposes dead blocks, merges and new constants), with loop-invariant code and loads of
-///    globals leaving loops between them.
+///    globals leaving loops between them; branches on phis of constants and 0/1
+///    comparisons (inlined boolean functions, flags) are threaded before the clean-up.
 /// 4. Full unrolling of small constant-trip loops, and a clean-up of what it exposes;
 ///    neighbouring float accesses (`a[j-1]`, `a[j+1]`, unrolled lanes) get one shared
 ///    address (`gep-offsets` before the last `gvn`).
@@ -517,6 +525,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "instcombine",
     "reassociate",
     "gvn",
+    "thread-phi-branch",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
@@ -537,6 +546,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "instcombine",
     "reassociate",
     "gvn",
+    "thread-phi-branch",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",

@@ -14,6 +14,9 @@
 //!   becomes a conditional branch straight to the header, saving the unconditional `b` of
 //!   every iteration.
 //!
+//! Before those, **range checks** `0 <= x && x < c` (two compare-and-branch blocks) become one
+//! unsigned comparison (see [`fuse_range_checks`]).
+//!
 //! Why: executing up to a few instructions whose condition fails is cheaper than a branch
 //! (never mispredicted, and the `b` to the join disappears); the limits below keep the
 //! always-executed instructions within what the branches cost.
@@ -39,7 +42,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 
 use super::imm::is_arm_imm;
-use super::mir::{Cond, MInst, Op2, PFunction, VOp};
+use super::mir::{CmpOp, Cond, MInst, Op2, PFunction, Reg, VOp};
 
 /// Largest triangle side (instructions, model cycles).
 const TRIANGLE_MAX: (u32, u32) = (3, 4);
@@ -340,6 +343,7 @@ fn natural_loop(pf: &PFunction, edges: &Edges, latch: Block, header: Block) -> O
 /// through into a removed one.
 pub fn run(pf: &mut PFunction, faults: &crate::faults::FaultSet) {
     let swapped_invert = faults.is_on(crate::faults::ARM_IF_CONVERT_SWAPPED_INVERT);
+    fuse_range_checks(pf);
     let mut edges = Edges::new(pf);
     let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (b, _))| (*b, k)).collect();
     // Rewrites keep every path between the remaining blocks (through the branching block
@@ -368,6 +372,102 @@ pub fn run(pf: &mut PFunction, faults: &crate::faults::FaultSet) {
             }
             None => i += 1,
         }
+    }
+    if !removed.is_empty() {
+        pf.blocks.retain(|(b, _)| !removed.contains(b));
+    }
+}
+
+/// The register `x` and the successor taken when `x >= 0`, and the other one, if block
+/// `i` ends in a sign test of `x`: `cmp x, #0` + `b<ge|lt|pl|mi>` or `cmn x, #1` +
+/// `b<gt|le>` (`x > -1`).
+fn sign_test(pf: &PFunction, i: usize) -> Option<(Reg, Block, Block)> {
+    let exit = exit_of(pf, i);
+    let (Some((cc, taken)), Then::Goto(not_taken)) = (exit.cond, exit.then) else { return None };
+    let MInst::Cmp { op, rn, op2: Op2::Imm(k) } = pf.blocks[i].1.insts.get(exit.body_len.checked_sub(1)?)? else {
+        return None;
+    };
+    let non_negative_taken = match (op, k, cc) {
+        (CmpOp::Cmp, 0, Cond::Ge | Cond::Pl) | (CmpOp::Cmn, 1, Cond::Gt) => true,
+        (CmpOp::Cmp, 0, Cond::Lt | Cond::Mi) | (CmpOp::Cmn, 1, Cond::Le) => false,
+        _ => return None,
+    };
+    Some(if non_negative_taken { (*rn, taken, not_taken) } else { (*rn, not_taken, taken) })
+}
+
+/// Range checks `0 <= x && x < c` become one unsigned comparison, `cmp x, #c; blo`.
+///
+/// Shape: block `a` ends in a sign test of `x` (see [`sign_test`]) whose `x >= 0` side is a
+/// block `b` reached from nowhere else holding only `cmp x, #c` (`c > 0`) and a branch on
+/// `lt`/`ge` (or `le`/`gt`: `x <= c`, unsigned `ls`), whose failing side is `a`'s failing
+/// side `f` itself or a block with the same instructions as `f` reached only from `b` (the
+/// edge blocks of the two exits of a short-circuit condition usually hold the same moves).
+/// `a` then compares `x` with `c` itself and branches on `lo` (`ls`) to `b`'s passing side
+/// and to `f` otherwise; `b` and the copy of `f` disappear.
+///
+/// Sound: for `c ≥ 0`, `x` read as unsigned is below `c` exactly when `0 ≤ x < c` (a
+/// negative `x` reads as at least 2³¹ > `c`). `b` reads `x` in the same register with
+/// nothing in between, and both failing sides run the same instructions from the same
+/// registers (only the flags differ, and no block reads flags it did not set: this runs
+/// before if-conversion moves code under conditions). `b`'s branch was the only way into `b`
+/// and into the copy of `f`, so no other path changes.
+fn fuse_range_checks(pf: &mut PFunction) {
+    let edges = Edges::new(pf);
+    let pos: FxHashMap<Block, usize> = pf.blocks.iter().enumerate().map(|(k, (b, _))| (*b, k)).collect();
+    let single = |x: Block| edges.incoming.get(&x) == Some(&1);
+    let ends_in_jump = |pf: &PFunction, k: usize| matches!(pf.blocks[k].1.insts.last(), Some(MInst::Jump { .. }));
+    let mut removed: FxHashSet<Block> = FxHashSet::default();
+    for i in 0..pf.blocks.len() {
+        let a = pf.blocks[i].0;
+        if removed.contains(&a) {
+            continue;
+        }
+        let Some((x, b, f)) = sign_test(pf, i) else { continue };
+        if b == a || f == a || b == f || !single(b) || removed.contains(&b) || removed.contains(&f) {
+            continue;
+        }
+        let Some(&bi) = pos.get(&b) else { continue };
+        let exit_b = exit_of(pf, bi);
+        let (Some((cc, taken)), Then::Goto(not_taken)) = (exit_b.cond, exit_b.then) else { continue };
+        let (1, Some(&MInst::Cmp { op: CmpOp::Cmp, rn, op2: Op2::Imm(c) })) =
+            (exit_b.body_len, pf.blocks[bi].1.insts.first())
+        else {
+            continue;
+        };
+        if rn != x || c == 0 || c > i32::MAX as u32 {
+            continue;
+        }
+        let (unsigned_cc, pass, fail) = match cc {
+            Cond::Lt => (Cond::Lo, taken, not_taken),
+            Cond::Ge => (Cond::Lo, not_taken, taken),
+            Cond::Le => (Cond::Ls, taken, not_taken),
+            Cond::Gt => (Cond::Ls, not_taken, taken),
+            _ => continue,
+        };
+        if pass == b || fail == b || pass == fail || removed.contains(&pass) || removed.contains(&fail) {
+            continue;
+        }
+        let copy_of_f = if fail == f {
+            None
+        } else {
+            let (Some(&fi), Some(&gi)) = (pos.get(&f), pos.get(&fail)) else { continue };
+            let same = single(fail)
+                && fail != a
+                && ends_in_jump(pf, fi)
+                && ends_in_jump(pf, gi)
+                && pf.blocks[fi].1.insts == pf.blocks[gi].1.insts;
+            if !same {
+                continue;
+            }
+            Some(fail)
+        };
+        let body_len = exit_of(pf, i).body_len;
+        let insts = &mut pf.blocks[i].1.insts;
+        insts.truncate(body_len - 1);
+        insts.push(MInst::Cmp { op: CmpOp::Cmp, rn: x, op2: Op2::Imm(c) });
+        insts.push(MInst::CondBr { cc: unsigned_cc, taken: pass, not_taken: f });
+        removed.insert(b);
+        removed.extend(copy_of_f);
     }
     if !removed.is_empty() {
         pf.blocks.retain(|(b, _)| !removed.contains(b));

@@ -113,14 +113,20 @@ impl DivMagic {
     /// The quotient computed by the instruction sequence the back end emits
     /// (`smmul`, optional `add`/`sub`, `asr`, `add q, q, q, lsr #31`).
     pub fn apply(self, n: i32) -> i32 {
+        let q = self.estimate(n);
+        q.wrapping_add(((q as u32) >> 31) as i32)
+    }
+
+    /// The quotient before its rounding correction (adding its own sign bit): the high word
+    /// of the product, corrected by `n` and shifted.
+    pub fn estimate(self, n: i32) -> i32 {
         let mut q = ((i64::from(n) * i64::from(self.multiplier)) >> 32) as i32;
         match self.correction {
             1 => q = q.wrapping_add(n),
             -1 => q = q.wrapping_sub(n),
             _ => {}
         }
-        q >>= self.shift;
-        q.wrapping_add(((q as u32) >> 31) as i32)
+        q >> self.shift
     }
 }
 
@@ -177,6 +183,10 @@ mod tests {
         }
         for n in samples {
             assert_eq!(magic.apply(n), n.wrapping_div(d), "{n} / {d} with {magic:?}");
+            // The selection drops the correction for such operands.
+            if d > 0 && n >= 0 {
+                assert_eq!(magic.estimate(n), n / d, "{n} / {d} with {magic:?}, no correction");
+            }
         }
     }
 

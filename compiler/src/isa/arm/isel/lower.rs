@@ -397,20 +397,18 @@ impl ISel<'_> {
                 return Ok(if d < 0 { self.alu(AluOp::Rsb, q, Op2::Imm(0)) } else { q });
             }
             if let Some(magic) = DivMagic::for_divisor(d) {
-                let m = self.materialise(Mat::Int(magic.multiplier));
-                let hi = self.new_int();
-                self.emit(MInst::Smmul { rd: hi, rn: n, rm: m });
-                let corrected = match magic.correction {
-                    1 => self.alu(AluOp::Add, hi, Op2::Reg(n)),
-                    -1 => self.alu(AluOp::Sub, hi, Op2::Reg(n)),
-                    _ => hi,
+                let q = match self.dominating_quotient(a, b) {
+                    Some(q) => q,
+                    None => {
+                        // A non-negative dividend over a positive divisor has a non-negative
+                        // quotient estimate: its rounding correction (adding the sign bit)
+                        // adds nothing.
+                        let non_negative = d > 0 && self.non_negative_dividend(div);
+                        let q = self.magic_quotient(n, magic, non_negative);
+                        self.quotient_cache.insert((self.cur, a, b), q);
+                        q
+                    }
                 };
-                let shifted_q = if magic.shift > 0 {
-                    self.mov(Op2::Shifted(corrected, Shift::Asr, magic.shift as u8))
-                } else {
-                    corrected
-                };
-                let q = self.alu(AluOp::Add, shifted_q, Op2::Shifted(shifted_q, Shift::Lsr, 31));
                 if !rem {
                     return Ok(q);
                 }
@@ -422,14 +420,53 @@ impl ISel<'_> {
         }
         let rn = self.value_reg(a)?;
         let rm = self.value_reg(b)?;
-        let q = self.new_int();
-        self.emit(MInst::Sdiv { rd: q, rn, rm });
+        let q = match self.dominating_quotient(a, b) {
+            Some(q) => q,
+            None => {
+                let q = self.new_int();
+                self.emit(MInst::Sdiv { rd: q, rn, rm });
+                self.quotient_cache.insert((self.cur, a, b), q);
+                q
+            }
+        };
         if !rem {
             return Ok(q);
         }
         let rd = self.new_int();
         self.emit(MInst::Mls { rd, rn: q, rm, ra: rn });
         Ok(rd)
+    }
+
+    /// The quotient `a / b` already computed in this block or a dominating one: `a % b`
+    /// next to `a / b` (word and bit index, digit and carry) then costs one `mls`, and a
+    /// repeated division nothing. The quotient instruction sequence depends only on `a`
+    /// and `b` (SSA values, so unchanged since), and the dominating block ran before, so
+    /// its register holds exactly the quotient this division would compute.
+    fn dominating_quotient(&self, a: Value, b: Value) -> Option<Reg> {
+        self.dom_chain.iter().find_map(|&d| self.quotient_cache.get(&(d, a, b)).copied())
+    }
+
+    /// `n / d` for a divisor with a magic multiplier: high word of the product, corrected
+    /// and shifted, plus one when negative (truncation toward zero) unless `non_negative`
+    /// (the quotient is known to be at least zero).
+    fn magic_quotient(&mut self, n: Reg, magic: DivMagic, non_negative: bool) -> Reg {
+        let m = self.materialise(Mat::Int(magic.multiplier));
+        let hi = self.new_int();
+        self.emit(MInst::Smmul { rd: hi, rn: n, rm: m });
+        let corrected = match magic.correction {
+            1 => self.alu(AluOp::Add, hi, Op2::Reg(n)),
+            -1 => self.alu(AluOp::Sub, hi, Op2::Reg(n)),
+            _ => hi,
+        };
+        let shifted_q = if magic.shift > 0 {
+            self.mov(Op2::Shifted(corrected, Shift::Asr, magic.shift as u8))
+        } else {
+            corrected
+        };
+        if non_negative {
+            return shifted_q;
+        }
+        self.alu(AluOp::Add, shifted_q, Op2::Shifted(shifted_q, Shift::Lsr, 31))
     }
 
     // ----- compares and selects -----------------------------------------------------------

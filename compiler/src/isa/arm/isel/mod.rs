@@ -103,6 +103,7 @@ pub fn select(
         hoist_cache: FxHashMap::default(),
         nonneg: None,
         index_plus_cache: FxHashMap::default(),
+        quotient_cache: FxHashMap::default(),
     };
     s.create_blocks()?;
     if s.fresh_entry {
@@ -151,6 +152,9 @@ struct ISel<'a> {
     nonneg: Option<NonNegative>,
     /// Index values `x + c` computed for addresses, by the machine block computing them.
     index_plus_cache: FxHashMap<(Block, Value, i32), Reg>,
+    /// Quotients `a / b` of `sdiv`/`srem` (dividend, divisor), by the machine block
+    /// computing them: a remainder or division by the same operands reuses them.
+    quotient_cache: FxHashMap<(Block, Value, Value), Reg>,
 }
 
 fn class_of(ty: Type) -> RegClass {

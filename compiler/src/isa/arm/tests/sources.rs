@@ -193,3 +193,89 @@ fn power_of_two_divisions_with_sign_facts() {
     assert!(asm.contains("#0x80000001"), "{asm}");
     assert!(asm.contains("\ttst\t"), "{asm}");
 }
+
+const QUOTIENT_AND_REMAINDER: &str = r#"
+int main() {
+    int n = getint();
+    int d = getint();
+    int i = 0;
+    int acc = 0;
+    while (i < n) {
+        int x = getint();
+        int w = x / 30;
+        int b = x % 30;
+        int q = x / d;
+        if (x > 0) {
+            int r = x % d;
+            acc = acc + r;
+        }
+        if (x >= 0) {
+            putint(x / 7); putch(32); putint(x % 1000003); putch(32); putint(x / 641 % 97); putch(32);
+        }
+        putint(w); putch(32); putint(b); putch(32); putint(q); putch(32); putint(x % -7); putch(10);
+        acc = acc + w * 3 + b;
+        i = i + 1;
+    }
+    putint(acc);
+    putch(10);
+    return 0;
+}
+"#;
+
+#[test]
+fn a_remainder_reuses_the_quotient_of_the_same_operands() {
+    let module = check_source(
+        QUOTIENT_AND_REMAINDER,
+        &[
+            "0 1",
+            "12 7 0 1 -1 29 30 -31 2147483647 -2147483648 123456 2147483646 1000003 2000005",
+            "4 -1 -2147483647 2147483647 -30 0",
+        ],
+    );
+    let asm = compile_module(&module, &BackendOptions::all()).expect("compiles");
+    // One magic multiply for `x / 30` and `x % 30`, one for `x % -7`, four under `x >= 0`
+    // (without the sign correction); one `sdiv` for `x / d` and the dominated `x % d`.
+    assert_eq!(asm.matches("\tsmmul\t").count(), 6, "{asm}");
+    assert_eq!(asm.matches("\tsdiv\t").count(), 1, "{asm}");
+}
+
+const RANGE_CHECKS: &str = r#"
+int grid[10][10];
+int main() {
+    int n = getint();
+    int i = 0;
+    int inside = 0, edge = 0;
+    while (i < n) {
+        int r = getint();
+        int c = getint();
+        if (r >= 0 && r < 10 && c > -1 && c <= 9) {
+            grid[r][c] = grid[r][c] + 1;
+            inside = inside + 1;
+        }
+        if (r >= 0 && r <= 2147483646) edge = edge + 1;
+        i = i + 1;
+    }
+    putint(inside); putch(32); putint(edge); putch(32); putint(grid[0][0] + grid[9][9] * 10);
+    putch(10);
+    return 0;
+}
+"#;
+
+#[test]
+fn range_checks_become_one_unsigned_comparison() {
+    let module = check_source(
+        RANGE_CHECKS,
+        &[
+            "0",
+            "9 0 0 9 9 10 0 0 10 -1 0 0 -1 -2147483648 5 5 -2147483648 2147483647 2147483647",
+            "4 3 3 9 9 9 9 -5 20",
+        ],
+    );
+    let with = compile_module(&module, &BackendOptions::all()).expect("compiles");
+    let without = compile_module(&module, &BackendOptions::without(&["arm-if-convert"]).unwrap()).expect("compiles");
+    let unsigned = |asm: &str| -> usize {
+        ["\tblo\t", "\tbls\t", "\tbhs\t", "\tbhi\t"].iter().map(|b| asm.matches(b).count()).sum()
+    };
+    assert!(unsigned(&with) >= 2, "{with}");
+    assert!(conditional_branches(&with) < conditional_branches(&without), "{with}");
+}
