@@ -78,7 +78,9 @@ impl Feedback {
         Feedback {
             program: index,
             knobs_on,
-            coverage: program.coverage,
+            // Rounded as `feedback.csv` stores it: a resumed campaign reads it back from
+            // there, and must compute the same weights as one that ran straight through.
+            coverage: program.coverage.map(|c| format!("{c:.4}").parse().unwrap_or(c)),
             changed: changed_by(&checked.rows),
             checked: checked.truth.is_some(),
         }
