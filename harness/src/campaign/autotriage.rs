@@ -113,12 +113,16 @@ impl AutoTriage {
         if !case.config.faults.is_empty() {
             options.regressions_dir = None;
         }
-        // A failure that ended (a wrong answer, a crash) is reproduced by runs that end: a
-        // reduction candidate whose miscompiled code loops is not the failure, and waiting
-        // the campaign's full limit for each such candidate (an inverted loop condition makes
-        // most of them loop) stretched one triage to many minutes.
-        if saved.kind != FailureKind::Timeout {
-            options.limits.timeout = options.limits.timeout.min(ENDED_FAILURE_RUN_LIMIT);
+        // Generated programs run in milliseconds. A failure that ended (a wrong answer, a
+        // crash) is reproduced by runs that end: a reduction candidate whose miscompiled code
+        // loops is not the failure, and waiting the campaign's full limit for each such
+        // candidate (an inverted loop condition makes most of them loop) stretched one
+        // triage to many minutes. A hang is reproduced by a run that passes the shorter
+        // limit too; every candidate that still hangs costs that limit, so its reduction
+        // gets fewer candidates.
+        options.limits.timeout = options.limits.timeout.min(TRIAGE_RUN_LIMIT);
+        if saved.kind == FailureKind::Timeout {
+            options.reduce.max_candidates = options.reduce.max_candidates.min(HANG_REDUCTION_CANDIDATES);
         }
         let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref() };
         let report = triage(&case, &checks, &options)?;
@@ -146,9 +150,13 @@ impl AutoTriage {
     }
 }
 
-/// Time limit of each run while triaging a failure that is not a timeout (generated
-/// programs run in milliseconds; see [`AutoTriage::run`]).
-const ENDED_FAILURE_RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
+/// Time limit of each run while triaging (generated programs run in milliseconds; see
+/// [`AutoTriage::triage_into`]).
+const TRIAGE_RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Candidates the reduction of a hang may test (each one that still hangs costs
+/// [`TRIAGE_RUN_LIMIT`]).
+const HANG_REDUCTION_CANDIDATES: usize = 100;
 
 /// Why `compiler-crash` failures are not triaged.
 const NO_CRASH_TRIAGE: &str = "a compiler-crash kills the process that compiles it and triage compiles in-process, so it is not triaged (reproduce with repro.sh)";
