@@ -27,7 +27,12 @@
 //! equivalent, provided nothing after the loop reads `j` or any other value of the loop but
 //! the unchanged header phis. `E`'s phis get for the new edge the value the idle path gives
 //! them (a header phi other than `j`, or a value from outside `L`); if `h` already branches to
-//! `E` the loop is left alone (a phi cannot tell two edges from one block apart).
+//! `E` the loop is left alone (a phi cannot tell two edges from one block apart). A value of
+//! the loop read after it by an ordinary instruction (an accumulator: `s = s + ..` in the
+//! body, `s` used after the loop) is allowed when `t` is `E`'s only predecessor: then `E`
+//! dominates every such read, and the value first gets a phi in `E` (`[t: v]`, the reads
+//! after the loop read it) that is treated like the other exit phis. Its idle-path value must
+//! again be an unchanged header phi or a value from outside `L`.
 //!
 //! Rewrite: the idle edge of `h` goes to `E`; `T` (now unreachable) is deleted, or `t`'s phis
 //! forget the edge from `h`.
@@ -62,12 +67,14 @@ impl FunctionPass for LoopIdleExit {
                 if !cfg.is_reachable(loops.header(l)) {
                     continue;
                 }
-                let Some(plan) = plan(func, &loops, l) else { continue };
+                let Some(mut plan) = plan(func, &loops, &cfg, l) else { continue };
                 // The skipped block must be entered from the header alone.
                 if plan.idle_target != plan.latch && cfg.preds(plan.idle_target) != [plan.header] {
                     continue;
                 }
-                match merge_point(func, &loops, &cfg, l, &plan) {
+                let merge = merge_point(func, &loops, &cfg, l, &plan);
+                add_exit_phis(func, &loops, l, &mut plan);
+                match merge {
                     Some(preheader) => {
                         apply_merged(func, &plan, preheader);
                         merged += 1;
@@ -93,6 +100,10 @@ struct Plan {
     exit: Block,
     /// Per phi of `exit`, the value the new edge from the header carries.
     exit_values: Vec<(Inst, Value)>,
+    /// Values of the loop read after it other than by phis of `exit` (whose only predecessor
+    /// is then the latch), with the value each has along the idle path: they get exit phis
+    /// (see [`add_exit_phis`]) before the rewrite.
+    read_after: Vec<(Value, Value)>,
     /// The counter phi, the invariant it is compared with, and whether the guard is idle
     /// from `j > x` on (`true`) or from `j >= x` on.
     j_phi: Inst,
@@ -138,7 +149,7 @@ fn effect_free(func: &Function, b: Block) -> bool {
     })
 }
 
-fn plan(func: &Function, loops: &LoopForest, l: Loop) -> Option<Plan> {
+fn plan(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: Loop) -> Option<Plan> {
     let header = loops.header(l);
     let [latch] = loops.latches(l) else { return None };
     let latch = *latch;
@@ -186,7 +197,10 @@ fn plan(func: &Function, loops: &LoopForest, l: Loop) -> Option<Plan> {
         };
         let idle_target = header_targets[idle_side];
         let guard = Guard { j_phi, j, x, idle_target, idle_strict };
-        if let Some(plan) = plan_for(func, loops, l, header, latch, latch_term, stay_when, exit, guard) {
+        let exit_after_latch_only = cfg.preds(exit) == [latch];
+        if let Some(plan) =
+            plan_for(func, loops, l, header, latch, latch_term, stay_when, exit, exit_after_latch_only, guard)
+        {
             return Some(plan);
         }
     }
@@ -212,6 +226,7 @@ fn plan_for(
     latch_term: Inst,
     stay_when: bool,
     exit: Block,
+    exit_after_latch_only: bool,
     guard: Guard,
 ) -> Option<Plan> {
     let Guard { j_phi, j, x, idle_target, idle_strict } = guard;
@@ -287,8 +302,11 @@ fn plan_for(
         IntCC::Le if func.as_int_const(n).is_some_and(|c| c < i32::MAX) => true,
         _ => return None,
     };
-    // Nothing after the loop reads a value of the loop but unchanged header phis (phis of
-    // the exit block reading over exit edges are handled below).
+    // After the loop, unchanged header phis may be read anywhere; other values of the loop
+    // by phis of the exit block over exit edges (handled below), or — when the latch is the
+    // exit's only predecessor, so that the exit dominates every read after the loop — anywhere,
+    // through a new exit phi.
+    let mut read_after: Vec<Value> = Vec::new();
     let blocks = loops.blocks(l);
     for &b in blocks {
         for inst in func.block_insts(b) {
@@ -302,24 +320,75 @@ fn plan_for(
                 // A phi of the exit reading `v` over an edge from the loop.
                 let over_loop_edge = func.opcode(user) == Opcode::Phi
                     && func.inst(user).phi_incoming().all(|(pb, x)| x != v || loops.contains(l, pb));
-                if !(ub == exit && over_loop_edge) {
+                if ub == exit && over_loop_edge {
+                    continue;
+                }
+                if !exit_after_latch_only {
                     return None;
+                }
+                if !read_after.contains(&v) {
+                    read_after.push(v);
                 }
             }
         }
     }
+    let kept_header_phi = |v: Value| {
+        func.def_inst(v).is_some_and(|i| i != j_phi && func.opcode(i) == Opcode::Phi) && block_of(func, v) == Some(header)
+    };
     let mut exit_values = Vec::new();
     for phi in func.block_phis(exit) {
         let from_latch = func.inst(phi).phi_incoming().filter(|&(b, _)| b == latch).map(|(_, x)| x).next()?;
         let v = along_idle(from_latch);
-        let kept_header_phi = func.def_inst(v).is_some_and(|i| i != j_phi && func.opcode(i) == Opcode::Phi)
-            && block_of(func, v) == Some(header);
-        if !(kept_header_phi || defined_outside(func, loops, l, v)) {
+        if !(kept_header_phi(v) || defined_outside(func, loops, l, v)) {
             return None;
         }
         exit_values.push((phi, v));
     }
-    Some(Plan { header, latch, idle_target, exit, exit_values, j_phi, x, idle_strict, u, n, n_inclusive })
+    let mut read_after_values = Vec::new();
+    for v in read_after {
+        let idle = along_idle(v);
+        if !(kept_header_phi(idle) || defined_outside(func, loops, l, idle)) {
+            return None;
+        }
+        read_after_values.push((v, idle));
+    }
+    Some(Plan {
+        header,
+        latch,
+        idle_target,
+        exit,
+        exit_values,
+        read_after: read_after_values,
+        j_phi,
+        x,
+        idle_strict,
+        u,
+        n,
+        n_inclusive,
+    })
+}
+
+/// Gives each value in `plan.read_after` a phi at the start of the exit (entered from the
+/// latch alone) and makes every read after the loop, except the exit's own phis, read that
+/// phi; the phi joins `plan.exit_values` with the value's idle-path value for the new edge.
+fn add_exit_phis(func: &mut Function, loops: &LoopForest, l: Loop, plan: &mut Plan) {
+    for (v, idle) in std::mem::take(&mut plan.read_after) {
+        let phi = func.create_inst(InstData::phi(func.value_type(v), &[(plan.latch, v)]));
+        func.prepend_inst(plan.exit, phi);
+        let merged = func.result(phi).expect("a phi has a result");
+        for user in func.users(v).to_vec() {
+            let Some(ub) = func.inst_block(user) else { continue };
+            if user == phi || loops.contains(l, ub) || (ub == plan.exit && func.opcode(user) == Opcode::Phi) {
+                continue;
+            }
+            for idx in 0..func.args(user).len() {
+                if func.args(user)[idx] == v {
+                    func.set_arg(user, idx, merged);
+                }
+            }
+        }
+        plan.exit_values.push((phi, idle));
+    }
 }
 
 fn apply(func: &mut Function, plan: &Plan) {
@@ -364,8 +433,10 @@ fn merge_point(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: L
     if edges_to_header != 1 || !matches!(func.opcode(entering_term), Opcode::Jump | Opcode::Br) {
         return None;
     }
-    for &(phi, v) in &plan.exit_values {
-        let from_latch = incoming_from(func, phi, plan.latch)?;
+    let latch_values = plan.exit_values.iter().map(|&(phi, v)| (incoming_from(func, phi, plan.latch), v));
+    let read_after = plan.read_after.iter().map(|&(v, idle)| (Some(v), idle));
+    for (from_latch, v) in latch_values.chain(read_after) {
+        let from_latch = from_latch?;
         let expected = match func.def_inst(v) {
             Some(i) if func.inst_block(i) == Some(header) => incoming_from(func, i, plan.latch)?,
             _ => v,

@@ -127,6 +127,9 @@ features! {
     TailSelfCall => "tail-self-call",
     FloatStencil => "float-stencil",
     TriangleSkip => "triangle-skip",
+    FloatSweep => "float-sweep",
+    FlagSearch => "flag-search",
+    TriangleNest => "triangle-nest",
 }
 
 /// A set of [`Feature`]s (a bitset; `Feature::ALL` has fewer than 128 entries).

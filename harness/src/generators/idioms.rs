@@ -37,6 +37,8 @@ pub(super) enum LoopIdiom {
     },
     /// A local array with loop-invariant contents, then reads of it.
     InvariantArray,
+    /// A counted loop with the triangular skip (`kernels.rs`).
+    TriangleInner,
 }
 
 impl Gen<'_> {
@@ -144,6 +146,7 @@ impl Gen<'_> {
                 exit_write,
             } => self.global_reads(var, &at, clobber, exit_write, counter),
             LoopIdiom::InvariantArray => self.invariant_array(counter),
+            LoopIdiom::TriangleInner => self.triangle_inner(),
         }
     }
 

@@ -311,11 +311,15 @@ impl Gen<'_> {
         let outer = self.fcx.loops.get(depth.checked_sub(2)?)?.counter?;
         let v = &self.env.vars[outer];
         let visible = self.env.lookup(&v.name) == Some(outer) && v.readable() && v.ty == Ty::Int;
-        if !visible || !self.knob(self.cfg.knobs.continues) {
+        let forced = self.fcx.forced_triangle == Some(depth);
+        if !visible || !(forced || self.knob(self.cfg.knobs.continues)) {
             return None;
         }
         self.feature(Feature::TriangleSkip);
         self.feature(Feature::Continue);
+        if forced {
+            self.feature(Feature::TriangleNest);
+        }
         self.charge(3 + latch.len() as u64 * 3);
         let (i, o) = (self.env.read(counter), self.env.read(outer));
         let test = match self.c.below(3) {
@@ -421,8 +425,12 @@ impl Gen<'_> {
             0
         };
         let bottom_ok = start < limit.lo;
+        // The triangular skip needs a counter that counts up.
+        let up_only = self.fcx.forced_triangle == Some(self.fcx.loops.len() + 1);
         let shape = if straight {
             self.c.weighted(&[3, 0, 0, if bottom_ok { 1 } else { 0 }])
+        } else if up_only {
+            self.c.weighted(&[8, 0, 2, if bottom_ok { 2 } else { 0 }])
         } else {
             self.c.weighted(&[8, 3, 2, if bottom_ok { 2 } else { 0 }])
         };

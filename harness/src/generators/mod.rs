@@ -80,6 +80,7 @@ pub mod features;
 pub mod grammar;
 mod idioms;
 mod input;
+mod kernels;
 mod loops;
 mod prelude;
 mod program;

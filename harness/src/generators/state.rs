@@ -159,6 +159,9 @@ pub(super) struct FnCtx {
     pub straight: bool,
     /// Statements the next loop body opens with (see `idioms.rs`).
     pub pending_idiom: Option<super::idioms::LoopIdiom>,
+    /// The loop depth whose counted loop must open with the triangular skip
+    /// (`kernels.rs`, triangular nest).
+    pub forced_triangle: Option<usize>,
     /// The variables reads favour (`Gen::pick_var`).
     pub var_pool: Vec<VarId>,
 }

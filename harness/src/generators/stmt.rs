@@ -173,6 +173,15 @@ impl Gen<'_> {
                 impure && !self.fcx.straight && k.register_pressure > 0,
                 k.register_pressure as u32 / 8,
             ), // 23 register pressure
+            w(
+                loop_ok && impure && k.float > 0 && k.arrays > 0,
+                k.float as u32 / 3,
+            ), // 24 float sweep
+            w(loop_ok && branchy && k.breaks > 0, k.breaks as u32 / 3), // 25 flag search
+            w(
+                loop_ok && k.nested_loops > 0 && k.continues > 0,
+                k.nested_loops as u32 / 3,
+            ), // 26 triangular nest
         ];
         match self.c.weighted(&weights) {
             1 => self.local_decl(),
@@ -243,6 +252,9 @@ impl Gen<'_> {
             21 => self.invariant_array_loop(),
             22 => self.trivial_update(),
             23 => self.pressure_block(),
+            24 => self.float_sweep(),
+            25 => self.flag_search(),
+            26 => self.triangle_nest(),
             _ => self.assign_stmt(true),
         }
     }

@@ -250,6 +250,34 @@ fn triangle_skips_follow_the_continue_knob() {
     assert!(on > 0, "no triangular skip in 60 default programs");
 }
 
+/// The loop kernels of `kernels.rs` follow their knobs (a float sweep needs `float` and
+/// `arrays`, a flag search `breaks`, a triangular nest `nested_loops` and `continues`) and
+/// all occur with the default knobs; a triangular nest always carries its skip.
+#[test]
+fn loop_kernels_follow_their_knobs() {
+    let mut off = GenConfig::default();
+    off.knobs.float = 0;
+    off.knobs.breaks = 0;
+    off.knobs.nested_loops = 0;
+    let mut seen_on = FeatureSet::default();
+    for seed in 0..60u64 {
+        let p = generate(seed, &off);
+        for f in [Feature::FloatSweep, Feature::FlagSearch, Feature::TriangleNest] {
+            assert!(!p.features.contains(f), "seed {seed}: {f:?} with its knob off");
+        }
+        let p = generate(seed, &GenConfig::default());
+        if p.features.contains(Feature::TriangleNest) {
+            assert!(p.features.contains(Feature::TriangleSkip), "seed {seed}: a triangular nest without its skip");
+        }
+        for f in p.features.iter() {
+            seen_on.insert(f);
+        }
+    }
+    for f in [Feature::FloatSweep, Feature::FlagSearch, Feature::TriangleNest] {
+        assert!(seen_on.contains(f), "{f:?} never generated with default knobs");
+    }
+}
+
 #[test]
 fn configs_without_the_new_knobs_still_parse() {
     let mut json: serde_json::Value =

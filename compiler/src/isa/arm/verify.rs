@@ -16,7 +16,11 @@
 //!   a call clobbers the caller-saved registers before defining its results. Every read must
 //!   find its register defined on every path. This is also the callee-saved discipline: a
 //!   value live across a call must be in a register the call preserves, and a callee-saved
-//!   register is never read before the function itself wrote it.
+//!   register is never read before the function itself wrote it. Copies are not uses: a
+//!   register-to-register move, a store to a spill slot and a reload from one carry
+//!   definedness along (the slots are tracked like registers), because regalloc2 may save a
+//!   register it borrows as the scratch of a cyclic move without knowing whether it holds a
+//!   value (seen with `lr`). Whatever was copied is checked where it is really used.
 //! * **Flags**: the same analysis for the condition flags: `cmp`/`cmn`/`tst`/`vcmp` set
 //!   them, calls, the zeroing loop and the remainder sequence clobber them, and every
 //!   conditional instruction (`b<cc>`, `mov<cc>`, `vmov<cc>`, set-on-condition, and any
@@ -151,20 +155,98 @@ fn access_width(inst: &MInst) -> u32 {
     }
 }
 
-/// The registers defined at each block's entry and whether the flags are, as a must-analysis.
-#[derive(Clone, Copy, PartialEq, Eq)]
+/// The registers and spill slots defined at each block's entry and whether the flags are, as
+/// a must-analysis.
+#[derive(Clone, PartialEq, Eq)]
 struct State {
     defined: PRegSet,
+    /// Spill slot `k` is defined when bit `k` is set.
+    slots: Vec<u64>,
     flags: bool,
 }
 
+/// A move that only copies a value: definedness goes from `from` to `to` (see the module
+/// documentation).
+enum ValueCopy {
+    Reg { from: PReg, to: PReg },
+    ToSlot { from: PReg, slot: usize },
+    FromSlot { slot: usize, to: PReg },
+}
+
+fn copy_of(inst: &MInst) -> Option<ValueCopy> {
+    let spill = |a: &Addr| match a {
+        Addr::Frame { obj: FrameObj::Spill(k), off: 0 } => Some(*k as usize),
+        _ => None,
+    };
+    match inst {
+        MInst::Mov { rd, op2: Op2::Reg(rs) } => Some(ValueCopy::Reg { from: rs.preg()?, to: rd.preg()? }),
+        MInst::VMov { sd, sm } => Some(ValueCopy::Reg { from: sm.preg()?, to: sd.preg()? }),
+        MInst::Str { rs: r, addr } | MInst::Vstr { ss: r, addr } => {
+            Some(ValueCopy::ToSlot { from: r.preg()?, slot: spill(addr)? })
+        }
+        MInst::Ldr { rd: r, addr } | MInst::Vldr { sd: r, addr } => {
+            Some(ValueCopy::FromSlot { slot: spill(addr)?, to: r.preg()? })
+        }
+        _ => None,
+    }
+}
+
 impl State {
+    fn new(defined: PRegSet, slots: usize, slots_defined: bool, flags: bool) -> State {
+        let fill = if slots_defined { u64::MAX } else { 0 };
+        State { defined, slots: vec![fill; slots.div_ceil(64)], flags }
+    }
+
     /// Meet of two paths: defined on both.
-    fn meet(self, other: State) -> State {
-        State { defined: self.defined & other.defined, flags: self.flags && other.flags }
+    fn meet(&self, other: &State) -> State {
+        State {
+            defined: self.defined & other.defined,
+            slots: self.slots.iter().zip(&other.slots).map(|(a, b)| a & b).collect(),
+            flags: self.flags && other.flags,
+        }
+    }
+
+    fn slot_defined(&self, k: usize) -> bool {
+        self.slots.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0)
+    }
+
+    fn set_slot(&mut self, k: usize, defined: bool) {
+        if let Some(w) = self.slots.get_mut(k / 64) {
+            if defined {
+                *w |= 1 << (k % 64);
+            } else {
+                *w &= !(1 << (k % 64));
+            }
+        }
+    }
+
+    fn set_reg(&mut self, p: PReg, defined: bool) {
+        if defined {
+            self.defined.add(p);
+        } else {
+            self.defined.remove(p);
+        }
     }
 
     fn transfer(mut self, inst: &MInst, mut problem: impl FnMut(String)) -> State {
+        match copy_of(inst) {
+            Some(ValueCopy::Reg { from, to }) => {
+                let d = self.defined.contains(from);
+                self.set_reg(to, d);
+                return self;
+            }
+            Some(ValueCopy::ToSlot { from, slot }) => {
+                let d = self.defined.contains(from);
+                self.set_slot(slot, d);
+                return self;
+            }
+            Some(ValueCopy::FromSlot { slot, to }) => {
+                let d = self.slot_defined(slot);
+                self.set_reg(to, d);
+                return self;
+            }
+            None => {}
+        }
         for (r, role) in operands(inst) {
             let reads = matches!(role, Role::Use | Role::FixedUse(_));
             if let (true, Some(p)) = (reads, r.preg())
@@ -316,18 +398,19 @@ fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
         return;
     }
     let succs = pf.successor_positions();
-    let top = State { defined: PRegSet::empty().invert(), flags: true };
+    let slots = pf.num_spill_slots as usize;
+    let top = State::new(PRegSet::empty().invert(), slots, true, true);
     let mut entry = vec![top; n];
-    entry[0] = State { defined: PRegSet::empty(), flags: false };
+    entry[0] = State::new(PRegSet::empty(), slots, false, false);
     let ignore = |_: String| {};
     let mut changed = true;
     while changed {
         changed = false;
         for i in 0..n {
-            let out = pf.blocks[i].1.insts.iter().fold(entry[i], |s, inst| s.transfer(inst, ignore));
+            let out = pf.blocks[i].1.insts.iter().fold(entry[i].clone(), |s, inst| s.transfer(inst, ignore));
             for &s in &succs[i] {
                 let s = s as usize;
-                let met = entry[s].meet(out);
+                let met = entry[s].meet(&out);
                 if s != 0 && met != entry[s] {
                     entry[s] = met;
                     changed = true;
@@ -338,7 +421,7 @@ fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
     // The entry block may also be a branch target (a loop back to it): then nothing is
     // known there beyond what the entry state says, which is already the minimum.
     for (pos, (label, block)) in pf.blocks.iter().enumerate() {
-        let mut state = entry[pos];
+        let mut state = entry[pos].clone();
         for (i, inst) in block.insts.iter().enumerate() {
             state = state.transfer(inst, |m| {
                 problems.push(format!("block {} (#{pos}) instruction {i} `{inst:?}`: {m}", label.index()))

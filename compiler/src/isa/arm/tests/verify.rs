@@ -73,6 +73,40 @@ fn a_read_of_a_register_no_path_defines_is_reported() {
     assert!(p.contains("block 2") && p.contains("reads r2"), "{p}");
 }
 
+/// regalloc2 may save a register it borrows as a move scratch without knowing whether it
+/// holds a value: copying an undefined register (to a register or a spill slot) is no error,
+/// but the copy is as undefined as the original where it is used.
+#[test]
+fn copies_carry_definedness_to_the_real_use() {
+    let spill = || Addr::Frame { obj: FrameObj::Spill(0), off: 0 };
+    // lr saved to a spill slot, used as a scratch, never restored: fine.
+    let save_lr = vec![vec![
+        args(),
+        MInst::Str { rs: phys(gpr(regs::LR)), addr: spill() },
+        MInst::Mov { rd: phys(gpr(regs::LR)), op2: Op2::Reg(phys(gpr(1))) },
+        add(0, 0, regs::LR),
+        ret(0),
+    ]];
+    assert_eq!(verify(&func(save_lr), true), Ok(()));
+    // The saved garbage reloaded and added: reported at the add.
+    let p = problems(vec![vec![
+        args(),
+        MInst::Str { rs: phys(gpr(5)), addr: spill() },
+        MInst::Ldr { rd: phys(gpr(2)), addr: spill() },
+        MInst::Mov { rd: phys(gpr(3)), op2: Op2::Reg(phys(gpr(2))) },
+        add(0, 0, 3),
+        ret(0),
+    ]]);
+    assert!(p.contains("instruction 4") && p.contains("reads r3"), "{p}");
+    // A reload of a slot one path leaves unwritten.
+    let mut d = diamond();
+    d[1].insert(0, MInst::Str { rs: phys(gpr(1)), addr: spill() });
+    d[2].insert(0, MInst::Ldr { rd: phys(gpr(2)), addr: spill() });
+    d[2].insert(1, add(0, 0, 2));
+    let p = problems(d);
+    assert!(p.contains("block 2") && p.contains("reads r2"), "{p}");
+}
+
 #[test]
 fn a_value_in_a_caller_saved_register_does_not_survive_a_call() {
     let p = problems(vec![vec![args(), call(), add(0, 0, 1), ret(0)]]);
