@@ -20,7 +20,8 @@
 //!   register-to-register move, a store to a spill slot and a reload from one carry
 //!   definedness along (the slots are tracked like registers), because regalloc2 may save a
 //!   register it borrows as the scratch of a cyclic move without knowing whether it holds a
-//!   value (seen with `lr`). Whatever was copied is checked where it is really used.
+//!   value (seen with `lr`). Whatever was copied is checked where it is really used. A spill
+//!   store predicated by `arm-if-convert` defines its slot like a predicated definition.
 //! * **Flags**: the same analysis for the condition flags: `cmp`/`cmn`/`tst`/`vcmp` set
 //!   them, calls, the zeroing loop and the remainder sequence clobber them, and every
 //!   conditional instruction (`b<cc>`, `mov<cc>`, `vmov<cc>`, set-on-condition, and any
@@ -187,6 +188,12 @@ fn copy_of(inst: &MInst) -> Option<ValueCopy> {
         MInst::Ldr { rd: r, addr } | MInst::Vldr { sd: r, addr } => {
             Some(ValueCopy::FromSlot { slot: spill(addr)?, to: r.preg()? })
         }
+        // A spill store that `arm-if-convert` predicated: like a predicated definition, it
+        // counts as a store (its condition is not tracked).
+        MInst::Pred { inst, .. } => match copy_of(inst)? {
+            store @ ValueCopy::ToSlot { .. } => Some(store),
+            _ => None,
+        },
         _ => None,
     }
 }

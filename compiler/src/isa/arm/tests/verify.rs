@@ -98,6 +98,17 @@ fn copies_carry_definedness_to_the_real_use() {
         ret(0),
     ]]);
     assert!(p.contains("instruction 4") && p.contains("reads r3"), "{p}");
+    // A spill store predicated by if-conversion defines its slot (like a predicated
+    // definition, its condition is not tracked).
+    let predicated = vec![vec![
+        args(),
+        MInst::Cmp { op: CmpOp::Cmp, rn: phys(gpr(0)), op2: Op2::Reg(phys(gpr(1))) },
+        MInst::Pred { cc: Cond::Lt, inst: Box::new(MInst::Str { rs: phys(gpr(1)), addr: spill() }) },
+        MInst::Ldr { rd: phys(gpr(2)), addr: spill() },
+        add(0, 0, 2),
+        ret(0),
+    ]];
+    assert_eq!(verify(&func(predicated), true), Ok(()));
     // A reload of a slot one path leaves unwritten.
     let mut d = diamond();
     d[1].insert(0, MInst::Str { rs: phys(gpr(1)), addr: spill() });
