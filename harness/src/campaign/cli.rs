@@ -12,8 +12,9 @@
 //! `--no-triage`; regression cases go next to the failure corpus (`corpus/regressions/`,
 //! or `<out>/regressions/`), never for failures of injected faults.
 //!
-//! Defaults: 3 minutes, all cores, coverage-guided swarm generation (batches of 8), the `o-levels,singles,leave-one-out,
-//! random` strategies, output in `results/<campaign-id>/`, failures in `corpus/failures/`
+//! Defaults: 3 minutes, all cores, coverage-guided swarm generation (batches of 8), the
+//! `o-levels,random` strategies (8 configurations per program; why not more: see
+//! [`DEFAULT_STRATEGIES`]), output in `results/<campaign-id>/`, failures in `corpus/failures/`
 //! (in `<out>/failures/` when `--out` is given, so test runs stay out of the corpus).
 //! Ctrl-C finishes the programs in progress, writes the summary and exits; a second Ctrl-C
 //! exits at once (`--resume` continues either way).
