@@ -73,7 +73,11 @@ fn resolved_offset(addr: &Addr, layout: &FrameLayout) -> Option<i64> {
 /// Whether emitting `pf` with `layout` needs `ip` as a scratch register inside some
 /// instruction (an offset out of range, a frame address that is not an immediate).
 pub fn needs_scratch(pf: &PFunction, layout: &FrameLayout) -> bool {
-    pf.blocks.iter().flat_map(|(_, b)| &b.insts).any(|inst| match inst {
+    pf.blocks.iter().flat_map(|(_, b)| &b.insts).any(|inst| inst_needs_scratch(inst, layout))
+}
+
+fn inst_needs_scratch(inst: &MInst, layout: &FrameLayout) -> bool {
+    match inst {
         MInst::Ldr { addr, .. } | MInst::Str { addr, .. } => {
             resolved_offset(addr, layout).is_some_and(|off| !Range::Word.fits(off))
         }
@@ -81,8 +85,12 @@ pub fn needs_scratch(pf: &PFunction, layout: &FrameLayout) -> bool {
             resolved_offset(addr, layout).is_some_and(|off| !Range::Vfp.fits(off))
         }
         MInst::FrameAddr { obj, off, .. } => !add_fits(layout.offset(*obj) + i64::from(*off)),
+        // An instruction `arm-if-convert` predicated is expanded like the plain one (a
+        // predicated frame address far from `sp` clobbered an allocated `ip`: campaign seed
+        // 20261129, program seed 4379732351734132056).
+        MInst::Pred { inst, .. } => inst_needs_scratch(inst, layout),
         _ => false,
-    })
+    }
 }
 
 struct FnEmitter<'a> {
