@@ -180,7 +180,7 @@ impl Gen<'_> {
             w(loop_ok && branchy && k.breaks > 0, k.breaks as u32 / 3), // 25 flag search
             w(
                 loop_ok && k.nested_loops > 0 && k.continues > 0,
-                k.nested_loops as u32 / 3,
+                k.nested_loops as u32 / 2,
             ), // 26 triangular nest
         ];
         match self.c.weighted(&weights) {
