@@ -112,14 +112,12 @@ impl Gen<'_> {
             .map(|&d| self.c.range(0, d as i64 - 1) as i32)
             .collect();
         self.fcx.affinity.push(var);
-        self.fcx.pending_idiom = Some(LoopIdiom::GlobalReads {
+        let out = self.loop_opening_with(LoopIdiom::GlobalReads {
             var,
             at,
             clobber,
             exit_write,
         });
-        let out = self.counted_loop();
-        self.fcx.pending_idiom = None;
         self.fcx.affinity.pop();
         if lock {
             self.env.unlock(var);
@@ -129,7 +127,12 @@ impl Gen<'_> {
 
     /// A counted loop opening with a loop-invariant local array.
     pub(super) fn invariant_array_loop(&mut self) -> Vec<BlockItem> {
-        self.fcx.pending_idiom = Some(LoopIdiom::InvariantArray);
+        self.loop_opening_with(LoopIdiom::InvariantArray)
+    }
+
+    /// A counted loop whose body opens with the statements of `idiom`.
+    pub(super) fn loop_opening_with(&mut self, idiom: LoopIdiom) -> Vec<BlockItem> {
+        self.fcx.pending_idiom = Some(idiom);
         let out = self.counted_loop();
         self.fcx.pending_idiom = None;
         out

@@ -286,10 +286,7 @@ impl Gen<'_> {
     /// loop that always has the triangular skip (feature `triangle-nest` when both loops fit
     /// the budget).
     pub(super) fn triangle_nest(&mut self) -> Vec<BlockItem> {
-        self.fcx.pending_idiom = Some(LoopIdiom::TriangleInner);
-        let out = self.counted_loop();
-        self.fcx.pending_idiom = None;
-        out
+        self.loop_opening_with(LoopIdiom::TriangleInner)
     }
 
     /// The inner loop of [`Gen::triangle_nest`], at loop depth `self.fcx.loops.len() + 1`.
