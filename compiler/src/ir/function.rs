@@ -145,6 +145,29 @@ pub struct Function {
     /// The source position (byte offset) each instruction comes from, where lowering
     /// recorded one: see [`Function::src_offset`].
     src_offsets: SecondaryMap<Inst, Option<u32>>,
+    /// With `edits`, what [`Function::edit_stamp`] reports.
+    identity: Identity,
+    edits: u64,
+}
+
+/// A process-wide unique number per function object: a clone gets a fresh one, so a
+/// function replaced by another object (a clone, a rebuilt one) never shows the stamp of the
+/// one it replaced.
+#[derive(Debug)]
+struct Identity(u64);
+
+static NEXT_IDENTITY: AtomicU64 = AtomicU64::new(1);
+
+impl Identity {
+    fn fresh() -> Identity {
+        Identity(NEXT_IDENTITY.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Clone for Identity {
+    fn clone(&self) -> Identity {
+        Identity::fresh()
+    }
 }
 
 impl Function {
@@ -163,6 +186,8 @@ impl Function {
             users: SecondaryMap::new(),
             cfg_epoch: fresh_cfg_epoch(),
             src_offsets: SecondaryMap::new(),
+            identity: Identity::fresh(),
+            edits: 0,
         };
         for (i, &ty) in param_types.iter().enumerate() {
             let v = f.values.push(ValueData { def: ValueDef::Param(i as u32), ty });
@@ -214,6 +239,7 @@ impl Function {
     }
 
     fn intern(&mut self, def: ValueDef, ty: Type) -> Value {
+        self.edits += 1;
         if let Some(&v) = self.interned.get(&def) {
             debug_assert_eq!(self.values[v].ty, ty);
             return v;
@@ -224,27 +250,33 @@ impl Function {
     }
 
     pub fn const_value(&mut self, c: Const) -> Value {
+        self.edits += 1;
         self.intern(ValueDef::Const(c), c.ty())
     }
 
     pub fn iconst(&mut self, v: i32) -> Value {
+        self.edits += 1;
         self.const_value(Const::Int(v))
     }
 
     pub fn fconst(&mut self, v: f32) -> Value {
+        self.edits += 1;
         self.const_value(Const::float(v))
     }
 
     pub fn bconst(&mut self, v: bool) -> Value {
+        self.edits += 1;
         self.const_value(Const::Bool(v))
     }
 
     pub fn global_addr(&mut self, g: GlobalRef) -> Value {
+        self.edits += 1;
         self.intern(ValueDef::Global(g), Type::Ptr)
     }
 
     /// The `undef` of a type. (Each type has its own value.)
     pub fn undef(&mut self, ty: Type) -> Value {
+        self.edits += 1;
         if let Some(&v) = self.undefs.get(&ty) {
             return v;
         }
@@ -267,12 +299,14 @@ impl Function {
     }
 
     fn add_user(&mut self, v: Value, inst: Inst) {
+        self.edits += 1;
         if self.tracks_uses(v) {
             self.users[v].push(inst);
         }
     }
 
     fn remove_user(&mut self, v: Value, inst: Inst) {
+        self.edits += 1;
         if self.tracks_uses(v) {
             let list = &mut self.users[v];
             if let Some(pos) = list.iter().position(|&u| u == inst) {
@@ -284,11 +318,13 @@ impl Function {
     /// Test hook: records a use that no operand makes (to check that the verifier notices).
     #[cfg(test)]
     pub(crate) fn add_bogus_user_for_test(&mut self, v: Value, inst: Inst) {
+        self.edits += 1;
         self.users[v].push(inst);
     }
 
     /// Replaces every use of `old` by `new` (in instructions in or out of the layout).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) {
+        self.edits += 1;
         if old == new {
             return;
         }
@@ -323,10 +359,12 @@ impl Function {
     }
 
     pub fn set_src_offset(&mut self, inst: Inst, offset: u32) {
+        self.edits += 1;
         self.src_offsets[inst] = Some(offset);
     }
 
     pub fn create_inst(&mut self, data: InstData) -> Inst {
+        self.edits += 1;
         let ty = data.ty;
         let inst = self.insts.push(InstNode {
             data,
@@ -391,6 +429,7 @@ impl Function {
 
     /// Replaces value operand `idx` of `inst`.
     pub fn set_arg(&mut self, inst: Inst, idx: usize, v: Value) {
+        self.edits += 1;
         let old = self.insts[inst].data.args[idx];
         if old == v {
             return;
@@ -403,6 +442,7 @@ impl Function {
     /// Replaces block operand `idx` of `inst` (a successor of a terminator, or an incoming
     /// block of a phi).
     pub fn set_target(&mut self, inst: Inst, idx: usize, b: Block) {
+        self.edits += 1;
         self.insts[inst].data.targets[idx] = b;
         if self.insts[inst].data.op.is_terminator() {
             self.cfg_epoch = fresh_cfg_epoch();
@@ -411,6 +451,7 @@ impl Function {
 
     /// Appends an incoming `(block, value)` pair to a phi.
     pub fn push_phi_incoming(&mut self, phi: Inst, block: Block, value: Value) {
+        self.edits += 1;
         debug_assert_eq!(self.opcode(phi), Opcode::Phi);
         self.insts[phi].data.targets.push(block);
         self.insts[phi].data.args.push(value);
@@ -419,6 +460,7 @@ impl Function {
 
     /// Removes the incoming pair at `idx` of a phi.
     pub fn remove_phi_incoming(&mut self, phi: Inst, idx: usize) {
+        self.edits += 1;
         debug_assert_eq!(self.opcode(phi), Opcode::Phi);
         let v = self.insts[phi].data.args.remove(idx);
         self.insts[phi].data.targets.remove(idx);
@@ -428,6 +470,7 @@ impl Function {
     /// Replaces an instruction's whole contents, keeping its identity, position and result
     /// value (the result type must stay the same when the result is used).
     pub fn replace_inst(&mut self, inst: Inst, data: InstData) {
+        self.edits += 1;
         let old_args = std::mem::take(&mut self.insts[inst].data.args);
         for a in old_args {
             self.remove_user(a, inst);
@@ -462,6 +505,7 @@ impl Function {
 
     /// Appends `inst` (not in the layout) at the end of `block`.
     pub fn append_inst(&mut self, block: Block, inst: Inst) {
+        self.edits += 1;
         debug_assert!(self.insts[inst].block.is_none(), "{inst} is already placed");
         let last = self.blocks[block].last;
         let seq = match last.expand() {
@@ -490,6 +534,7 @@ impl Function {
 
     /// Inserts `inst` (not in the layout) at the start of `block`.
     pub fn prepend_inst(&mut self, block: Block, inst: Inst) {
+        self.edits += 1;
         match self.blocks[block].first.expand() {
             Some(first) => self.insert_inst_before(first, inst),
             None => self.append_inst(block, inst),
@@ -498,6 +543,7 @@ impl Function {
 
     /// Inserts `inst` (not in the layout) right before `pos`.
     pub fn insert_inst_before(&mut self, pos: Inst, inst: Inst) {
+        self.edits += 1;
         debug_assert!(self.insts[inst].block.is_none(), "{inst} is already placed");
         let block = self.insts[pos].block.expect("insert_inst_before: position not placed");
         let prev = self.insts[pos].prev;
@@ -521,6 +567,7 @@ impl Function {
     /// Gives `inst`, just linked between `prev` and `next`, a sequence number between theirs,
     /// pushing later numbers up when there is no gap.
     fn assign_seq_between(&mut self, block: Block, inst: Inst, prev: Option<Inst>, next: Inst) {
+        self.edits += 1;
         let lo = prev.map_or(0, |p| self.insts[p].seq);
         let hi = self.insts[next].seq;
         if hi.saturating_sub(lo) > 1 {
@@ -546,6 +593,7 @@ impl Function {
 
     /// Spreads the sequence numbers of `block` evenly again (after they ran out of room).
     fn renumber_block(&mut self, block: Block) {
+        self.edits += 1;
         let mut cur = self.blocks[block].first.expand();
         let count = self.block_insts(block).count().max(1) as u64;
         let stride = (u32::MAX as u64 / (count + 1)).clamp(1, SEQ_STRIDE as u64) as u32;
@@ -565,6 +613,7 @@ impl Function {
 
     /// Inserts `inst` (not in the layout) right after `pos`.
     pub fn insert_inst_after(&mut self, pos: Inst, inst: Inst) {
+        self.edits += 1;
         match self.insts[pos].next.expand() {
             Some(next) => self.insert_inst_before(next, inst),
             None => {
@@ -577,6 +626,7 @@ impl Function {
     /// Takes `inst` out of the layout, keeping it (and its operand uses) alive so it can be
     /// placed elsewhere.
     pub fn detach_inst(&mut self, inst: Inst) {
+        self.edits += 1;
         let Some(block) = self.insts[inst].block.expand() else { return };
         let (prev, next) = (self.insts[inst].prev, self.insts[inst].next);
         match prev.expand() {
@@ -599,6 +649,7 @@ impl Function {
     /// Removes `inst` for good: out of the layout and out of its operands' use lists. Its
     /// result must have no remaining uses.
     pub fn remove_inst(&mut self, inst: Inst) {
+        self.edits += 1;
         self.detach_inst(inst);
         debug_assert!(
             self.result(inst).is_none_or(|v| self.users[v].iter().all(|&u| u == inst)),
@@ -616,6 +667,7 @@ impl Function {
     /// searches its use list each time, which is quadratic for a value with many users (an
     /// alloca loaded and stored thousands of times).
     pub fn remove_insts(&mut self, insts: &[Inst]) {
+        self.edits += 1;
         let mut removed: SecondaryMap<Inst, bool> = SecondaryMap::new();
         let mut operands: Vec<Value> = Vec::new();
         for &inst in insts {
@@ -642,6 +694,7 @@ impl Function {
     /// Creates an instruction and appends it to `block`; returns its result (if any) and the
     /// instruction.
     pub fn append(&mut self, block: Block, data: InstData) -> (Inst, Option<Value>) {
+        self.edits += 1;
         let inst = self.create_inst(data);
         self.append_inst(block, inst);
         (inst, self.result(inst))
@@ -649,12 +702,14 @@ impl Function {
 
     /// Creates a value-producing instruction and appends it to `block`; returns the value.
     pub fn append_value(&mut self, block: Block, data: InstData) -> Value {
+        self.edits += 1;
         let (_, v) = self.append(block, data);
         v.expect("append_value: instruction has no result")
     }
 
     /// Creates a value-producing instruction and inserts it before `pos`; returns the value.
     pub fn insert_value_before(&mut self, pos: Inst, data: InstData) -> Value {
+        self.edits += 1;
         let inst = self.create_inst(data);
         self.insert_inst_before(pos, inst);
         self.result(inst).expect("insert_value_before: instruction has no result")
@@ -664,6 +719,7 @@ impl Function {
 
     /// Creates a block and appends it to the layout.
     pub fn create_block(&mut self) -> Block {
+        self.edits += 1;
         let b = self.blocks.push(BlockNode { live: true, ..Default::default() });
         self.layout.push(b);
         self.cfg_epoch = fresh_cfg_epoch();
@@ -674,6 +730,7 @@ impl Function {
     /// their results (only possible from other dead code) become `undef`; phis elsewhere that
     /// name this block as a predecessor must be fixed by the caller.
     pub fn remove_block(&mut self, block: Block) {
+        self.edits += 1;
         for inst in self.block_insts_vec(block) {
             if let Some(v) = self.result(inst)
                 && self.has_uses(v)
@@ -697,6 +754,7 @@ impl Function {
 
     /// Sets a new layout order (must be a permutation of the live blocks, entry first).
     pub fn set_layout(&mut self, order: Vec<Block>) {
+        self.edits += 1;
         debug_assert_eq!(order.len(), self.layout.len());
         self.layout = order;
         self.cfg_epoch = fresh_cfg_epoch();
@@ -767,8 +825,17 @@ impl Function {
         self.cfg_epoch
     }
 
+    /// Changes whenever the function's body is edited (any `&mut self` method of
+    /// `Function`) or the object is replaced by another (see `Identity`). The
+    /// public signature fields (`name`, `params`, `ret`) are not covered: compare them too.
+    /// The pass manager verifies only the functions whose stamp moved.
+    pub fn edit_stamp(&self) -> (u64, u64) {
+        (self.identity.0, self.edits)
+    }
+
     /// Rewrites every edge `from → old` to `from → new` in `from`'s terminator.
     pub fn retarget_edge(&mut self, from: Block, old: Block, new: Block) {
+        self.edits += 1;
         if let Some(t) = self.terminator(from) {
             for i in 0..self.targets(t).len() {
                 if self.targets(t)[i] == old {
@@ -780,6 +847,7 @@ impl Function {
 
     /// In every phi of `block`, renames the incoming block `old` to `new`.
     pub fn rename_phi_pred(&mut self, block: Block, old: Block, new: Block) {
+        self.edits += 1;
         let phis: SmallVec<[Inst; 8]> = self.block_phis(block).collect();
         for phi in phis {
             for i in 0..self.targets(phi).len() {
@@ -792,6 +860,7 @@ impl Function {
 
     /// In every phi of `block`, removes the incoming entries from `pred`.
     pub fn remove_phi_pred(&mut self, block: Block, pred: Block) {
+        self.edits += 1;
         let phis: SmallVec<[Inst; 8]> = self.block_phis(block).collect();
         for phi in phis {
             let mut i = 0;
@@ -817,5 +886,33 @@ impl Iterator for InstIter<'_> {
         let cur = self.next?;
         self.next = self.func.next_inst(cur);
         Some(cur)
+    }
+}
+
+#[cfg(test)]
+mod edit_stamp_tests {
+    use super::*;
+
+    #[test]
+    fn the_edit_stamp_moves_on_every_edit_and_for_every_copy() {
+        let mut f = Function::new("f", &[Type::I32], Type::I32);
+        let entry = f.create_block();
+        let x = f.params[0];
+        f.append(entry, InstData::ret(Some(x)));
+        let stamp = f.edit_stamp();
+        // Reading leaves it alone.
+        let _ = (f.inst_count(), f.layout().len(), f.users(x).len());
+        assert_eq!(f.edit_stamp(), stamp);
+        // A copy is another object: another stamp, and the original keeps its own.
+        let copy = f.clone();
+        assert_ne!(copy.edit_stamp(), stamp);
+        assert_eq!(f.edit_stamp(), stamp);
+        // Any edit, even one that only interns a constant.
+        f.iconst(7);
+        assert_ne!(f.edit_stamp(), stamp);
+        let stamp = f.edit_stamp();
+        let last = f.last_inst(entry).expect("ret");
+        f.detach_inst(last);
+        assert_ne!(f.edit_stamp(), stamp);
     }
 }

@@ -105,6 +105,17 @@ impl fmt::Display for VerifierError {
 
 /// Verifies every function and the module-level rules.
 pub fn verify_module(module: &Module) -> Result<(), Vec<VerifierError>> {
+    verify_module_rules_and(module, |_| true)
+}
+
+/// Verifies the module-level rules and the functions `only` holds: after a change confined to
+/// those functions (the rest of the module verified before and untouched since), this reports
+/// exactly what [`verify_module`] would.
+pub fn verify_module_rules_and_functions(module: &Module, only: &[FuncRef]) -> Result<(), Vec<VerifierError>> {
+    verify_module_rules_and(module, |f| only.contains(&f))
+}
+
+fn verify_module_rules_and(module: &Module, wanted: impl Fn(FuncRef) -> bool) -> Result<(), Vec<VerifierError>> {
     let mut errors = Vec::new();
     let module_error = |message: String| VerifierError {
         kind: VerifierErrorKind::Module,
@@ -143,7 +154,9 @@ pub fn verify_module(module: &Module) -> Result<(), Vec<VerifierError>> {
         if func.name == "main" && (!func.params.is_empty() || func.ret != Type::I32) {
             errors.push(module_error("`main` must take no parameters and return i32".into()));
         }
-        if let Err(mut e) = verify_function(module, f) {
+        if wanted(f)
+            && let Err(mut e) = verify_function(module, f)
+        {
             errors.append(&mut e);
         }
     }
@@ -162,7 +175,7 @@ pub fn verify_function(module: &Module, f: FuncRef) -> Result<(), Vec<VerifierEr
         }]);
     }
     let func = module.func(f);
-    let mut v = Verifier { module, func, names: Names::new(func), errors: Vec::new() };
+    let mut v = Verifier { module, func, names: std::cell::OnceCell::new(), errors: Vec::new() };
     v.run();
     if v.errors.is_empty() { Ok(()) } else { Err(v.errors) }
 }
@@ -170,19 +183,24 @@ pub fn verify_function(module: &Module, f: FuncRef) -> Result<(), Vec<VerifierEr
 struct Verifier<'a> {
     module: &'a Module,
     func: &'a Function,
-    names: Names,
+    /// The printer's names, made for the first error (a clean function needs none).
+    names: std::cell::OnceCell<Names>,
     errors: Vec<VerifierError>,
 }
 
 impl Verifier<'_> {
     fn report(&mut self, kind: VerifierErrorKind, block: Option<Block>, inst: Option<Inst>, message: String) {
-        let block = block.map(|b| self.names.block_name(b));
-        let inst = inst.map(|i| inst_to_string(self.module, self.func, &self.names, i));
+        let block = block.map(|b| self.names().block_name(b));
+        let inst = inst.map(|i| inst_to_string(self.module, self.func, self.names(), i));
         self.errors.push(VerifierError { kind, func: Some(self.func.name.clone()), block, inst, message });
     }
 
+    fn names(&self) -> &Names {
+        self.names.get_or_init(|| Names::new(self.func))
+    }
+
     fn value_str(&self, v: Value) -> String {
-        value_to_string(self.module, self.func, &self.names, v)
+        value_to_string(self.module, self.func, self.names(), v)
     }
 
     fn run(&mut self) {
@@ -221,7 +239,7 @@ impl Verifier<'_> {
                 VerifierErrorKind::EntryHasPredecessors,
                 Some(entry),
                 None,
-                format!("the entry block is a successor of {}", self.names.block_name(cfg.preds(entry)[0])),
+                format!("the entry block is a successor of {}", self.names().block_name(cfg.preds(entry)[0])),
             );
         }
         for &b in func.layout() {
@@ -304,40 +322,45 @@ impl Verifier<'_> {
         let shape = |nargs: usize, ntargets: usize| args.len() == nargs && n_targets == ntargets;
         let mut count_ok: bool;
         let mut type_errors: Vec<String> = Vec::new();
-        let mut want = |cond: bool, msg: &str| {
-            if !cond {
-                type_errors.push(msg.to_string());
-            }
-        };
+        // A macro, not a closure: the message is formatted only when the rule is broken (the
+        // verifier runs after every pass; formatting every phi's operands cost more than
+        // checking them).
+        macro_rules! want {
+            ($cond:expr, $($message:tt)+) => {
+                if !$cond {
+                    type_errors.push(format!($($message)+));
+                }
+            };
+        }
         match data.op {
             Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::SDiv | Opcode::SRem => {
                 count_ok = shape(2, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::I32 && ty(args[1]) == Type::I32, "operands must be i32");
+                    want!(ty(args[0]) == Type::I32 && ty(args[1]) == Type::I32, "operands must be i32");
                 }
-                want(data.ty == Type::I32, "result must be i32");
+                want!(data.ty == Type::I32, "result must be i32");
             }
             Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv => {
                 count_ok = shape(2, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::F32 && ty(args[1]) == Type::F32, "operands must be f32");
+                    want!(ty(args[0]) == Type::F32 && ty(args[1]) == Type::F32, "operands must be f32");
                 }
-                want(data.ty == Type::F32, "result must be f32");
+                want!(data.ty == Type::F32, "result must be f32");
             }
             Opcode::FNeg => {
                 count_ok = shape(1, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::F32, "operand must be f32");
+                    want!(ty(args[0]) == Type::F32, "operand must be f32");
                 }
-                want(data.ty == Type::F32, "result must be f32");
+                want!(data.ty == Type::F32, "result must be f32");
             }
             Opcode::Icmp(_) | Opcode::Fcmp(_) => {
                 let t = if matches!(data.op, Opcode::Icmp(_)) { Type::I32 } else { Type::F32 };
                 count_ok = shape(2, 0);
                 if count_ok {
-                    want(ty(args[0]) == t && ty(args[1]) == t, &format!("operands must be {t}"));
+                    want!(ty(args[0]) == t && ty(args[1]) == t, "operands must be {t}");
                 }
-                want(data.ty == Type::I1, "result must be i1");
+                want!(data.ty == Type::I1, "result must be i1");
             }
             Opcode::Zext | Opcode::SiToFp | Opcode::FpToSi => {
                 let (from, to) = match data.op {
@@ -347,53 +370,53 @@ impl Verifier<'_> {
                 };
                 count_ok = shape(1, 0);
                 if count_ok {
-                    want(ty(args[0]) == from, &format!("operand must be {from}"));
+                    want!(ty(args[0]) == from, "operand must be {from}");
                 }
-                want(data.ty == to, &format!("result must be {to}"));
+                want!(data.ty == to, "result must be {to}");
             }
             Opcode::Select => {
                 count_ok = shape(3, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::I1, "condition must be i1");
-                    want(ty(args[1]) == data.ty && ty(args[2]) == data.ty, "both arms must have the result type");
+                    want!(ty(args[0]) == Type::I1, "condition must be i1");
+                    want!(ty(args[1]) == data.ty && ty(args[2]) == data.ty, "both arms must have the result type");
                 }
-                want(!data.ty.is_void(), "result must not be void");
+                want!(!data.ty.is_void(), "result must not be void");
             }
             Opcode::Alloca { elem, count } => {
                 count_ok = shape(0, 0);
-                want(matches!(elem, Type::I32 | Type::F32), "element type must be i32 or f32");
-                want(count >= 1, "must allocate at least one element");
-                want(data.ty == Type::Ptr, "result must be ptr");
+                want!(matches!(elem, Type::I32 | Type::F32), "element type must be i32 or f32");
+                want!(count >= 1, "must allocate at least one element");
+                want!(data.ty == Type::Ptr, "result must be ptr");
             }
             Opcode::Load => {
                 count_ok = shape(1, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::Ptr, "address must be ptr");
+                    want!(ty(args[0]) == Type::Ptr, "address must be ptr");
                 }
-                want(matches!(data.ty, Type::I32 | Type::F32), "loaded type must be i32 or f32");
+                want!(matches!(data.ty, Type::I32 | Type::F32), "loaded type must be i32 or f32");
             }
             Opcode::Store => {
                 count_ok = shape(2, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::Ptr, "address must be ptr");
-                    want(matches!(ty(args[1]), Type::I32 | Type::F32), "stored value must be i32 or f32");
+                    want!(ty(args[0]) == Type::Ptr, "address must be ptr");
+                    want!(matches!(ty(args[1]), Type::I32 | Type::F32), "stored value must be i32 or f32");
                 }
-                want(data.ty == Type::Void, "store produces no value");
+                want!(data.ty == Type::Void, "store produces no value");
             }
             Opcode::Gep { .. } => {
                 count_ok = shape(2, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::Ptr, "base must be ptr");
-                    want(ty(args[1]) == Type::I32, "index must be i32");
+                    want!(ty(args[0]) == Type::Ptr, "base must be ptr");
+                    want!(ty(args[1]) == Type::I32, "index must be i32");
                 }
-                want(data.ty == Type::Ptr, "result must be ptr");
+                want!(data.ty == Type::Ptr, "result must be ptr");
             }
             Opcode::MemZero { .. } => {
                 count_ok = shape(1, 0);
                 if count_ok {
-                    want(ty(args[0]) == Type::Ptr, "address must be ptr");
+                    want!(ty(args[0]) == Type::Ptr, "address must be ptr");
                 }
-                want(data.ty == Type::Void, "memzero produces no value");
+                want!(data.ty == Type::Void, "memzero produces no value");
             }
             Opcode::Call(callee) => {
                 count_ok = n_targets == 0;
@@ -418,9 +441,9 @@ impl Verifier<'_> {
                             self.report(K::BadReference, Some(b), Some(inst), format!("unknown string {s}"));
                         }
                         for &a in args {
-                            want(matches!(ty(a), Type::I32 | Type::F32), "putf arguments must be i32 or f32");
+                            want!(matches!(ty(a), Type::I32 | Type::F32), "putf arguments must be i32 or f32");
                         }
-                        want(data.ty == Type::Void, "putf returns void");
+                        want!(data.ty == Type::Void, "putf returns void");
                         None
                     }
                 };
@@ -429,24 +452,24 @@ impl Verifier<'_> {
                         count_ok = false;
                     } else {
                         for (i, (&a, &p)) in args.iter().zip(&params).enumerate() {
-                            want(ty(a) == p, &format!("argument {i} must be {p}, is {}", ty(a)));
+                            want!(ty(a) == p, "argument {i} must be {p}, is {}", ty(a));
                         }
                     }
-                    want(data.ty == ret, &format!("result type must be the callee's {ret}"));
+                    want!(data.ty == ret, "result type must be the callee's {ret}");
                 }
             }
             Opcode::Phi => {
                 count_ok = args.len() == n_targets;
-                want(!data.ty.is_void(), "phi must have a type");
+                want!(!data.ty.is_void(), "phi must have a type");
                 for &a in args {
-                    want(ty(a) == data.ty, &format!("incoming {} is {}, not {}", self.value_str(a), ty(a), data.ty));
+                    want!(ty(a) == data.ty, "incoming {} is {}, not {}", self.value_str(a), ty(a), data.ty);
                 }
             }
             Opcode::Jump => count_ok = shape(0, 1),
             Opcode::Br => {
                 count_ok = shape(1, 2);
                 if count_ok {
-                    want(ty(args[0]) == Type::I1, "condition must be i1");
+                    want!(ty(args[0]) == Type::I1, "condition must be i1");
                 }
             }
             Opcode::Ret => {
@@ -455,14 +478,14 @@ impl Verifier<'_> {
                 } else {
                     count_ok = shape(1, 0);
                     if count_ok {
-                        want(ty(args[0]) == func.ret, &format!("returned value must be {}", func.ret));
+                        want!(ty(args[0]) == func.ret, "returned value must be {}", func.ret);
                     }
                 }
             }
             Opcode::Unreachable => count_ok = shape(0, 0),
         }
         if data.op.is_terminator() {
-            want(data.ty == Type::Void, "terminators produce no value");
+            want!(data.ty == Type::Void, "terminators produce no value");
         }
         if !count_ok {
             self.report(
@@ -502,14 +525,14 @@ impl Verifier<'_> {
             incoming.sort_unstable();
             let blocks: Vec<Block> = incoming.iter().map(|p| p.0).collect();
             if blocks != preds {
-                let list = |bs: &[Block]| bs.iter().map(|&x| self.names.block_name(x)).collect::<Vec<_>>().join(", ");
+                let list = |bs: &[Block]| bs.iter().map(|&x| self.names().block_name(x)).collect::<Vec<_>>().join(", ");
                 let message = format!("incoming blocks [{}] differ from predecessors [{}]", list(&blocks), list(&preds));
                 self.report(VerifierErrorKind::PhiPredecessors, Some(b), Some(phi), message);
                 continue;
             }
             for pair in incoming.windows(2) {
                 if pair[0].0 == pair[1].0 && pair[0].1 != pair[1].1 {
-                    let message = format!("two values arrive over edges from {}", self.names.block_name(pair[0].0));
+                    let message = format!("two values arrive over edges from {}", self.names().block_name(pair[0].0));
                     self.report(VerifierErrorKind::PhiPredecessors, Some(b), Some(phi), message);
                 }
             }

@@ -193,9 +193,13 @@ pub fn advance(
     let PipelineState { module, analyses, report, .. } = state;
     let result = (|| {
         for (pos, pass) in config.pipeline.iter().enumerate().take(until).skip(from) {
-            run_position(module, analyses, report, opts, pass)?;
+            let edited = run_position(module, analyses, report, opts, pass)?;
             if opts.verify_each {
-                verify(module, &format!("after pass `{}` (pipeline position {})", pass.name, pos + 1))?;
+                let where_ = || format!("after pass `{}` (pipeline position {})", pass.name, pos + 1);
+                match edited {
+                    Edited::Module => verify(module, &where_())?,
+                    Edited::Functions(only) => verify_functions(module, &only, &where_())?,
+                }
             }
             if let Some(obs) = observer.as_deref_mut() {
                 obs(pos, pass, module);
@@ -207,6 +211,16 @@ pub fn advance(
     result
 }
 
+/// What one position may have edited, for the verifier that follows it.
+enum Edited {
+    /// A module pass: anything.
+    Module,
+    /// A function pass: these functions, seen to change (their edit stamp or
+    /// signature moved, see [`crate::ir::Function::edit_stamp`]). A function pass sees the module read-only, so nothing else can have
+    /// changed; the pass's own `changed` answer is not trusted for this.
+    Functions(Vec<FuncRef>),
+}
+
 /// Runs one pass over `module` and appends its statistics to `report`.
 fn run_position(
     module: &mut Module,
@@ -214,14 +228,16 @@ fn run_position(
     report: &mut PipelineReport,
     opts: &Config,
     pass: &'static PassInfo,
-) -> Result<(), PipelineError> {
+) -> Result<Edited, PipelineError> {
     let insts_before = count_insts(module);
     let mut counters = Counters::new();
     let start = Instant::now();
+    let mut edited = Edited::Module;
     let changed = match pass.body {
         PassBody::Function(fp) => {
             let mut changed = false;
             let mut funcinfo = None;
+            let mut edited_funcs = Vec::new();
             for f in module.func_refs() {
                 if !step(report, opts, pass.name, module.func(f).name.clone()) {
                     continue;
@@ -230,6 +246,7 @@ fn run_position(
                     analyses.resize_with(module.num_func_slots(), AnalysisCache::default);
                 }
                 let mut func = module.take_function(f);
+                let before = (func.edit_stamp(), func.name.clone(), func.params.clone(), func.ret);
                 let mut cx = FunctionCx {
                     module,
                     func_ref: f,
@@ -239,8 +256,12 @@ fn run_position(
                     funcinfo: &mut funcinfo,
                 };
                 changed |= fp.run(&mut func, &mut cx);
+                if before != (func.edit_stamp(), func.name.clone(), func.params.clone(), func.ret) {
+                    edited_funcs.push(f);
+                }
                 module.put_back(f, func);
             }
+            edited = Edited::Functions(edited_funcs);
             changed
         }
         PassBody::Module(mp) => {
@@ -266,7 +287,7 @@ fn run_position(
         insts_after: count_insts(module),
         time,
     });
-    Ok(())
+    Ok(edited)
 }
 
 /// Counts one opt-bisect step; returns whether it may run.
@@ -281,6 +302,13 @@ fn step(report: &mut PipelineReport, opts: &Config, pass: &'static str, function
 
 fn count_insts(module: &Module) -> usize {
     module.funcs().map(|(_, f)| f.inst_count()).sum()
+}
+
+fn verify_functions(module: &Module, only: &[FuncRef], where_: &str) -> Result<(), PipelineError> {
+    verifier::verify_module_rules_and_functions(module, only).map_err(|errors| PipelineError::Verifier {
+        where_: where_.to_string(),
+        errors: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"),
+    })
 }
 
 fn verify(module: &Module, where_: &str) -> Result<(), PipelineError> {

@@ -178,3 +178,40 @@ fn passes_preserve_random_slot_programs() {
     }
     assert!(compared > 4000 && promoted_loops > 150, "compared {compared}, with phis {promoted_loops}");
 }
+
+/// Removes the terminator of every function's entry block and says it changed nothing: the
+/// verifier after it must still see the broken function (what it checks is chosen by the
+/// functions' edit stamps, not by the pass's answer).
+struct BreaksAndDeniesIt;
+
+impl super::FunctionPass for BreaksAndDeniesIt {
+    fn run(&self, func: &mut Function, _cx: &mut super::FunctionCx<'_>) -> bool {
+        let entry = func.entry();
+        if let Some(last) = func.last_inst(entry) {
+            func.detach_inst(last);
+        }
+        false
+    }
+}
+
+static BREAKS_AND_DENIES_IT: PassInfo = PassInfo {
+    name: "test-breaks-and-denies-it",
+    description: "removes the entry block's terminator, reports no change",
+    catalogue: None,
+    body: super::PassBody::Function(&BreaksAndDeniesIt),
+};
+
+#[test]
+fn a_pass_denying_its_change_is_still_verified() {
+    let text = "func @f(%x: i32) -> i32 {\nentry:\n    ret %x\n}\n\nfunc @main() -> i32 {\nentry:\n    %r = call i32 @f(3)\n    ret %r\n}\n";
+    let module = crate::ir::parse_module(text);
+    let mut module = match module {
+        Ok(m) => m,
+        Err(e) => panic!("test module: {e}\n{text}"),
+    };
+    let opts = Config { verify_each: true, ..Config::default() }.with_pipeline(vec![&BREAKS_AND_DENIES_IT]);
+    let err = manager::run(&mut module, &opts, None).expect_err("the broken functions are verified");
+    let message = err.to_string();
+    assert!(message.contains("test-breaks-and-denies-it"), "{message}");
+    assert!(message.contains("@f") && message.contains("@main"), "both functions are reported: {message}");
+}
