@@ -709,7 +709,7 @@ pub struct MBlockData {
 }
 
 /// Stack requirements known after instruction selection.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FrameRequest {
     /// Size in bytes of each `alloca` area, by [`FrameObj::Alloca`] index.
     pub allocas: Vec<u32>,
@@ -730,7 +730,7 @@ pub struct MFunction {
 }
 
 /// A block after register allocation (physical registers only).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PBlock {
     pub insts: Vec<MInst>,
     pub origin: BlockOrigin,
@@ -751,7 +751,7 @@ impl MInst {
 }
 
 /// A function after register allocation.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PFunction {
     pub sym: String,
     /// Blocks in emission order; `id` is the label number (the allocator's block index).

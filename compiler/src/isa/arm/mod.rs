@@ -318,12 +318,29 @@ fn allocate_and_lay_out(
     ];
     for (stage, run) in stages {
         if opts.enabled(stage) {
-            run(&mut pf);
-            check(&pf, &format!("stage `{}`", stage.name()))?;
+            rewrite_then_check(&mut pf, opts.verify, run, |pf| check(pf, &format!("stage `{}`", stage.name())))?;
         }
     }
     let layout = frame::FrameLayout::compute(&pf)?;
     Ok((pf, layout))
+}
+
+/// Runs one post-allocation stage, then `check` (with `verify`) unless the stage left the
+/// function exactly as it was: that function passed the check before the stage. Comparing is
+/// much cheaper than the verifier's data flow, and does not trust the stage to say whether it
+/// changed anything.
+pub(crate) fn rewrite_then_check(
+    pf: &mut mir::PFunction,
+    verify: bool,
+    rewrite: impl FnOnce(&mut mir::PFunction),
+    check: impl FnOnce(&mir::PFunction) -> Result<(), BackendError>,
+) -> Result<(), BackendError> {
+    let before = verify.then(|| pf.clone());
+    rewrite(pf);
+    match before {
+        Some(before) if before != *pf => check(pf),
+        _ => Ok(()),
+    }
 }
 
 /// Compiles a whole module to assembly text.

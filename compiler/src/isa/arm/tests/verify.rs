@@ -179,3 +179,29 @@ fn unreachable_blocks_are_not_held_to_the_entry_state() {
     let blocks = vec![vec![args(), ret(0)], vec![add(0, 0, 7), ret(0)]];
     assert_eq!(verify(&func(blocks), true), Ok(()));
 }
+
+/// After a post-allocation stage, the verifier runs exactly when the stage changed the
+/// function (whatever the stage would say about it), and its verdict is the result.
+#[test]
+fn a_stage_is_verified_when_it_changed_the_function() {
+    use crate::isa::arm::rewrite_then_check;
+    let checked = std::cell::Cell::new(0);
+    let check = |pf: &PFunction| {
+        checked.set(checked.get() + 1);
+        verify(pf, true).map_err(|problems| crate::isa::arm::BackendError::MachineVerifier {
+            func: pf.sym.clone(),
+            after: "test stage".into(),
+            problems: problems.join("\n"),
+        })
+    };
+    let mut pf = func(vec![vec![args(), add(0, 0, 1), ret(0)]]);
+    assert!(rewrite_then_check(&mut pf, true, |_| {}, check).is_ok());
+    assert_eq!(checked.get(), 0, "an untouched function is not verified again");
+    // Reads r3, which nothing defines: the verifier must see it.
+    let broken = rewrite_then_check(&mut pf, true, |pf| pf.blocks[0].1.insts[1] = add(0, 0, 3), check);
+    assert_eq!(checked.get(), 1);
+    assert!(broken.is_err(), "the broken stage output is reported");
+    // Without verification nothing is checked.
+    assert!(rewrite_then_check(&mut pf, false, |pf| pf.blocks[0].1.insts[1] = add(0, 0, 2), check).is_ok());
+    assert_eq!(checked.get(), 1);
+}
