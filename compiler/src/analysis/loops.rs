@@ -232,7 +232,9 @@ impl LoopForest {
     }
 
     /// The preheader of `l`: the header's only predecessor outside the loop, if that block
-    /// has the header as its only successor.
+    /// has exactly one edge, to the header. Not `br c, header, header`: the header's phis
+    /// have an entry per edge, so a pass adding a phi with one value "from the preheader"
+    /// would leave it with one entry too few.
     pub fn preheader(&self, cfg: &ControlFlowGraph, l: Loop) -> Option<Block> {
         let header = self.header(l);
         let mut outside = cfg.unique_preds(header).into_iter().filter(|&p| !self.contains(l, p));
@@ -240,7 +242,7 @@ impl LoopForest {
         if outside.next().is_some() {
             return None;
         }
-        (cfg.succs(pre).iter().all(|&s| s == header)).then_some(pre)
+        (cfg.succs(pre) == [header]).then_some(pre)
     }
 
     /// Retreating edges whose target does not dominate their source (entries into irreducible
