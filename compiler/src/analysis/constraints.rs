@@ -75,6 +75,12 @@ const MAX_CONDITIONS: usize = 24;
 const MAX_DEPTH: u32 = 6;
 /// Candidate invariants per phi.
 const MAX_CANDIDATES_PER_PHI: usize = 8;
+/// Closures one function's analysis may compute before the nested no-wrap and operand-bound
+/// proofs stop (they then prove nothing, which is sound). The depth limit alone bounds the
+/// nesting, not the fan-out: under phi assumptions nothing is memoised, and a chain of
+/// additions (a fully unrolled loop) made one proof compute ~24^6 closures (a campaign
+/// program ran for minutes).
+const MAX_CLOSURES: u32 = 20_000;
 
 const I32_MAX: i64 = i32::MAX as i64;
 const I32_MIN: i64 = i32::MIN as i64;
@@ -97,6 +103,8 @@ pub struct Constraints<'a> {
     nowrap_memo: RefCell<FxHashMap<Value, bool>>,
     /// Operand-bound facts proven without assumptions.
     operand_memo: RefCell<FxHashMap<Value, SmallVec<[Fact; 4]>>>,
+    /// Closures computed so far (see [`MAX_CLOSURES`]).
+    closures: std::cell::Cell<u32>,
 }
 
 impl<'a> Constraints<'a> {
@@ -114,6 +122,7 @@ impl<'a> Constraints<'a> {
             assumed: RefCell::new(FxHashMap::default()),
             nowrap_memo: RefCell::new(FxHashMap::default()),
             operand_memo: RefCell::new(FxHashMap::default()),
+            closures: std::cell::Cell::new(0),
         };
         for &b in cfg.rpo() {
             cx.prove_phi_invariants(cfg, b);
@@ -224,6 +233,7 @@ impl<'a> Constraints<'a> {
     /// The facts holding at the end of `at` about the terms `seeds` and whatever the
     /// conditions of `at`'s dominator chain mention, closed under definition facts.
     fn closure(&self, at: Block, extra: &[Condition], seeds: &[Term], depth: u32) -> (Vec<Value>, Vec<Fact>) {
+        self.closures.set(self.closures.get().saturating_add(1));
         let func = self.func;
         let mut facts: Vec<Fact> = Vec::new();
         for &c in extra {
@@ -324,12 +334,16 @@ impl<'a> Constraints<'a> {
         }
     }
 
+    fn out_of_budget(&self) -> bool {
+        self.closures.get() >= MAX_CLOSURES
+    }
+
     /// `x = a + step` does not wrap: proven at `x`'s block from what holds there.
     fn add_does_not_wrap(&self, x: Value, a: Value, step: i64, depth: u32) -> bool {
         if let Some(&r) = self.nowrap_memo.borrow().get(&x) {
             return r;
         }
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_DEPTH || self.out_of_budget() {
             return false;
         }
         let Some(block) = self.func.def_inst(x).and_then(|i| self.func.inst_block(i)) else { return false };
@@ -357,7 +371,7 @@ impl<'a> Constraints<'a> {
         let mut out: SmallVec<[Fact; 4]> = SmallVec::new();
         let func = self.func;
         let inst = func.def_inst(x).expect("an instruction result");
-        if depth >= MAX_DEPTH {
+        if depth >= MAX_DEPTH || self.out_of_budget() {
             return out;
         }
         let Some(block) = func.inst_block(inst) else { return out };
