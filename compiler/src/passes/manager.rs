@@ -95,7 +95,7 @@ pub type Observer<'o> = dyn FnMut(usize, &'static PassInfo, &Module) + 'o;
 pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<'_>>) -> Result<PipelineReport, PipelineError> {
     let start = Instant::now();
     if config.verify_each {
-        verify(module, "on the input")?;
+        verify(module, None, "on the input")?;
     }
     let taken = std::mem::replace(module, Module::new());
     let mut state = PipelineState { module: taken, analyses: Vec::new(), report: PipelineReport::default(), elapsed: start.elapsed() };
@@ -143,7 +143,7 @@ impl PipelineState {
     pub fn start(module: Module, config: &Config) -> Result<PipelineState, PipelineError> {
         let start = Instant::now();
         if config.verify_each {
-            verify(&module, "on the input")?;
+            verify(&module, None, "on the input")?;
         }
         Ok(PipelineState { module, analyses: Vec::new(), report: PipelineReport::default(), elapsed: start.elapsed() })
     }
@@ -195,11 +195,11 @@ pub fn advance(
         for (pos, pass) in config.pipeline.iter().enumerate().take(until).skip(from) {
             let edited = run_position(module, analyses, report, opts, pass)?;
             if opts.verify_each {
-                let where_ = || format!("after pass `{}` (pipeline position {})", pass.name, pos + 1);
-                match edited {
-                    Edited::Module => verify(module, &where_())?,
-                    Edited::Functions(only) => verify_functions(module, &only, &where_())?,
-                }
+                let only = match &edited {
+                    Edited::Module => None,
+                    Edited::Functions(only) => Some(only.as_slice()),
+                };
+                verify(module, only, &format!("after pass `{}` (pipeline position {})", pass.name, pos + 1))?;
             }
             if let Some(obs) = observer.as_deref_mut() {
                 obs(pos, pass, module);
@@ -215,9 +215,10 @@ pub fn advance(
 enum Edited {
     /// A module pass: anything.
     Module,
-    /// A function pass: these functions, seen to change (their edit stamp or
-    /// signature moved, see [`crate::ir::Function::edit_stamp`]). A function pass sees the module read-only, so nothing else can have
-    /// changed; the pass's own `changed` answer is not trusted for this.
+    /// A function pass: these functions, seen to change (their edit stamp or signature
+    /// moved, see [`crate::ir::Function::edit_stamp`]). A function pass sees the module
+    /// read-only, so nothing else can have changed; the pass's own `changed` answer is not
+    /// trusted for this.
     Functions(Vec<FuncRef>),
 }
 
@@ -304,15 +305,14 @@ fn count_insts(module: &Module) -> usize {
     module.funcs().map(|(_, f)| f.inst_count()).sum()
 }
 
-fn verify_functions(module: &Module, only: &[FuncRef], where_: &str) -> Result<(), PipelineError> {
-    verifier::verify_module_rules_and_functions(module, only).map_err(|errors| PipelineError::Verifier {
-        where_: where_.to_string(),
-        errors: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"),
-    })
-}
-
-fn verify(module: &Module, where_: &str) -> Result<(), PipelineError> {
-    verifier::verify_module(module).map_err(|errors| PipelineError::Verifier {
+/// The IR verifier over the whole module, or (`only`) over the module rules and those
+/// functions.
+fn verify(module: &Module, only: Option<&[FuncRef]>, where_: &str) -> Result<(), PipelineError> {
+    let result = match only {
+        None => verifier::verify_module(module),
+        Some(only) => verifier::verify_module_rules_and_functions(module, only),
+    };
+    result.map_err(|errors| PipelineError::Verifier {
         where_: where_.to_string(),
         errors: errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("\n"),
     })
