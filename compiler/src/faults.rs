@@ -21,6 +21,10 @@ pub const FAULTS: &[(&str, &str)] = &[
         "constfold: folding a constant `%` with a negative result aborts the whole process (a crash no `catch_unwind` can catch)",
     ),
     (
+        CONSTFOLD_SREM_HANG,
+        "constfold: a constant `%` with a negative result counts as folded but stays in the code, so every sweep reports a change and the pass never reaches its fixpoint (a compiler that hangs)",
+    ),
+    (
         ARM_POW2_DIV_NO_BIAS,
         "arm-const-div: division by 4, 8, 16, ... forgets the bias that rounds negative dividends toward zero",
     ),
@@ -49,6 +53,9 @@ pub const CONSTFOLD_SREM_SIGN: &str = "constfold-srem-sign";
 /// Name of the constant-folding crash fault (see [`FAULTS`]): `std::process::abort`, to test
 /// that the campaign survives a compiler that takes the process down.
 pub const CONSTFOLD_SREM_ABORT: &str = "constfold-srem-abort";
+/// Name of the constant-folding hang fault (see [`FAULTS`]): the compiler never finishes,
+/// to test that the campaign's watchdog stops it and names the pass.
+pub const CONSTFOLD_SREM_HANG: &str = "constfold-srem-hang";
 /// Name of the back-end division fault (see [`FAULTS`]).
 pub const ARM_POW2_DIV_NO_BIAS: &str = "arm-pow2-div-no-bias";
 

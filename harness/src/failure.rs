@@ -77,6 +77,9 @@ named_enum! {
         /// The compiler killed the process (abort, stack overflow): recorded by the campaign's
         /// supervisor, never run again.
         CompilerCrash = "compiler-crash",
+        /// A compiler step made no progress within the campaign's step limit (a pass that
+        /// never reaches its fixpoint): the supervisor killed the process; never run again.
+        CompilerHang = "compiler-hang",
         /// The iterative and the region-based data-flow solvers gave different solutions.
         AnalysisDisagreement = "analysis-disagreement",
         /// Printed IR does not parse back to the same text.

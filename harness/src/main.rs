@@ -80,6 +80,9 @@ enum Command {
     /// side by side).
     #[command(subcommand)]
     Report(ReportCommand),
+    /// One probe of a compiler hang's triage (run by the campaign in a child process).
+    #[command(name = harness::triage::hang::PROBE_COMMAND, hide = true)]
+    HangProbe(harness::triage::hang::ProbeArgs),
 }
 
 #[derive(Subcommand)]
@@ -117,6 +120,7 @@ fn main() -> ExitCode {
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),
         Command::AsmAgree(args) => cli::asm_agree::run(&args),
         Command::Mutants(args) => report(harness::mutants::cli::run(&args)),
+        Command::HangProbe(args) => report(harness::triage::hang::run_probe(&args)),
     }
 }
 

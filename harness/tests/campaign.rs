@@ -359,3 +359,55 @@ fn a_fault_that_aborts_the_process_is_recorded_as_a_compiler_crash() {
     let summary = std::fs::read_to_string(supervised.join("summary.md")).expect("summary");
     assert!(summary.contains("compiler-crash"), "{summary}");
 }
+
+/// A fault that makes constant folding loop forever (on the same program and configuration
+/// as the abort fault above): with two workers the watchdog names the hung pair exactly,
+/// the campaign finishes every other pair as without the fault, and triage names the pass by
+/// probes in child processes.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_fault_that_hangs_the_compiler_is_stopped_recorded_and_located() {
+    if common::tools("campaign hang fault").is_none() {
+        return;
+    }
+    let fault = sysyc::faults::CONSTFOLD_SREM_HANG;
+    let scratch = common::scratch();
+    let path = |name: &str| scratch.path().join(name).to_str().expect("utf-8 path").to_string();
+    let args = ["campaign", "--programs", CRASH_PROGRAMS, "--jobs", "2", "--seed", CRASH_SEED, "--strategy", "o-levels"];
+
+    let clean = scratch.path().join("clean");
+    let out = harness(&[&args[..], &["--in-process", "--no-triage", "--out", &path("clean")]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let supervised = scratch.path().join("supervised");
+    let out = harness(&[&args[..], &["--fault", fault, "--step-limit", "5", "--out", &path("supervised")]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "failures found: {stderr}");
+    assert!(stderr.contains("made no progress in 5 s"), "{stderr}");
+    assert_eq!(row_keys(&supervised), row_keys(&clean), "the same (program, configuration) pairs, each once");
+
+    let rows = rows_with_kind(&supervised);
+    let hung: Vec<_> = rows.iter().filter(|(_, _, _, kind)| kind == "compiler-hang").collect();
+    assert!(!hung.is_empty(), "no compiler-hang row: {rows:?}");
+    assert!(hung.iter().all(|(_, _, label, _)| label != "O0"), "{hung:?}");
+    assert!(rows.iter().all(|(_, _, _, kind)| kind.is_empty() || kind == "compiler-hang"), "{rows:?}");
+    let crashed_txt = std::fs::read_to_string(supervised.join("crashed.txt")).expect("crashed.txt");
+    assert_eq!(crashed_txt.lines().count(), hung.len(), "one restart per hung pair: {crashed_txt}");
+    assert!(crashed_txt.lines().all(|l| l.ends_with("\thang after 5 s")), "{crashed_txt}");
+
+    let failures: Vec<_> = std::fs::read_dir(supervised.join("failures"))
+        .expect("failure corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with("-compiler-hang-pipeline"))
+        .collect();
+    assert!(!failures.is_empty(), "a compiler-hang failure directory");
+    for dir in &failures {
+        let repro = std::fs::read_to_string(dir.join("repro.sh")).expect("repro.sh");
+        assert!(repro.contains("timeout") && repro.contains(&format!("--fault={fault}")), "{repro}");
+        let record: harness::campaign::autotriage::TriageRecord =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("triage.json")).expect("triage.json")).expect("parses");
+        assert_eq!(record.culprit, "constfold", "{record:?}");
+        let triage = std::fs::read_to_string(dir.join("triage.txt")).expect("triage.txt");
+        assert!(triage.contains("constfold on function"), "{triage}");
+    }
+}

@@ -38,6 +38,7 @@ impl FunctionPass for ConstFold {
             swap_negative_sub: cx.faults.is_on(crate::faults::CONSTFOLD_SUB_SWAP),
             srem_sign: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_SIGN),
             srem_abort: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_ABORT),
+            srem_hang: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_HANG),
         };
         loop {
             let mut changed = false;
@@ -81,6 +82,7 @@ struct FoldFaults {
     swap_negative_sub: bool,
     srem_sign: bool,
     srem_abort: bool,
+    srem_hang: bool,
 }
 
 fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
@@ -123,6 +125,9 @@ fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
             };
             if faults.srem_abort && op == Opcode::SRem && matches!(c, Const::Int(r) if r < 0) {
                 abort_for_fault_injection();
+            }
+            if faults.srem_hang && op == Opcode::SRem && matches!(c, Const::Int(r) if r < 0) {
+                return Folded::Value; // claims a fold, replaces nothing: the sweep never settles
             }
             let c = match c {
                 Const::Int(r) if faults.srem_sign && op == Opcode::SRem && r < 0 => Const::Int(r.wrapping_neg()),

@@ -12,12 +12,15 @@
 //! A failure that only exists because of injected faults gets no regression case: the
 //! regression corpus is for real bugs. A `compiler-crash` failure is not triaged at all
 //! (triage runs the compiler in-process; see [`super::isolate`]): its `triage.json` says so.
+//! A `compiler-hang` failure is located by probes in child processes
+//! ([`crate::triage::hang`]) and not reduced.
 
 use super::failures::SavedFailure;
 use crate::failure::FailureKind;
 use crate::qemu::Runner;
 use crate::triage::bisect::{Checks, Culprit};
 use crate::triage::case::FailureCase;
+use crate::triage::hang::Prober;
 use crate::triage::reduce::count_lines;
 use crate::triage::regression::{TriageOptions, triage};
 use sysyc::config::ConfigArgs;
@@ -79,6 +82,8 @@ pub struct AutoTriage {
     pub options: TriageOptions,
     /// qemu-arm for back-end failures (`None`: the IR is judged only).
     pub runner: Option<Runner>,
+    /// A probe of a compiler hang still running after this hangs.
+    pub hang_probe_limit: std::time::Duration,
 }
 
 impl AutoTriage {
@@ -87,10 +92,17 @@ impl AutoTriage {
         if saved.kind == FailureKind::CompilerCrash {
             return not_triaged(saved, NO_CRASH_TRIAGE);
         }
+        if saved.kind == FailureKind::CompilerHang && saved.stage != crate::failure::Stage::Pipeline {
+            return not_triaged(saved, NO_SELFTEST_HANG_TRIAGE);
+        }
         let start = Instant::now();
         let mut record =
             TriageRecord { failure: saved.id.clone(), kind: Some(saved.kind), stage: Some(saved.stage), ..TriageRecord::default() };
-        let outcome = self.triage_into(saved, &mut record);
+        let outcome = if saved.kind == FailureKind::CompilerHang {
+            self.locate_hang(saved, &mut record)
+        } else {
+            self.triage_into(saved, &mut record)
+        };
         if let Err(e) = outcome {
             record.culprit = "error".into();
             record.error = Some(e);
@@ -124,7 +136,7 @@ impl AutoTriage {
         if saved.kind == FailureKind::Timeout {
             options.reduce.max_candidates = options.reduce.max_candidates.min(HANG_REDUCTION_CANDIDATES);
         }
-        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref() };
+        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), heartbeat: Some(super::isolate::heartbeat) };
         let report = triage(&case, &checks, &options)?;
         let mut text = String::from("== original program\n");
         text.push_str(&report.bisect.render(&case.config));
@@ -150,6 +162,23 @@ impl AutoTriage {
     }
 }
 
+impl AutoTriage {
+    /// Names the pass of a compiler hang by probes in child processes (see
+    /// [`crate::triage::hang`]); writes `triage.txt`.
+    fn locate_hang(&self, saved: &SavedFailure, record: &mut TriageRecord) -> Result<(), String> {
+        let source = std::fs::read_to_string(saved.dir.join("prog.sy")).map_err(|e| format!("cannot read prog.sy: {e}"))?;
+        record.lines_before = count_lines(&source);
+        record.bytes_before = source.len();
+        record.program_hash = program_hash(&source);
+        let exe = std::env::current_exe().map_err(|e| format!("locating the harness executable: {e}"))?;
+        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, beat: &super::isolate::heartbeat };
+        let report = prober.locate()?;
+        record.culprit = report.culprit.name();
+        record.culprit_detail = report.describe();
+        std::fs::write(saved.dir.join("triage.txt"), report.render()).map_err(|e| format!("cannot write triage.txt: {e}"))
+    }
+}
+
 /// Time limit of each run while triaging (generated programs run in milliseconds; see
 /// [`AutoTriage::triage_into`]).
 const TRIAGE_RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(3);
@@ -160,6 +189,9 @@ const HANG_REDUCTION_CANDIDATES: usize = 100;
 
 /// Why `compiler-crash` failures are not triaged.
 const NO_CRASH_TRIAGE: &str = "a compiler-crash kills the process that compiles it and triage compiles in-process, so it is not triaged (reproduce with repro.sh)";
+
+/// Why a hang outside a configuration's compilation (the data-flow self-test) is not triaged.
+const NO_SELFTEST_HANG_TRIAGE: &str = "the hang is in a self-test, not in a compilation that probes could bisect (reproduce with repro.sh)";
 
 /// Writes (and returns) the `triage.json` of a failure that is deliberately not triaged,
 /// saying why.

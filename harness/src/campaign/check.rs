@@ -22,7 +22,7 @@
 
 use super::config::Planned;
 use super::prefix;
-use super::isolate::{ANALYSIS, Crashed, FRONT_END, Journal};
+use super::isolate::{self, ANALYSIS, Crashed, FRONT_END, Journal};
 use super::records::{Phase, ProgramLine, Row, SelfTest, Timing};
 use crate::engine::{Engine, GccEngine, RunSettings};
 use crate::failure::{Expected, Failure, FailureKind, Stage, judge};
@@ -145,8 +145,8 @@ impl Checker {
             Checked { line, rows: Vec::new(), selftests: Vec::new(), truth: None, failures: Vec::new() }
         };
         self.note(index, FRONT_END);
-        if let Some(signal) = self.crashed.get(index, FRONT_END) {
-            return discard(line, format!("the front end or the reference interpreter killed the process ({signal})"));
+        if let Some(cause) = self.crashed.get(index, FRONT_END) {
+            return discard(line, format!("the front end or the reference interpreter took the process down ({cause})"));
         }
         let subject = match stages::caught(Stage::Frontend, || Subject::from_ast("prog.sy", &p.unit, &p.source, &p.stdin)) {
             Ok(Ok(s)) => s,
@@ -183,11 +183,7 @@ impl Checker {
                 ..base.clone()
             };
             let result = match self.crashed.get(index, &row.config_id) {
-                Some(signal) => Err(Failure::new(
-                    FailureKind::CompilerCrash,
-                    Stage::Pipeline,
-                    format!("the compiler killed the process ({signal}); not run again"),
-                )),
+                Some(cause) => Err(taken_down(cause, Stage::Pipeline)),
                 None => {
                     self.note(index, &row.config_id);
                     self.check_config(&mut cache, &mut prefixes, run_index, &case, config, &mut row, &mut timing)
@@ -210,7 +206,17 @@ impl Checker {
         }];
         // The solvers run compiler code too: journaled as their own step, and skipped on the
         // resumed run after they killed the process.
-        if self.crashed.get(index, ANALYSIS).is_none() {
+        if let Some(cause) = self.crashed.get(index, ANALYSIS) {
+            let failure = taken_down(cause, Stage::Analysis);
+            selftests.push(SelfTest {
+                program: index,
+                oracle: "dataflow".into(),
+                kind: Some(failure.kind),
+                detail: failure.detail,
+                checked: 0,
+                micros: 0,
+            });
+        } else {
             self.note(index, ANALYSIS);
             let start = Instant::now();
             let result = timing.time(Phase::Selftest, || dataflow::check_program(&lowered));
@@ -368,4 +374,14 @@ fn gcc_check(engine: &GccEngine, level: OptLevel, case: &Case, base: &Row) -> (R
 pub fn gcc_engines(limits: &Limits) -> Result<[GccEngine; 2], String> {
     let settings = RunSettings::new(limits.clone());
     Ok([GccEngine::new(OptLevel::O0, &settings)?, GccEngine::new(OptLevel::O2, &settings)?])
+}
+
+/// The failure of a step that took the process down on an earlier run (`crashed.txt`): a
+/// hang stopped by the watchdog or a crash by a signal; it is not run again.
+fn taken_down(cause: &str, stage: Stage) -> Failure {
+    if isolate::is_hang(cause) {
+        Failure::new(FailureKind::CompilerHang, stage, format!("no progress: {cause}, stopped by the campaign's watchdog; not run again"))
+    } else {
+        Failure::new(FailureKind::CompilerCrash, stage, format!("the compiler killed the process ({cause}); not run again"))
+    }
 }

@@ -3,10 +3,10 @@
 //! `harness campaign [--minutes M | --hours H | --until HH:MM | --programs N] [--jobs N]
 //! [--strategy a,b] [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc]
 //! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR] [--in-process]
-//! [--no-guide] [--guide-batch N]`
+//! [--no-guide] [--guide-batch N] [--step-limit SECS]`
 //!
 //! By default the campaign runs in a child process under a supervisor that survives and
-//! records compiler crashes (see [`super::isolate`]); `--in-process` runs it here.
+//! records compiler crashes and hangs (see [`super::isolate`]); `--in-process` runs it here.
 //!
 //! Each new failure is triaged at once (bisect + reduce, see [`super::autotriage`]) unless
 //! `--no-triage`; regression cases go next to the failure corpus (`corpus/regressions/`,
@@ -101,6 +101,12 @@ pub struct CampaignArgs {
     /// Time limit of each run, in seconds (default 10).
     #[arg(long, default_value_t = Limits::GENERATED.timeout.as_secs_f64(), value_parser = positive_f64)]
     pub timeout: f64,
+    /// A compiler step (one configuration's compile and runs, a program's front end, one
+    /// check of a triage) still running after this many seconds is a hang: the supervisor
+    /// stops it and records a `compiler-hang` failure (default: 60, or four `--timeout`s if
+    /// longer).
+    #[arg(long, value_parser = positive_f64)]
+    pub step_limit: Option<f64>,
     /// Use the generator's default configuration instead of swarm configurations.
     #[arg(long)]
     pub no_swarm: bool,
@@ -198,6 +204,7 @@ fn auto_triage(args: &CampaignArgs, options: &CampaignOptions) -> Result<Option<
         // Without qemu-arm triage judges the IR only (the campaign itself needs qemu, so
         // this is the exception).
         runner: Runner::new(CostMode::Off).ok(),
+        hang_probe_limit: crate::triage::hang::probe_limit(options.step_limit()),
     }))
 }
 
@@ -236,7 +243,10 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         // A time limit given here extends the campaign by that much from where it is; a
         // program limit replaces the saved one. Saved, except in the supervisor's child,
         // whose only limit is a replay's `--programs` for that session.
-        let limit_given = session_seconds(args)?.is_some() || args.programs.is_some();
+        let limit_given = session_seconds(args)?.is_some() || args.programs.is_some() || args.step_limit.is_some();
+        if args.step_limit.is_some() {
+            options.step_limit_secs = args.step_limit;
+        }
         if let Some(s) = session_seconds(args)? {
             options.seconds = Some(super::State::read(dir)?.elapsed_secs + s);
             options.programs = None;
@@ -288,6 +298,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         // Absolute: the supervisor's worker processes and a later `--resume` may run elsewhere.
         corpus: args.corpus.as_deref().map(std::path::absolute).transpose().context("the corpus path")?,
         stop_after_failing: args.stop_after_failures,
+        step_limit_secs: args.step_limit,
     };
     if let Some(corpus) = &options.corpus {
         super::corpus::len(corpus)?;
@@ -340,7 +351,8 @@ pub fn run(args: &CampaignArgs) -> Result<u8> {
         fixed_args.push("--previous".into());
         fixed_args.push(previous.into());
     }
-    let supervisor = isolate::Supervisor { dir: resolved.dir, jobs: jobs(args), fixed_args };
+    let step_limit = resolved.options.step_limit();
+    let supervisor = isolate::Supervisor { dir: resolved.dir, jobs: jobs(args), fixed_args, step_limit };
     supervisor.run()
 }
 

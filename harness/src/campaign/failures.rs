@@ -57,6 +57,12 @@ pub fn crash_repro_command(config: &Config) -> String {
     format!("sysyc prog.sy {config} -S -o p.s && sysyc prog.sy {config} --interpret < prog.in; echo \"exit $?\"")
 }
 
+/// The command reproducing a configuration that hung: the whole compiler under a time limit
+/// (status 124: still compiling when the limit struck).
+pub fn hang_repro_command(config: &Config) -> String {
+    format!("timeout 120 sysyc prog.sy {config} -S -o p.s; echo \"exit $? (124: still compiling after 120 s)\"")
+}
+
 /// Writes one failure directory under `root`; `failing` lists every configuration of the
 /// program that failed with the same kind in the same stage (the first is reproduced).
 pub fn save(
@@ -82,6 +88,7 @@ pub fn save(
     };
     let repro = match failure.kind {
         FailureKind::CompilerCrash => crash_repro_command(&config),
+        FailureKind::CompilerHang => hang_repro_command(&config),
         FailureKind::EncoderDisagreement => format!("sysyc prog.sy {config} -S -o p.s && harness asm-agree p.s"),
         _ => repro_command(&config, failure.stage),
     };

@@ -29,6 +29,14 @@
 //!   command that runs the whole compiler. A crashed front end discards the program; a
 //!   crashed triage is not repeated (`triage.json` says so). `compiler-crash` failures are
 //!   never triaged: triage compiles in-process and would die the same way.
+//! * **Hang.** A step that hangs (a pass that never reaches its fixpoint) kills nothing,
+//!   so the supervisor also watches the journal: a worker's entry older than the step limit
+//!   (`--step-limit`, default [`DEFAULT_STEP_LIMIT`] or four run time limits, whichever is
+//!   longer; a step's own runs are bounded by the run time limit) names the culprit exactly,
+//!   even with several workers. The supervisor appends it to `crashed.txt` with the cause
+//!   `hang after N s`, kills the child's process group and restarts it; on resume the pair
+//!   is a row of kind `compiler-hang`. Triage, which runs for long, re-stamps its entry
+//!   before each check of a candidate ([`heartbeat`]), so only a single check is timed.
 //! * **Termination.** Every restart after a crash adds a pair to `crashed.txt` that is never
 //!   run again, so each session gets further; restarts are capped ([`MAX_CRASHES`]) all the
 //!   same. A crash with nothing in flight (the harness itself) ends the campaign with an
@@ -45,6 +53,7 @@
 
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
+use std::cell::RefCell;
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -52,6 +61,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, SystemTime};
 
 /// Set (to `1`) in the environment of the campaign child.
 pub const CHILD_ENV: &str = "HARNESS_CAMPAIGN_CHILD";
@@ -63,6 +73,38 @@ pub const ANALYSIS: &str = "analysis";
 pub const TRIAGE: &str = "triage";
 /// Restarts after crashes per supervisor run.
 pub const MAX_CRASHES: u32 = 100;
+/// The shortest default step limit (see the module documentation).
+pub const DEFAULT_STEP_LIMIT: Duration = Duration::from_secs(60);
+/// The cause column of `crashed.txt` for a step the watchdog stopped starts with this.
+pub const HANG: &str = "hang";
+/// How often the supervisor looks at the child and the journal.
+const POLL: Duration = Duration::from_millis(200);
+
+/// The step limit for runs limited to `run_timeout` each: [`DEFAULT_STEP_LIMIT`] or four
+/// run limits (a step runs the IR interpreter and qemu, each bounded by it).
+pub fn default_step_limit(run_timeout: Duration) -> Duration {
+    DEFAULT_STEP_LIMIT.max(run_timeout * 4)
+}
+
+/// Whether a `crashed.txt` cause is a hang (else it names a signal).
+pub fn is_hang(cause: &str) -> bool {
+    cause.starts_with(HANG)
+}
+
+thread_local! {
+    /// This thread's journal file and entry while a step is in flight (for [`heartbeat`]).
+    static CURRENT: RefCell<Option<(PathBuf, String)>> = const { RefCell::new(None) };
+}
+
+/// Re-stamps the calling thread's journal entry, if it has one: the step is making progress
+/// (one check of a long triage is done). Outside a campaign worker it does nothing.
+pub fn heartbeat() {
+    CURRENT.with(|current| {
+        if let Some((file, entry)) = current.borrow().as_ref() {
+            let _ = std::fs::write(file, entry);
+        }
+    });
+}
 
 /// True in the campaign child started by the supervisor.
 pub fn is_child() -> bool {
@@ -96,11 +138,14 @@ impl Journal {
     /// Notes that this worker is about to run `step` of `program`. Best effort: a journal
     /// that cannot be written only costs the attribution of a crash.
     pub fn enter(&self, program: u64, step: &str) {
-        let _ = std::fs::write(self.file(), format!("{program}\t{step}\n"));
+        let (file, entry) = (self.file(), format!("{program}\t{step}\n"));
+        let _ = std::fs::write(&file, &entry);
+        CURRENT.with(|current| *current.borrow_mut() = Some((file, entry)));
     }
 
     /// Notes that this worker runs no compiler code.
     pub fn leave(&self) {
+        CURRENT.with(|current| *current.borrow_mut() = None);
         let _ = std::fs::write(self.file(), "");
     }
 }
@@ -119,11 +164,30 @@ pub fn in_flight(campaign: &Path) -> Vec<(u64, String)> {
     pairs
 }
 
+/// The oldest step in flight whose journal entry is older than `limit` at `now`: the
+/// program, the step and its age.
+pub fn overdue(campaign: &Path, limit: Duration, now: SystemTime) -> Option<(u64, String, Duration)> {
+    let entries = std::fs::read_dir(journal_dir(campaign)).ok()?;
+    entries
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let age = now.duration_since(std::fs::metadata(&path).ok()?.modified().ok()?).ok()?;
+            if age <= limit {
+                return None;
+            }
+            let text = std::fs::read_to_string(&path).ok()?;
+            let (program, step) = text.trim_end().split_once('\t')?;
+            Some((program.parse().ok()?, step.to_string(), age))
+        })
+        .max_by_key(|(_, _, age)| *age)
+}
+
 fn crashed_path(campaign: &Path) -> PathBuf {
     campaign.join("crashed.txt")
 }
 
-/// `crashed.txt`: the (program, step) pairs that killed the process, with the signal.
+/// `crashed.txt`: the (program, step) pairs that killed the process, with the signal, or that
+/// hung (cause `hang after N s`).
 #[derive(Clone, Debug, Default)]
 pub struct Crashed {
     pairs: BTreeMap<(u64, String), String>,
@@ -151,7 +215,7 @@ impl Crashed {
         Ok(Crashed { pairs })
     }
 
-    /// How `step` of `program` killed the process, if it did.
+    /// How `step` of `program` took the process down (a signal name or a hang), if it did.
     pub fn get(&self, program: u64, step: &str) -> Option<&str> {
         self.pairs.get(&(program, step.to_string())).map(String::as_str)
     }
@@ -214,6 +278,16 @@ pub struct Supervisor {
     pub jobs: usize,
     /// Arguments passed to every child as they are.
     pub fixed_args: Vec<OsString>,
+    /// A journal entry older than this is a hang (see the module documentation).
+    pub step_limit: Duration,
+}
+
+/// How a child session ended.
+enum SessionEnd {
+    /// By itself: exited or killed by a signal.
+    Status(ExitStatus),
+    /// Killed by the watchdog: this step of this program made no progress.
+    Hung { program: u64, step: String },
 }
 
 /// The process id of the running child (0: none), for the Ctrl-C handler.
@@ -242,7 +316,20 @@ impl Supervisor {
                 Some(n) => Session { jobs: 1, programs: Some(n) },
                 None => Session { jobs: self.jobs, programs: None },
             };
-            let status = self.session(&session)?;
+            let status = match self.session(&session)? {
+                SessionEnd::Status(status) => status,
+                SessionEnd::Hung { program, step } => {
+                    crashes += 1;
+                    errln!(
+                        "harness: program {program}, step {step} made no progress in {} s (a compiler hang); recorded, restarting",
+                        self.step_limit.as_secs()
+                    );
+                    if crashes >= MAX_CRASHES {
+                        anyhow::bail!("{crashes} crashes and hangs in one run; stopping (continue with --resume {})", self.dir.display());
+                    }
+                    continue;
+                }
+            };
             if let Some(code) = status.code() {
                 if replay_below.take().is_some() && !interrupted.load(Ordering::SeqCst) {
                     continue; // the replay is done: on with the whole campaign
@@ -282,8 +369,8 @@ impl Supervisor {
         }
     }
 
-    /// Starts one child session and waits for it.
-    fn session(&self, session: &Session) -> Result<ExitStatus> {
+    /// Starts one child session and waits for it, or kills it when a step hangs.
+    fn session(&self, session: &Session) -> Result<SessionEnd> {
         let exe = std::env::current_exe().context("locating the harness executable")?;
         let mut command = Command::new(exe);
         command.arg("campaign").arg("--resume").arg(&self.dir).arg("--jobs").arg(session.jobs.to_string());
@@ -306,11 +393,29 @@ impl Supervisor {
                 Ok(())
             });
         }
+        // The previous session's entries are stale by now: the child starts a fresh journal,
+        // and until it does the watchdog must not blame them again.
+        let _ = std::fs::remove_dir_all(journal_dir(&self.dir));
         let mut child = command.spawn().context("starting the campaign process")?;
-        CHILD.store(child.id() as i32, Ordering::SeqCst);
-        let status = child.wait();
+        let pid = child.id() as libc::pid_t;
+        CHILD.store(pid, Ordering::SeqCst);
+        let end = loop {
+            if let Some(status) = child.try_wait().context("waiting for the campaign process")? {
+                break SessionEnd::Status(status);
+            }
+            if let Some((program, step, _)) = overdue(&self.dir, self.step_limit, SystemTime::now()) {
+                // Recorded first: a supervisor killed now still leaves the culprit behind.
+                record_crash(&self.dir, program, &step, &format!("{HANG} after {} s", self.step_limit.as_secs()))?;
+                // SAFETY: kill(2) of the child's own process group (it called setpgid(0, 0)),
+                // which also holds the qemu runs it started.
+                unsafe { libc::kill(-pid, libc::SIGKILL) };
+                child.wait().context("waiting for the campaign process")?;
+                break SessionEnd::Hung { program, step };
+            }
+            std::thread::sleep(POLL);
+        };
         CHILD.store(0, Ordering::SeqCst);
-        status.context("waiting for the campaign process")
+        Ok(end)
     }
 }
 
@@ -340,7 +445,39 @@ mod tests {
         assert_eq!(crashed.get(7, "abc123"), Some("SIGABRT"));
         assert_eq!(crashed.get(9, FRONT_END), Some("SIGSEGV"));
         assert_eq!(crashed.get(11, "def"), None);
+        assert!(!is_hang("SIGABRT"));
         assert_eq!(signal_name(libc::SIGABRT), "SIGABRT");
         assert_eq!(signal_name(64), "signal 64");
+    }
+
+    #[test]
+    fn the_watchdog_blames_the_stale_entry_and_a_heartbeat_freshens_it() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let journal = Journal::open(dir.path()).expect("journal");
+        let limit = Duration::from_secs(60);
+        let later = |secs| SystemTime::now() + Duration::from_secs(secs);
+        journal.enter(3, "abc");
+        assert_eq!(overdue(dir.path(), limit, SystemTime::now()), None, "a fresh step");
+        let (program, step, age) = overdue(dir.path(), limit, later(90)).expect("stale after 90 s");
+        assert_eq!((program, step.as_str()), (3, "abc"));
+        assert!(age > limit);
+
+        // A step that began long ago but beat just now is not overdue.
+        let file = std::fs::read_dir(journal_dir(dir.path())).expect("journal dir").next().expect("one file").expect("entry").path();
+        let old = SystemTime::now() - Duration::from_secs(600);
+        std::fs::File::options().write(true).open(&file).and_then(|f| f.set_modified(old)).expect("back-dated");
+        assert!(overdue(dir.path(), limit, SystemTime::now()).is_some(), "back-dated entry is stale");
+        heartbeat();
+        assert_eq!(overdue(dir.path(), limit, SystemTime::now()), None, "the heartbeat re-stamped it");
+        assert_eq!(in_flight(dir.path()), vec![(3, "abc".to_string())], "with the same entry");
+
+        // Nothing in flight: nothing to blame, and a heartbeat writes nothing.
+        journal.leave();
+        heartbeat();
+        assert_eq!(overdue(dir.path(), limit, later(600)), None);
+        assert!(in_flight(dir.path()).is_empty());
+        assert!(is_hang(&format!("{HANG} after 60 s")));
+        assert_eq!(default_step_limit(Duration::from_secs(10)), DEFAULT_STEP_LIMIT);
+        assert_eq!(default_step_limit(Duration::from_secs(30)), Duration::from_secs(120));
     }
 }

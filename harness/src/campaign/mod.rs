@@ -129,6 +129,10 @@ pub struct CampaignOptions {
     /// programs of a seed that takes.
     #[serde(default)]
     pub stop_after_failing: Option<u64>,
+    /// The watchdog's step limit (`--step-limit`; `None`: the default, see
+    /// [`isolate::default_step_limit`]).
+    #[serde(default)]
+    pub step_limit_secs: Option<f64>,
 }
 
 /// One assembly text in this many is also assembled by GNU as and compared.
@@ -169,6 +173,13 @@ impl Shard {
 }
 
 impl CampaignOptions {
+    /// A compiler step running longer than this is a hang (see [`isolate`]).
+    pub fn step_limit(&self) -> Duration {
+        self.step_limit_secs
+            .map(Duration::from_secs_f64)
+            .unwrap_or_else(|| isolate::default_step_limit(Duration::from_secs_f64(self.timeout_secs)))
+    }
+
     fn shard_or_whole(&self) -> Shard {
         self.shard.unwrap_or(Shard { index: 0, count: 1 })
     }
@@ -498,9 +509,10 @@ fn check_one(
             let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, failure, &failing, faults)?;
             if let Some(hook) = hook {
                 // Triage compiles in-process: a triage that killed the process is not
-                // repeated (see `isolate`; the hook itself skips compiler-crash failures).
-                if let Some(signal) = checker.crashed.get(index, isolate::TRIAGE) {
-                    autotriage::not_triaged(&saved, &format!("triage of this program killed the process ({signal}); not repeated"));
+                // repeated (see `isolate`; the hook itself skips compiler-crash failures
+                // and locates compiler hangs out of process).
+                if let Some(cause) = checker.crashed.get(index, isolate::TRIAGE) {
+                    autotriage::not_triaged(&saved, &format!("triage of this program took the process down ({cause}); not repeated"));
                 } else {
                     checker.note(index, isolate::TRIAGE);
                     checked.line.timing.time(records::Phase::Triage, || hook(&saved));

@@ -66,6 +66,9 @@ fn limit_options(o: &CampaignOptions) -> Vec<String> {
     if let Some(n) = o.stop_after_failing {
         args.extend(["--stop-after-failures".into(), n.to_string()]);
     }
+    if let Some(secs) = o.step_limit_secs {
+        args.extend(["--step-limit".into(), secs.to_string()]);
+    }
     args
 }
 
@@ -159,6 +162,7 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row
     };
     let _ = writeln!(s, "| limit | {limit} |");
     let _ = writeln!(s, "| timeout of each run | {} s |", options.timeout_secs);
+    let _ = writeln!(s, "| step limit (a longer compiler step is a hang) | {} s |", options.step_limit().as_secs_f64());
     let generator = match &options.corpus {
         Some(corpus) => format!("none: the programs of `{}`", corpus.display()),
         None if options.swarm => "swarm configurations".to_string(),
@@ -256,6 +260,7 @@ mod tests {
             guide: None,
             corpus: None,
             stop_after_failing: None,
+            step_limit_secs: None,
         }
     }
 

@@ -191,6 +191,9 @@ pub fn unified_diff(before: &str, after: &str) -> String {
 pub struct Checks<'a> {
     pub timeout: Duration,
     pub runner: Option<&'a Runner>,
+    /// Called before each check: tells the campaign's watchdog that a long triage is making
+    /// progress (see [`crate::campaign::isolate::heartbeat`]).
+    pub heartbeat: Option<fn()>,
 }
 
 impl Checks<'_> {
@@ -198,6 +201,9 @@ impl Checks<'_> {
     /// `stage`'s way: the IR interpreter for a failure found in the IR, the binary otherwise.
     /// `Err` when the harness cannot decide.
     pub fn check(&self, case: &Case, config: &Config, stage: Stage) -> Result<Result<(), Failure>, String> {
+        if let Some(beat) = self.heartbeat {
+            beat();
+        }
         let config = &Config { verify_each: true, ..config.clone() };
         let result = match stage {
             Stage::Lowering | Stage::Pipeline | Stage::IrInterp => stages::check_ir(case, config, self.timeout),

@@ -108,7 +108,7 @@ pub fn run_bisect(args: &BisectArgs) -> anyhow::Result<ExitCode> {
     let case = FailureCase::from_files(&args.file, args.stdin.as_deref(), config).map_err(|e| anyhow!(e))?;
     let limits = args.failure.limits()?;
     let runner = args.failure.runner()?;
-    let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
+    let checks = Checks { timeout: limits.timeout, runner: runner.as_ref(), heartbeat: None };
     let report = bisect(&case, &checks, &limits).map_err(|e| anyhow!(e))?;
     out!("{}", report.render(&case.config))?;
     Ok(status(report.located.is_some()))
@@ -135,7 +135,7 @@ pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             let runner = args.failure.runner()?;
-            let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
+            let checks = Checks { timeout: limits.timeout, runner: runner.as_ref(), heartbeat: None };
             let judged = Case::with_truth(subject.clone(), &limits).map_err(|e| anyhow!(e))?;
             let Some((located, _, _)) = locate(&judged, &case.config, &checks).map_err(|e| anyhow!(e))? else {
                 errln!("the failure does not reproduce: nothing to reduce");
@@ -173,7 +173,7 @@ pub fn run_triage(args: &TriageArgs) -> anyhow::Result<ExitCode> {
     let case = FailureCase::from_dir(&args.dir, &args.failure.config).map_err(|e| anyhow!(e))?;
     let limits = args.failure.limits()?;
     let runner = args.failure.runner()?;
-    let checks = Checks { timeout: limits.timeout, runner: runner.as_ref() };
+    let checks = Checks { timeout: limits.timeout, runner: runner.as_ref(), heartbeat: None };
     let options = TriageOptions {
         limits: limits.clone(),
         reduce: ReduceOptions { limits, ..ReduceOptions::default() },

@@ -17,12 +17,14 @@
 //! * [`reduce`] — AST-level test-case reduction to a fixpoint.
 //! * [`regression`] — `harness triage`: both, and the reduced case written as a regression
 //!   test (`corpus/regressions/`).
+//! * [`hang`] — the pass of a compiler hang, located by probes in child processes.
 //! * [`cli`] — the `bisect`, `reduce` and `triage` subcommands.
 
 pub mod bisect;
 pub mod case;
 pub mod cli;
 pub mod ddmin;
+pub mod hang;
 pub mod reduce;
 pub mod regression;
 

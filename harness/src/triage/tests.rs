@@ -245,7 +245,7 @@ mod faults {
     }
 
     fn ir_only() -> Checks<'static> {
-        Checks { timeout: Limits::GENERATED.timeout, runner: None }
+        Checks { timeout: Limits::GENERATED.timeout, runner: None, heartbeat: None }
     }
 
     /// `constfold-srem-sign` needs a constant `%` with a negative result, which only exists
@@ -353,7 +353,7 @@ int main() {
     }
 
     fn with(runner: &Runner) -> Checks<'_> {
-        Checks { timeout: Limits::GENERATED.timeout, runner: Some(runner) }
+        Checks { timeout: Limits::GENERATED.timeout, runner: Some(runner), heartbeat: None }
     }
 
     /// The back-end fault `arm-pow2-div-no-bias` (division by a power of two forgets the
