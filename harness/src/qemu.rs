@@ -322,6 +322,8 @@ pub enum RunError {
     Plugin(String),
     #[error("cannot create a temporary directory: {0}")]
     TempDir(std::io::Error),
+    #[error("cannot write the run's stdin file: {0}")]
+    StdinFile(std::io::Error),
 }
 
 /// Whether runs are measured.
@@ -409,7 +411,7 @@ impl Runner {
             timeout,
             ..RunOptions::default()
         };
-        let counter_dir = match &self.plugin {
+        let run_dir = match &self.plugin {
             Some(_) => Some(
                 tempfile::Builder::new()
                     .prefix("harness-cost-")
@@ -418,7 +420,17 @@ impl Runner {
             ),
             None => None,
         };
-        let counter_file = counter_dir.as_ref().map(|d| d.path().join("counts"));
+        let counter_file = run_dir.as_ref().map(|d| d.path().join("counts"));
+        // Counted runs read stdin from a file: from a pipe, how the input arrives in chunks
+        // (the writer racing the reader) changes how often the runtime's input loop runs, so
+        // the same binary on the same input would count differently from run to run.
+        if let Some(dir) = &run_dir
+            && !stdin.is_empty()
+        {
+            let path = dir.path().join("stdin");
+            std::fs::write(&path, stdin).map_err(RunError::StdinFile)?;
+            opts.stdin = Stdin::File(path);
+        }
         if let (Some(plugin), Some(file)) = (&self.plugin, &counter_file) {
             let option = plugin_option(plugin, &PluginConfig::new(file, ranges))
                 .map_err(|e| RunError::Plugin(e.to_string()))?;

@@ -325,3 +325,36 @@ fn c_programs_use_sysy_semantics() {
         );
     }
 }
+
+/// The same binary on the same input counts the same instructions every time, even with an
+/// input larger than a pipe's buffer (read in chunks that depend on how the writer races the
+/// reader, if it came through a pipe).
+#[test]
+fn counts_of_a_run_reading_much_input_are_the_same_every_time() {
+    if !common::tools_with_plugin("counts_of_a_run_reading_much_input_are_the_same_every_time") {
+        return;
+    }
+    let source = "int main() { int n = getint(); int s = 0; int i = 0; while (i < n) { s = s + getint(); i = i + 1; } putint(s); return 0; }";
+    let n = 100_000;
+    let mut input = format!("{n}\n");
+    for i in 0..n {
+        input.push_str(&format!("{}\n", i % 1000 - 500));
+    }
+    assert!(input.len() > 4 * 65_536, "more than a pipe buffer");
+    let subject = harness::subject::Subject::parse("sum.sy", source, input.as_bytes()).expect("valid program");
+    let module = harness::stages::lower(&subject).expect("lowers");
+    let config = sysyc::config::Config::level(sysyc::passes::OptLevel::O2);
+    let (module, _) = harness::stages::optimise(&module, &config, None).expect("optimises");
+    let asm = harness::stages::select(&module, &config).expect("compiles");
+    let exe = harness::stages::link(&asm, library::Assembler::default()).expect("links");
+    let runner = harness::qemu::Runner::new(harness::qemu::CostMode::Measure).expect("runner");
+    let counts: Vec<u64> = (0..4)
+        .map(|_| {
+            let run = runner.run(&exe.path, input.as_bytes(), Duration::from_secs(60)).expect("runs");
+            assert_eq!(run.status, RunStatus::Exited(0));
+            assert_eq!(run.stdout, b"-50000");
+            run.cost.expect("counted").counts.total
+        })
+        .collect();
+    assert!(counts.iter().all(|&c| c == counts[0]), "{counts:?}");
+}

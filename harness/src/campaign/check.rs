@@ -32,7 +32,9 @@ use crate::qemu::{RunCost, Runner};
 use crate::stages;
 use crate::subject::{Case, Limits, Subject};
 use rustc_hash::FxHashMap;
+use std::sync::Arc;
 use std::time::Instant;
+use sysyc::passes::manager::PipelineState;
 use sysyc::faults::FaultSet;
 use sysyc::passes::OptLevel;
 use sysyc::runtime::library::Assembler;
@@ -91,6 +93,9 @@ struct Cache {
     asm: FxHashMap<String, Result<String, Failure>>,
     /// Assembly hash → the qemu run.
     native: FxHashMap<String, Native>,
+    /// The optimised IR of the configurations whose pipeline is exactly `-O1`'s or `-O2`'s:
+    /// the data-flow oracle checks these instead of running the pipelines again.
+    levels: Vec<(OptLevel, Arc<PipelineState>)>,
 }
 
 impl Cache {
@@ -219,7 +224,8 @@ impl Checker {
         } else {
             self.note(index, ANALYSIS);
             let start = Instant::now();
-            let result = timing.time(Phase::Selftest, || dataflow::check_program(&lowered));
+            let optimised = |level: OptLevel| cache.levels.iter().find(|(l, _)| *l == level).map(|(_, state)| state.module());
+            let result = timing.time(Phase::Selftest, || dataflow::check_program(&lowered, &optimised));
             let compared = result.as_ref().copied().unwrap_or_default();
             line.analysis_functions = compared.functions;
             let detail = match &result {
@@ -280,6 +286,12 @@ impl Checker {
         timing: &mut Timing,
     ) -> Result<(), Failure> {
         let optimised = timing.time(Phase::Optimise, || prefixes.optimise(run_index, config))?;
+        let names = config.pass_names();
+        for level in [OptLevel::O1, OptLevel::O2] {
+            if !cache.levels.iter().any(|(l, _)| *l == level) && names == sysyc::config::Config::level(level).pass_names() {
+                cache.levels.push((level, Arc::clone(&optimised.state)));
+            }
+        }
         let module = optimised.module();
         row.passes_changed = optimised.changed_bits();
         row.ir_hash = optimised.ir_hash.clone();
