@@ -8,7 +8,11 @@
 //! kind of its stdin/stdout (glibc's start-up code and stdio look at all three). Every run
 //! therefore gets the same environment (empty unless [`RunOptions::env`] says otherwise; the
 //! guest inherits qemu's environment), the same `argv[0]` (qemu's `-0`), stdout and stderr on
-//! pipes, and stdin from a pipe, a file or `/dev/null` as requested. Core dumps are disabled
+//! pipes, and stdin from a pipe, a file or `/dev/null` as requested. [`Runner`] runs also set
+//! `SYSY_FIXED_CLOCK=1`, so that both runtime libraries' timers read 0 (the timer report's
+//! digits would otherwise change its formatting cost with the run's duration), and give a
+//! counted run its stdin as a file (a pipe's chunking changes the runtime's read loop). The
+//! program's behaviour does not change: SysY cannot read the clock. Core dumps are disabled
 //! (for the whole process: see [`no_core_dumps`]) so that a crashing guest leaves no
 //! `qemu_*.core` files behind.
 //!
@@ -326,6 +330,10 @@ pub enum RunError {
     StdinFile(std::io::Error),
 }
 
+/// The environment variable that makes the runtime libraries' timers read 0 (see the module
+/// documentation).
+pub const FIXED_CLOCK: &str = "SYSY_FIXED_CLOCK";
+
 /// Whether runs are measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CostMode {
@@ -409,6 +417,7 @@ impl Runner {
         let mut opts = RunOptions {
             stdin: Stdin::Bytes(stdin.to_vec()),
             timeout,
+            env: vec![(FIXED_CLOCK.into(), "1".into())],
             ..RunOptions::default()
         };
         let run_dir = match &self.plugin {

@@ -226,6 +226,9 @@ fn timers_are_reported_on_stderr_at_exit() {
         zeroed += &format!("{label} 0H-0M-0S-0us\n");
     }
     assert_eq!(zeroed, io.timer_report());
+    // With the harness's fixed clock the report is exactly the interpreters'.
+    let fixed = RunOptions { env: vec![(harness::qemu::FIXED_CLOCK.into(), "1".into())], ..RunOptions::default() };
+    assert_eq!(String::from_utf8_lossy(&qemu.run(&exe, &fixed).expect("run").stderr), io.timer_report());
     assert!(
         zeroed.starts_with(
             "Timer@0012-0034: 0H-0M-0S-0us\nTimer@0005-12345: 0H-0M-0S-0us\nTimer@0000-0007: "
@@ -357,4 +360,34 @@ fn counts_of_a_run_reading_much_input_are_the_same_every_time() {
         })
         .collect();
     assert!(counts.iter().all(|&c| c == counts[0]), "{counts:?}");
+}
+
+/// A program that times itself counts the same instructions every time under the harness's
+/// runner: its timers read 0 (`SYSY_FIXED_CLOCK`), in the freestanding runtime too, so the
+/// report's digits do not vary with the run's duration.
+#[test]
+fn counts_of_a_timed_run_do_not_depend_on_its_duration() {
+    if !common::tools_with_plugin("counts_of_a_timed_run_do_not_depend_on_its_duration") {
+        return;
+    }
+    let source = "int main() { int n = getint(); int s = 0; starttime(); int i = 0; while (i < n) { s = s + i % 7; i = i + 1; } stoptime(); putint(s % 10); return 0; }";
+    let runner = harness::qemu::Runner::new(harness::qemu::CostMode::Measure).expect("runner");
+    let exe = |n: &str| {
+        let subject = harness::subject::Subject::parse("timed.sy", source, n.as_bytes()).expect("valid program");
+        let module = harness::stages::lower(&subject).expect("lowers");
+        let asm = harness::stages::select(&module, &sysyc::config::Config::default()).expect("compiles");
+        harness::stages::link(&asm, library::Assembler::InProcess).expect("links")
+    };
+    let program = exe("0");
+    // Runs of very different lengths (inputs of the same digits, an output of one digit): the
+    // timed loop's own instructions differ, the runtime's not.
+    let runtime = |input: &str| {
+        let run = runner.run(&program.path, input.as_bytes(), Duration::from_secs(60)).expect("runs");
+        assert_eq!(run.status, RunStatus::Exited(0));
+        let counts = run.cost.expect("counted").counts;
+        counts.total - counts.program.total()
+    };
+    let short = runtime("0000010");
+    assert_eq!(runtime("0000010"), short);
+    assert_eq!(runtime("3000000"), short, "the timer report costs the same after a long run");
 }

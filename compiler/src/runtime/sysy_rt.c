@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "sysy_rt.h"
@@ -115,16 +116,32 @@ static int open_line;
 static int timer_is_open;
 static struct timespec open_time;
 
+/* The clock, or 0 under `SYSY_FIXED_CLOCK=1` (the harness's runs): then the timer report, and
+ * the instructions that format it, do not depend on how long the run took. */
+static void read_clock(struct timespec *t) {
+    static int fixed = -1;
+    if (fixed < 0) {
+        const char *setting = getenv("SYSY_FIXED_CLOCK");
+        fixed = setting && strcmp(setting, "1") == 0;
+    }
+    if (fixed) {
+        t->tv_sec = 0;
+        t->tv_nsec = 0;
+    } else {
+        clock_gettime(CLOCK_MONOTONIC, t);
+    }
+}
+
 static long long now_micros(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    read_clock(&t);
     return (long long)t.tv_sec * 1000000 + t.tv_nsec / 1000;
 }
 
 void _sysy_starttime(int line) {
     open_line = line;
     timer_is_open = 1;
-    clock_gettime(CLOCK_MONOTONIC, &open_time);
+    read_clock(&open_time);
 }
 
 void _sysy_stoptime(int line) {

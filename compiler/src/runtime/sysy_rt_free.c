@@ -1353,7 +1353,14 @@ static int open_line;
 static int timer_is_open;
 static u64 open_micros;
 
+/* Set by `SYSY_FIXED_CLOCK=1` in the environment (the harness's runs): every timer reads 0,
+ * so the report on stderr, and the instructions that format it, do not depend on how long the
+ * run took. Nothing else changes: the program cannot observe the clock. */
+static int fixed_clock;
+
 static u64 now_micros(void) {
+    if (fixed_clock)
+        return 0;
     struct {
         long tv_sec, tv_nsec;
     } t = {0, 0};
@@ -1439,9 +1446,23 @@ static void report_timers(void) {
 
 /* ---- Entry point ----------------------------------------------------------------------- */
 
+/* Whether `entry` is exactly "SYSY_FIXED_CLOCK=1". */
+static int is_fixed_clock_entry(const char *entry) {
+    static const char wanted[] = "SYSY_FIXED_CLOCK=1";
+    for (u32 i = 0; i < sizeof wanted; i++)
+        if (entry[i] != wanted[i])
+            return 0;
+    return 1;
+}
+
 /* Runs main and exits like glibc's exit() does for sysy_rt.c: destructor (timer report),
- * then the stdio flush. */
-__attribute__((used, noreturn, noipa)) static void sysy_start(void) {
+ * then the stdio flush. `initial_sp` is the kernel's: argc, argv[argc + 1], envp (null
+ * terminated). */
+__attribute__((used, noreturn, noipa)) static void sysy_start(long *initial_sp) {
+    char **envp = (char **)(initial_sp + initial_sp[0] + 2);
+    for (; *envp; envp++)
+        if (is_fixed_clock_entry(*envp))
+            fixed_clock = 1;
     int status = main();
     report_timers();
     sink_flush(&out);
@@ -1449,14 +1470,15 @@ __attribute__((used, noreturn, noipa)) static void sysy_start(void) {
         syscall3(SYS_EXIT_GROUP, status, 0, 0);
 }
 
-/* The kernel starts the process here with sp at argc; AAPCS wants sp 8-byte aligned at
- * calls, and a zero fp/lr ends backtraces. */
+/* The kernel starts the process here with sp at argc (passed on to sysy_start); AAPCS wants
+ * sp 8-byte aligned at calls, and a zero fp/lr ends backtraces. */
 __asm__(".text\n"
         ".global _start\n"
         ".type _start, %function\n"
         "_start:\n"
         "\tmov fp, #0\n"
         "\tmov lr, #0\n"
+        "\tmov r0, sp\n"
         "\tbic sp, sp, #7\n"
         "\tbl sysy_start\n"
         ".size _start, .-_start\n");
