@@ -322,7 +322,7 @@ impl Supervisor {
                     crashes += 1;
                     errln!(
                         "harness: program {program}, step {step} made no progress in {} s (a compiler hang); recorded, restarting",
-                        self.step_limit.as_secs()
+                        self.step_limit.as_secs_f64()
                     );
                     if crashes >= MAX_CRASHES {
                         anyhow::bail!("{crashes} crashes and hangs in one run; stopping (continue with --resume {})", self.dir.display());
@@ -405,7 +405,7 @@ impl Supervisor {
             }
             if let Some((program, step, _)) = overdue(&self.dir, self.step_limit, SystemTime::now()) {
                 // Recorded first: a supervisor killed now still leaves the culprit behind.
-                record_crash(&self.dir, program, &step, &format!("{HANG} after {} s", self.step_limit.as_secs()))?;
+                record_crash(&self.dir, program, &step, &format!("{HANG} after {} s", self.step_limit.as_secs_f64()))?;
                 // SAFETY: kill(2) of the child's own process group (it called setpgid(0, 0)),
                 // which also holds the qemu runs it started.
                 unsafe { libc::kill(-pid, libc::SIGKILL) };
