@@ -21,6 +21,10 @@ pub const FAULTS: &[(&str, &str)] = &[
         "constfold: folding a constant `%` with a negative result aborts the whole process (a crash no `catch_unwind` can catch)",
     ),
     (
+        CONSTFOLD_SREM_HOARD,
+        "constfold: folding a constant `%` with a negative result reserves 4 GiB of tables it never frees (a compiler that runs out of memory under a memory limit)",
+    ),
+    (
         CONSTFOLD_SREM_HANG,
         "constfold: a constant `%` with a negative result counts as folded but stays in the code, so every sweep reports a change and the pass never reaches its fixpoint (a compiler that hangs)",
     ),
@@ -53,6 +57,9 @@ pub const CONSTFOLD_SREM_SIGN: &str = "constfold-srem-sign";
 /// Name of the constant-folding crash fault (see [`FAULTS`]): `std::process::abort`, to test
 /// that the campaign survives a compiler that takes the process down.
 pub const CONSTFOLD_SREM_ABORT: &str = "constfold-srem-abort";
+/// Name of the constant-folding memory fault (see [`FAULTS`]): reserved, never touched, so it
+/// costs no physical memory, but a process under a data limit of less than 4 GiB dies.
+pub const CONSTFOLD_SREM_HOARD: &str = "constfold-srem-hoard";
 /// Name of the constant-folding hang fault (see [`FAULTS`]): the compiler never finishes,
 /// to test that the campaign's watchdog stops it and names the pass.
 pub const CONSTFOLD_SREM_HANG: &str = "constfold-srem-hang";

@@ -360,6 +360,38 @@ fn a_fault_that_aborts_the_process_is_recorded_as_a_compiler_crash() {
     assert!(summary.contains("compiler-crash"), "{summary}");
 }
 
+/// A fault that reserves 4 GiB (never touched) where the abort fault aborts: under a 2 GiB
+/// memory limit the allocation fails, the process aborts and the pair is a `compiler-crash`;
+/// with room for it (a 16 GiB limit; nothing is touched, so any machine has that much address
+/// space) the same fault costs nothing and the campaign passes.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_fault_that_exhausts_the_memory_limit_is_recorded_as_a_compiler_crash() {
+    if common::tools("campaign memory fault").is_none() {
+        return;
+    }
+    let fault = sysyc::faults::CONSTFOLD_SREM_HOARD;
+    let scratch = common::scratch();
+    let path = |name: &str| scratch.path().join(name).to_str().expect("utf-8 path").to_string();
+    let args = ["campaign", "--programs", CRASH_PROGRAMS, "--jobs", "1", "--seed", CRASH_SEED, "--strategy", "o-levels", "--no-triage"];
+
+    let limited = scratch.path().join("limited");
+    let out = harness(&[&args[..], &["--fault", fault, "--memory-limit", "2", "--out", &path("limited")]].concat());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "failures found: {stderr}");
+    assert!(stderr.contains("memory allocation of") && stderr.contains("SIGABRT"), "{stderr}");
+    let rows = rows_with_kind(&limited);
+    let crashed: Vec<_> = rows.iter().filter(|(_, _, _, kind)| kind == "compiler-crash").collect();
+    assert!(!crashed.is_empty(), "no compiler-crash row: {rows:?}");
+    assert!(rows.iter().all(|(_, _, _, kind)| kind.is_empty() || kind == "compiler-crash"), "{rows:?}");
+    let summary = std::fs::read_to_string(limited.join("summary.md")).expect("summary");
+    assert!(summary.contains("| memory limit (data, per process) | 2.0 GiB |"), "{summary}");
+
+    // Room for 4 GiB: the same campaign has no failure.
+    let out = harness(&[&args[..], &["--fault", fault, "--memory-limit", "16", "--out", &path("roomy")]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// A fault that makes constant folding loop forever (on the same program and configuration
 /// as the abort fault above): with two workers the watchdog names the hung pair exactly,
 /// the campaign finishes every other pair as without the fault, and triage names the pass by

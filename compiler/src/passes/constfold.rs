@@ -39,6 +39,7 @@ impl FunctionPass for ConstFold {
             srem_sign: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_SIGN),
             srem_abort: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_ABORT),
             srem_hang: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_HANG),
+            srem_hoard: cx.faults.is_on(crate::faults::CONSTFOLD_SREM_HOARD),
         };
         loop {
             let mut changed = false;
@@ -83,6 +84,7 @@ struct FoldFaults {
     srem_sign: bool,
     srem_abort: bool,
     srem_hang: bool,
+    srem_hoard: bool,
 }
 
 fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
@@ -126,6 +128,9 @@ fn fold_one(func: &mut Function, inst: Inst, faults: FoldFaults) -> Folded {
             if faults.srem_abort && op == Opcode::SRem && matches!(c, Const::Int(r) if r < 0) {
                 abort_for_fault_injection();
             }
+            if faults.srem_hoard && op == Opcode::SRem && matches!(c, Const::Int(r) if r < 0) {
+                hoard_for_fault_injection();
+            }
             if faults.srem_hang && op == Opcode::SRem && matches!(c, Const::Int(r) if r < 0) {
                 return Folded::Value; // claims a fold, replaces nothing: the sweep never settles
             }
@@ -148,6 +153,18 @@ fn abort_for_fault_injection() {
 
 #[cfg(not(feature = "fault-injection"))]
 fn abort_for_fault_injection() {}
+
+/// The `constfold-srem-hoard` fault: 4 GiB reserved and leaked, 256 MiB at a time, never
+/// touched (no physical memory). Only with the `fault-injection` feature.
+#[cfg(feature = "fault-injection")]
+fn hoard_for_fault_injection() {
+    for _ in 0..16 {
+        std::mem::forget(std::hint::black_box(Vec::<u8>::with_capacity(256 << 20)));
+    }
+}
+
+#[cfg(not(feature = "fault-injection"))]
+fn hoard_for_fault_injection() {}
 
 fn replace_with(func: &mut Function, inst: Inst, v: Value) -> Folded {
     let result = func.result(inst).expect("folded instructions have results");

@@ -3,7 +3,7 @@
 //! `harness campaign [--minutes M | --hours H | --until HH:MM | --programs N] [--jobs N]
 //! [--strategy a,b] [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc]
 //! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR] [--in-process]
-//! [--no-guide] [--guide-batch N] [--step-limit SECS]`
+//! [--no-guide] [--guide-batch N] [--step-limit SECS] [--memory-limit GIB]`
 //!
 //! By default the campaign runs in a child process under a supervisor that survives and
 //! records compiler crashes and hangs (see [`super::isolate`]); `--in-process` runs it here.
@@ -107,6 +107,12 @@ pub struct CampaignArgs {
     /// longer).
     #[arg(long, value_parser = positive_f64)]
     pub step_limit: Option<f64>,
+    /// The campaign process may allocate at most this many GiB (its data limit, also for each
+    /// qemu run it starts): a compiler step that allocates without bound then dies by
+    /// SIGABRT and is recorded as a `compiler-crash`, before it exhausts the machine (default:
+    /// half the physical memory, at least 2).
+    #[arg(long, value_name = "GIB", value_parser = positive_f64)]
+    pub memory_limit: Option<f64>,
     /// Use the generator's default configuration instead of swarm configurations.
     #[arg(long)]
     pub no_swarm: bool,
@@ -243,9 +249,15 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         // A time limit given here extends the campaign by that much from where it is; a
         // program limit replaces the saved one. Saved, except in the supervisor's child,
         // whose only limit is a replay's `--programs` for that session.
-        let limit_given = session_seconds(args)?.is_some() || args.programs.is_some() || args.step_limit.is_some();
+        let limit_given = session_seconds(args)?.is_some()
+            || args.programs.is_some()
+            || args.step_limit.is_some()
+            || args.memory_limit.is_some();
         if args.step_limit.is_some() {
             options.step_limit_secs = args.step_limit;
+        }
+        if args.memory_limit.is_some() {
+            options.memory_limit_gib = args.memory_limit;
         }
         if let Some(s) = session_seconds(args)? {
             options.seconds = Some(super::State::read(dir)?.elapsed_secs + s);
@@ -299,6 +311,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
         corpus: args.corpus.as_deref().map(std::path::absolute).transpose().context("the corpus path")?,
         stop_after_failing: args.stop_after_failures,
         step_limit_secs: args.step_limit,
+        memory_limit_gib: args.memory_limit,
     };
     if let Some(corpus) = &options.corpus {
         super::corpus::len(corpus)?;
@@ -352,7 +365,8 @@ pub fn run(args: &CampaignArgs) -> Result<u8> {
         fixed_args.push(previous.into());
     }
     let step_limit = resolved.options.step_limit();
-    let supervisor = isolate::Supervisor { dir: resolved.dir, jobs: jobs(args), fixed_args, step_limit };
+    let memory_limit = resolved.options.memory_limit();
+    let supervisor = isolate::Supervisor { dir: resolved.dir, jobs: jobs(args), fixed_args, step_limit, memory_limit };
     supervisor.run()
 }
 

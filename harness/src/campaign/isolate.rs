@@ -37,6 +37,10 @@
 //!   `hang after N s`, kills the child's process group and restarts it; on resume the pair
 //!   is a row of kind `compiler-hang`. Triage, which runs for long, re-stamps its entry
 //!   before each check of a candidate ([`heartbeat`]), so only a single check is timed.
+//! * **Memory.** The child runs under a data limit (`RLIMIT_DATA`, `--memory-limit`, default
+//!   [`default_memory_limit`]), inherited by every qemu run it starts: a compiler step that
+//!   allocates without bound fails an allocation and aborts (SIGABRT), which is a crash as
+//!   above, instead of taking the machine's memory (and the OOM killer's pick) with it.
 //! * **Termination.** Every restart after a crash adds a pair to `crashed.txt` that is never
 //!   run again, so each session gets further; restarts are capped ([`MAX_CRASHES`]) all the
 //!   same. A crash with nothing in flight (the harness itself) ends the campaign with an
@@ -84,6 +88,15 @@ const POLL: Duration = Duration::from_millis(200);
 /// run limits (a step runs the IR interpreter and qemu, each bounded by it).
 pub fn default_step_limit(run_timeout: Duration) -> Duration {
     DEFAULT_STEP_LIMIT.max(run_timeout * 4)
+}
+
+/// Half the physical memory, at least 2 GiB (a qemu run alone reserves about 1 GiB of
+/// translation buffer, which counts as data).
+pub fn default_memory_limit() -> u64 {
+    // SAFETY: sysconf has no preconditions.
+    let (pages, page_size) = unsafe { (libc::sysconf(libc::_SC_PHYS_PAGES), libc::sysconf(libc::_SC_PAGESIZE)) };
+    let physical = u64::try_from(pages).unwrap_or(0).saturating_mul(u64::try_from(page_size).unwrap_or(0));
+    (physical / 2).max(2 << 30)
 }
 
 /// Whether a `crashed.txt` cause is a hang (else it names a signal).
@@ -280,6 +293,8 @@ pub struct Supervisor {
     pub fixed_args: Vec<OsString>,
     /// A journal entry older than this is a hang (see the module documentation).
     pub step_limit: Duration,
+    /// The child's data limit in bytes (see the module documentation).
+    pub memory_limit: u64,
 }
 
 /// How a child session ended.
@@ -379,6 +394,7 @@ impl Supervisor {
         }
         command.args(&self.fixed_args).env(CHILD_ENV, "1").stdin(Stdio::null());
         let supervisor = std::process::id() as libc::pid_t;
+        let memory_limit = self.memory_limit as libc::rlim_t;
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             command.pre_exec(move || {
@@ -389,6 +405,16 @@ impl Supervisor {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 if libc::getppid() != supervisor {
                     libc::_exit(1);
+                }
+                // The soft limit only (within the hard one), so a lower limit set by the user
+                // stands.
+                let mut data = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+                if libc::getrlimit(libc::RLIMIT_DATA, &mut data) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                data.rlim_cur = data.rlim_cur.min(memory_limit).min(data.rlim_max);
+                if libc::setrlimit(libc::RLIMIT_DATA, &data) != 0 {
+                    return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
             });

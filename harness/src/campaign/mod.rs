@@ -133,6 +133,10 @@ pub struct CampaignOptions {
     /// [`isolate::default_step_limit`]).
     #[serde(default)]
     pub step_limit_secs: Option<f64>,
+    /// The campaign process's data limit in GiB (`--memory-limit`; `None`: the default, see
+    /// [`isolate::default_memory_limit`]).
+    #[serde(default)]
+    pub memory_limit_gib: Option<f64>,
 }
 
 /// One assembly text in this many is also assembled by GNU as and compared.
@@ -173,6 +177,14 @@ impl Shard {
 }
 
 impl CampaignOptions {
+    /// The campaign process's data limit in bytes (see [`isolate`]).
+    pub fn memory_limit(&self) -> u64 {
+        match self.memory_limit_gib {
+            Some(gib) => (gib * (1u64 << 30) as f64) as u64,
+            None => isolate::default_memory_limit(),
+        }
+    }
+
     /// A compiler step running longer than this is a hang (see [`isolate`]).
     pub fn step_limit(&self) -> Duration {
         self.step_limit_secs

@@ -69,6 +69,9 @@ fn limit_options(o: &CampaignOptions) -> Vec<String> {
     if let Some(secs) = o.step_limit_secs {
         args.extend(["--step-limit".into(), secs.to_string()]);
     }
+    if let Some(gib) = o.memory_limit_gib {
+        args.extend(["--memory-limit".into(), gib.to_string()]);
+    }
     args
 }
 
@@ -163,6 +166,7 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row
     let _ = writeln!(s, "| limit | {limit} |");
     let _ = writeln!(s, "| timeout of each run | {} s |", options.timeout_secs);
     let _ = writeln!(s, "| step limit (a longer compiler step is a hang) | {} s |", options.step_limit().as_secs_f64());
+    let _ = writeln!(s, "| memory limit (data, per process) | {:.1} GiB |", options.memory_limit() as f64 / (1u64 << 30) as f64);
     let generator = match &options.corpus {
         Some(corpus) => format!("none: the programs of `{}`", corpus.display()),
         None if options.swarm => "swarm configurations".to_string(),
@@ -261,6 +265,7 @@ mod tests {
             corpus: None,
             stop_after_failing: None,
             step_limit_secs: None,
+            memory_limit_gib: None,
         }
     }
 
