@@ -291,6 +291,30 @@ fn rows_with_kind(dir: &Path) -> Vec<(u64, String, String, String)> {
         .collect()
 }
 
+/// The rows of a supervised campaign whose fault took the process down in some
+/// configurations: `kind` rows exist, none at -O0 (only pipelines with constant folding
+/// trigger the faults), no row failed otherwise, and `crashed.txt` holds one line per such
+/// pair (one restart each) with `cause`. Returns those rows and the failure directories of
+/// `kind`.
+#[cfg(feature = "fault-injection")]
+fn taken_down(dir: &Path, kind: &str, cause: &str) -> (Vec<(u64, String, String, String)>, Vec<std::path::PathBuf>) {
+    let rows = rows_with_kind(dir);
+    let down: Vec<_> = rows.iter().filter(|(_, _, _, k)| k == kind).cloned().collect();
+    assert!(!down.is_empty(), "no {kind} row: {rows:?}");
+    assert!(down.iter().all(|(_, _, label, _)| label != "O0"), "{down:?}");
+    assert!(rows.iter().all(|(_, _, _, k)| k.is_empty() || k == kind), "{rows:?}");
+    let crashed_txt = std::fs::read_to_string(dir.join("crashed.txt")).expect("crashed.txt");
+    assert_eq!(crashed_txt.lines().count(), down.len(), "one restart per pair: {crashed_txt}");
+    assert!(crashed_txt.lines().all(|l| l.ends_with(&format!("\t{cause}"))), "{crashed_txt}");
+    let suffix = format!("-{kind}-pipeline");
+    let failures = std::fs::read_dir(dir.join("failures"))
+        .expect("failure corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.to_string_lossy().ends_with(&suffix))
+        .collect();
+    (down, failures)
+}
+
 /// A campaign in which the crash fault fires in some programs but not all (program 1 of 4,
 /// in one configuration). A generator change can move it: then pick another seed, e.g. from
 /// `harness campaign --programs 4 --jobs 1 --seed S --strategy o-levels --fault
@@ -331,22 +355,8 @@ fn a_fault_that_aborts_the_process_is_recorded_as_a_compiler_crash() {
     assert!(stderr.contains("SIGABRT"), "{stderr}");
     assert_eq!(row_keys(&supervised), row_keys(&clean), "the same (program, configuration) pairs, each once");
 
-    let rows = rows_with_kind(&supervised);
-    let crashed: Vec<_> = rows.iter().filter(|(_, _, _, kind)| kind == "compiler-crash").collect();
-    assert!(!crashed.is_empty(), "no compiler-crash row: {rows:?}");
-    // Only pipelines with constant folding can crash; nothing else fails.
-    assert!(crashed.iter().all(|(_, _, label, _)| label != "O0"), "{crashed:?}");
-    assert!(rows.iter().all(|(_, _, _, kind)| kind.is_empty() || kind == "compiler-crash"), "{rows:?}");
-    let crashed_txt = std::fs::read_to_string(supervised.join("crashed.txt")).expect("crashed.txt");
-    assert_eq!(crashed_txt.lines().count(), crashed.len(), "one restart per crashing pair: {crashed_txt}");
-    assert!(crashed_txt.lines().all(|l| l.ends_with("\tSIGABRT")), "{crashed_txt}");
-
+    let (crashed, failures) = taken_down(&supervised, "compiler-crash", "SIGABRT");
     // Saved like other failures, with a reproduction command, and not triaged in-process.
-    let failures: Vec<_> = std::fs::read_dir(supervised.join("failures"))
-        .expect("failure corpus")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.to_string_lossy().ends_with("-compiler-crash-pipeline"))
-        .collect();
     let crashed_programs: std::collections::BTreeSet<u64> = crashed.iter().map(|(p, ..)| *p).collect();
     assert_eq!(failures.len(), crashed_programs.len(), "one failure per crashing program");
     for dir in &failures {
@@ -380,10 +390,7 @@ fn a_fault_that_exhausts_the_memory_limit_is_recorded_as_a_compiler_crash() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "failures found: {stderr}");
     assert!(stderr.contains("memory allocation of") && stderr.contains("SIGABRT"), "{stderr}");
-    let rows = rows_with_kind(&limited);
-    let crashed: Vec<_> = rows.iter().filter(|(_, _, _, kind)| kind == "compiler-crash").collect();
-    assert!(!crashed.is_empty(), "no compiler-crash row: {rows:?}");
-    assert!(rows.iter().all(|(_, _, _, kind)| kind.is_empty() || kind == "compiler-crash"), "{rows:?}");
+    taken_down(&limited, "compiler-crash", "SIGABRT");
     let summary = std::fs::read_to_string(limited.join("summary.md")).expect("summary");
     assert!(summary.contains("| memory limit (data, per process) | 2.0 GiB |"), "{summary}");
 
@@ -418,20 +425,7 @@ fn a_fault_that_hangs_the_compiler_is_stopped_recorded_and_located() {
     assert!(stderr.contains("made no progress in 5 s"), "{stderr}");
     assert_eq!(row_keys(&supervised), row_keys(&clean), "the same (program, configuration) pairs, each once");
 
-    let rows = rows_with_kind(&supervised);
-    let hung: Vec<_> = rows.iter().filter(|(_, _, _, kind)| kind == "compiler-hang").collect();
-    assert!(!hung.is_empty(), "no compiler-hang row: {rows:?}");
-    assert!(hung.iter().all(|(_, _, label, _)| label != "O0"), "{hung:?}");
-    assert!(rows.iter().all(|(_, _, _, kind)| kind.is_empty() || kind == "compiler-hang"), "{rows:?}");
-    let crashed_txt = std::fs::read_to_string(supervised.join("crashed.txt")).expect("crashed.txt");
-    assert_eq!(crashed_txt.lines().count(), hung.len(), "one restart per hung pair: {crashed_txt}");
-    assert!(crashed_txt.lines().all(|l| l.ends_with("\thang after 5 s")), "{crashed_txt}");
-
-    let failures: Vec<_> = std::fs::read_dir(supervised.join("failures"))
-        .expect("failure corpus")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.to_string_lossy().ends_with("-compiler-hang-pipeline"))
-        .collect();
+    let (_, failures) = taken_down(&supervised, "compiler-hang", "hang after 5 s");
     assert!(!failures.is_empty(), "a compiler-hang failure directory");
     for dir in &failures {
         let repro = std::fs::read_to_string(dir.join("repro.sh")).expect("repro.sh");

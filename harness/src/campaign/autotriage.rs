@@ -160,9 +160,7 @@ impl AutoTriage {
         std::fs::write(saved.dir.join("triage.txt"), text).map_err(|e| format!("cannot write triage.txt: {e}"))?;
         Ok(())
     }
-}
 
-impl AutoTriage {
     /// Names the pass of a compiler hang by probes in child processes (see
     /// [`crate::triage::hang`]); writes `triage.txt`.
     fn locate_hang(&self, saved: &SavedFailure, record: &mut TriageRecord) -> Result<(), String> {
