@@ -103,6 +103,8 @@ struct Recipe {
     source: &'static str,
     object_name: &'static str,
     cflags: fn() -> Vec<&'static str>,
+    /// `-c` (an object to link programs with) or not (a whole executable: [`TargetProgram`]).
+    compile_only: bool,
 }
 
 const GLIBC_RUNTIME: Recipe = Recipe {
@@ -112,6 +114,7 @@ const GLIBC_RUNTIME: Recipe = Recipe {
     source: RUNTIME_C,
     object_name: "sysy_rt.o",
     cflags: runtime_cflags,
+    compile_only: true,
 };
 
 const FREESTANDING_RUNTIME: Recipe = Recipe {
@@ -121,7 +124,35 @@ const FREESTANDING_RUNTIME: Recipe = Recipe {
     source: FREESTANDING_RUNTIME_C,
     object_name: "sysy_rt_free.o",
     cflags: freestanding_cflags,
+    compile_only: true,
 };
+
+/// A freestanding executable for the target made from one C source with no runtime (the
+/// harness's fork-server loader): built by the cross gcc and cached exactly like the
+/// runtime objects, under `<root>/<cache_dir>/<key>/<executable_name>`. `cflags` must make
+/// gcc link it on its own (`-nostdlib -static`, an entry point in the source).
+pub struct TargetProgram(Recipe);
+
+impl TargetProgram {
+    /// `cache_format` is bumped when the way the program is built changes in a way its
+    /// flags do not show.
+    pub const fn new(
+        cache_dir: &'static str,
+        cache_format: &'static str,
+        source_name: &'static str,
+        source: &'static str,
+        executable_name: &'static str,
+        cflags: fn() -> Vec<&'static str>,
+    ) -> TargetProgram {
+        TargetProgram(Recipe { cache_dir, cache_format, source_name, source, object_name: executable_name, cflags, compile_only: false })
+    }
+}
+
+/// The executable of `program`, building it into the cache if needed (memoised per process
+/// like the runtimes).
+pub fn target_program(program: &'static TargetProgram) -> Result<PathBuf, ToolchainError> {
+    memoised(&program.0).map(|built| built.object)
+}
 
 /// Builds made by this process, per recipe (its cache directory) and compiler path.
 static BUILT: Mutex<Vec<(&'static str, PathBuf, NativeRuntime)>> = Mutex::new(Vec::new());
@@ -341,7 +372,10 @@ fn build(recipe: &Recipe, cache_root: &Path, gcc: &Path) -> Result<NativeRuntime
 
     let object = temp_file_in(&rt.dir, ".o")?;
     let mut args: Vec<std::ffi::OsString> = (recipe.cflags)().into_iter().map(Into::into).collect();
-    args.extend(["-c".into(), "-I".into(), rt.dir.clone().into_os_string(), source.into_os_string()]);
+    if recipe.compile_only {
+        args.push("-c".into());
+    }
+    args.extend(["-I".into(), rt.dir.clone().into_os_string(), source.into_os_string()]);
     args.extend(["-o".into(), object.path().into()]);
     toolchain::run_tool(gcc, &args, None)?;
     persist(object, &rt.object)?;

@@ -11,10 +11,29 @@
 //! * `mode=auto|heuristic` (default `auto`): `auto` reads ARM/Thumb mapping
 //!   symbols from the guest executable and uses the heuristic only where they
 //!   say nothing; `heuristic` ignores them (for testing the heuristic).
+//! * `binary=PATH` (optional): the executable whose mapping symbols `auto`
+//!   reads, instead of the one QEMU started. The fork server's children need
+//!   it: QEMU started the loader, but the child runs the program it loaded.
+//!
+//! The same arguments, one per line, are what a guest hands the plugin when it
+//! asks for a fresh count ([`RECOUNT_SYSCALL`]).
 
 use std::path::{Path, PathBuf};
 
 use crate::elf::ProgramRanges;
+
+/// The system call number a guest makes to start a fresh count: `r0` holds a
+/// file descriptor of a file with the new arguments, one `key=value` per line,
+/// `r1` holds [`RECOUNT_MAGIC`] and `r2` the address where the counted code
+/// starts. The plugin creates the new counter file at once and counts into it
+/// every block translated from the first block at that address on; QEMU
+/// answers `ENOSYS`, as for any number Linux does not define. The fork
+/// server's loader makes this call in each child just before it jumps to the
+/// program's entry.
+pub const RECOUNT_SYSCALL: i64 = 0x5359;
+/// The second argument of [`RECOUNT_SYSCALL`], so a stray call with the same
+/// number cannot switch counters.
+pub const RECOUNT_MAGIC: u64 = 0x636f_7374;
 
 /// Environment variable naming the plugin's shared library explicitly.
 pub const PLUGIN_ENV: &str = "SYSY_COST_PLUGIN";
@@ -37,6 +56,8 @@ pub struct PluginConfig {
     pub out: PathBuf,
     pub program: ProgramRanges,
     pub mode: ModeDetection,
+    /// Where to read mapping symbols from (`None`: the executable QEMU runs).
+    pub binary: Option<PathBuf>,
 }
 
 impl PluginConfig {
@@ -45,6 +66,7 @@ impl PluginConfig {
             out: out.into(),
             program,
             mode: ModeDetection::Auto,
+            binary: None,
         }
     }
 
@@ -53,6 +75,7 @@ impl PluginConfig {
         let mut out = None;
         let mut ranges = Vec::new();
         let mut mode = ModeDetection::Auto;
+        let mut binary = None;
         for arg in args {
             let arg = arg.as_ref();
             let (key, value) = arg
@@ -67,6 +90,13 @@ impl PluginConfig {
                 }
                 "out" => out = Some(PathBuf::from(value)),
                 "prog" => ranges.push(parse_range(value)?),
+                "binary" if value.is_empty() => {
+                    return Err(ArgError::BadValue {
+                        key: "binary",
+                        value: String::new(),
+                    });
+                }
+                "binary" => binary = Some(PathBuf::from(value)),
                 "mode" => {
                     mode = match value {
                         "auto" => ModeDetection::Auto,
@@ -87,6 +117,7 @@ impl PluginConfig {
             out,
             program: ProgramRanges::new(ranges),
             mode,
+            binary,
         })
     }
 
@@ -108,6 +139,13 @@ impl PluginConfig {
         );
         if self.mode == ModeDetection::Heuristic {
             args.push("mode=heuristic".to_string());
+        }
+        if let Some(binary) = &self.binary {
+            let text = binary
+                .to_str()
+                .filter(|t| !t.is_empty() && !t.contains(','))
+                .ok_or_else(|| ArgError::Unrepresentable(binary.clone()))?;
+            args.push(format!("binary={text}"));
         }
         Ok(args)
     }
@@ -186,7 +224,7 @@ fn parse_range(value: &str) -> Result<(u64, u64), ArgError> {
 pub enum ArgError {
     #[error("plugin argument `{0}` is not key=value")]
     NotKeyValue(String),
-    #[error("unknown plugin argument key `{0}` (expected out, prog, mode)")]
+    #[error("unknown plugin argument key `{0}` (expected out, prog, mode, binary)")]
     UnknownKey(String),
     #[error("bad value `{value}` for plugin argument `{key}`")]
     BadValue { key: &'static str, value: String },
@@ -210,6 +248,7 @@ mod tests {
             out: PathBuf::from("/tmp/x.counts"),
             program: ProgramRanges::new([(0x10000, 0x10400), (0x20000, 0x20010)]),
             mode: ModeDetection::Heuristic,
+            binary: Some(PathBuf::from("/w/prog")),
         };
         let args = config.to_args().expect("representable");
         assert_eq!(
@@ -218,7 +257,8 @@ mod tests {
                 "out=/tmp/x.counts",
                 "prog=0x10000-0x10400",
                 "prog=0x20000-0x20010",
-                "mode=heuristic"
+                "mode=heuristic",
+                "binary=/w/prog"
             ]
         );
         assert_eq!(PluginConfig::parse(&args), Ok(config.clone()));
@@ -226,7 +266,7 @@ mod tests {
             plugin_option(Path::new("/opt/libsysy_cost_plugin.so"), &config).expect("option");
         assert_eq!(
             option,
-            "/opt/libsysy_cost_plugin.so,out=/tmp/x.counts,prog=0x10000-0x10400,prog=0x20000-0x20010,mode=heuristic"
+            "/opt/libsysy_cost_plugin.so,out=/tmp/x.counts,prog=0x10000-0x10400,prog=0x20000-0x20010,mode=heuristic,binary=/w/prog"
         );
     }
 
@@ -255,6 +295,10 @@ mod tests {
                 "{bad}"
             );
         }
+        assert!(matches!(
+            PluginConfig::parse(&["out=/x", "binary="]),
+            Err(ArgError::BadValue { key: "binary", .. })
+        ));
         assert!(matches!(
             PluginConfig::parse(&["out=/x", "mode=magic"]),
             Err(ArgError::BadValue { key: "mode", .. })

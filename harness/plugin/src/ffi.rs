@@ -6,7 +6,7 @@
 //! so the shared library is linked with them undefined. Signatures follow
 //! QEMU 7.2's `include/qemu/qemu-plugin.h`.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 
 /// `qemu_plugin_id_t`.
 pub type PluginId = u64;
@@ -39,6 +39,20 @@ pub const INLINE_ADD_U64: c_int = 0;
 
 pub type TbTransCallback = extern "C" fn(id: PluginId, tb: *mut Tb);
 pub type UdataCallback = extern "C" fn(id: PluginId, userdata: *mut c_void);
+/// `qemu_plugin_vcpu_syscall_cb_t`: the syscall number and its eight arguments.
+pub type SyscallCallback = extern "C" fn(
+    id: PluginId,
+    vcpu_index: c_uint,
+    num: i64,
+    a1: u64,
+    a2: u64,
+    a3: u64,
+    a4: u64,
+    a5: u64,
+    a6: u64,
+    a7: u64,
+    a8: u64,
+);
 
 unsafe extern "C" {
     pub fn qemu_plugin_register_vcpu_tb_trans_cb(id: PluginId, cb: TbTransCallback);
@@ -48,6 +62,7 @@ unsafe extern "C" {
         ptr: *mut c_void,
         imm: u64,
     );
+    pub fn qemu_plugin_register_vcpu_syscall_cb(id: PluginId, cb: SyscallCallback);
     pub fn qemu_plugin_register_atexit_cb(id: PluginId, cb: UdataCallback, userdata: *mut c_void);
     pub fn qemu_plugin_tb_n_insns(tb: *const Tb) -> usize;
     pub fn qemu_plugin_tb_get_insn(tb: *const Tb, idx: usize) -> *mut Insn;

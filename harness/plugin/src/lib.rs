@@ -18,6 +18,18 @@
 //! timeout still leaves its counts; the atexit callback only sets the
 //! `complete` flag.
 //!
+//! # Fresh counts in a forked child
+//!
+//! The harness's fork server (`harness/src/qemu/fork_server.rs`) starts QEMU
+//! once on a small loader that forks a child per run. Each child asks for a
+//! fresh count with the system call `RECOUNT_SYSCALL` (see
+//! `sysy_cost_model::plugin_args`), handing over a file of new arguments and
+//! the program's entry address. The plugin creates the new counter file and
+//! switches to it when it translates the block at the entry: the loader's
+//! last instructions before the jump count in the old state, the program's
+//! every block in the new one. The inherited state is left behind without
+//! being unmapped (the loader's translated blocks still point into it).
+//!
 //! Assumptions: a single guest thread (inline adds are not atomic; SysY
 //! programs do not create threads), a 64-bit little-endian host, an ARM guest.
 //! Counts are per block entry: a block left early by a fault counts whole.
@@ -31,7 +43,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use sysy_cost_model::block::RawInsn;
-use sysy_cost_model::plugin_args::PluginConfig;
+use sysy_cost_model::plugin_args::{PluginConfig, RECOUNT_MAGIC, RECOUNT_SYSCALL};
 
 use crate::ffi::{PluginId, QemuInfo, Tb};
 use crate::translate::Plugin;
@@ -44,6 +56,10 @@ pub static qemu_plugin_version: c_int = 1;
 /// Plugin state. QEMU serialises translation in user mode, so the lock is
 /// never contended; it exists to make the global safe to touch.
 static PLUGIN: Mutex<Option<Plugin>> = Mutex::new(None);
+
+/// A fresh count asked for and not begun yet: the state to switch to when
+/// the block at the address is translated.
+static PENDING: Mutex<Option<(u64, Plugin)>> = Mutex::new(None);
 
 fn with_plugin(action: impl FnOnce(&mut Plugin)) {
     // A poisoned lock can only follow a panic, which aborts across FFI anyway.
@@ -94,9 +110,69 @@ fn install(id: PluginId, target: Option<String>, args: &[String]) -> Result<(), 
     // SAFETY: registering callbacks with the id QEMU gave us.
     unsafe {
         ffi::qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+        ffi::qemu_plugin_register_vcpu_syscall_cb(id, on_syscall);
         ffi::qemu_plugin_register_atexit_cb(id, on_exit, std::ptr::null_mut());
     }
     Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+extern "C" fn on_syscall(
+    _id: PluginId,
+    _vcpu: std::ffi::c_uint,
+    num: i64,
+    a1: u64,
+    a2: u64,
+    a3: u64,
+    _a4: u64,
+    _a5: u64,
+    _a6: u64,
+    _a7: u64,
+    _a8: u64,
+) {
+    if num != RECOUNT_SYSCALL || a2 != RECOUNT_MAGIC {
+        return;
+    }
+    // In user mode a guest file descriptor is the host's.
+    let Ok(fd) = c_int::try_from(a1) else { return };
+    match recount(fd) {
+        Ok(fresh) => {
+            let mut pending = PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            *pending = Some((a3, fresh));
+        }
+        // The old counts go on; the harness finds no counter file where it asked for one.
+        Err(message) => eprintln!("sysy-cost-plugin: fresh count refused: {message}"),
+    }
+}
+
+/// Switches to the pending fresh count if the block being translated starts where it
+/// begins.
+fn begin_pending_count(block_start: u64) {
+    let mut pending = PENDING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if pending.as_ref().is_none_or(|(start, _)| *start != block_start) {
+        return;
+    }
+    let Some((_, fresh)) = pending.take() else { return };
+    let mut guard = PLUGIN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    // The old state's mappings stay: translated blocks of the loader still add to them.
+    std::mem::forget(guard.replace(fresh));
+}
+
+/// The plugin state for the arguments in the file open on `fd`.
+fn recount(fd: c_int) -> Result<Plugin, String> {
+    use std::io::Read;
+    use std::os::fd::BorrowedFd;
+    // SAFETY: the guest made the call with this descriptor open and keeps it open until the
+    // call returns; it is only borrowed (duplicated) here.
+    let borrowed = unsafe { BorrowedFd::borrow_raw(fd) };
+    let owned = borrowed.try_clone_to_owned().map_err(|e| format!("descriptor {fd}: {e}"))?;
+    let mut text = String::new();
+    std::fs::File::from(owned)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("descriptor {fd}: {e}"))?;
+    let args: Vec<&str> = text.lines().filter(|line| !line.is_empty()).collect();
+    let config = PluginConfig::parse(&args).map_err(|e| e.to_string())?;
+    Plugin::new(&config).map_err(|e| format!("cannot create {}: {e}", config.out.display()))
 }
 
 extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
@@ -110,6 +186,9 @@ extern "C" fn on_translate(_id: PluginId, tb: *mut Tb) {
             bytes: &bytes[..*len],
         })
         .collect();
+    if let Some(first) = insns.first() {
+        begin_pending_count(first.vaddr);
+    }
     with_plugin(|plugin| {
         let counters = plugin.translate(&insns, guest_binary);
         for counter in counters {

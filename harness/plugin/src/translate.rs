@@ -24,6 +24,8 @@ pub struct Plugin {
     program: ProgramRanges,
     mode_map: MapState,
     guesser: ModeGuesser,
+    /// The executable named by `binary=`, read instead of QEMU's.
+    binary: Option<PathBuf>,
 }
 
 enum MapState {
@@ -48,12 +50,14 @@ impl Plugin {
             program: config.program.clone(),
             mode_map,
             guesser: ModeGuesser::new(),
+            binary: config.binary.clone(),
         })
     }
 
     /// Handles one translation block; returns the execution counters to
     /// increment each time it runs. `binary` yields the guest executable's
-    /// path; it is asked at most once.
+    /// path; it is asked at most once, and not at all when the configuration
+    /// names the executable (`binary=`).
     pub fn translate(
         &mut self,
         insns: &[RawInsn<'_>],
@@ -66,7 +70,8 @@ impl Plugin {
             return Vec::new();
         };
         if matches!(self.mode_map, MapState::Pending) {
-            self.load_mode_map(binary());
+            let path = self.binary.clone().or_else(binary);
+            self.load_mode_map(path);
         }
         let (mode, source) = self.decide_mode(first.vaddr, insns);
         let decoded = decode_block(insns, mode);

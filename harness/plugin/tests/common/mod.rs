@@ -118,6 +118,7 @@ pub fn run_counted(
         out: out.to_path_buf(),
         program,
         mode,
+        binary: None,
     };
     let output = qemu_command(exe, Some(&config))
         .output()

@@ -42,6 +42,10 @@ use std::time::{Duration, Instant};
 use sysy_cost_model::{CostCounts, CycleEstimate, LatencyTable, PluginConfig, ProgramRanges, locate_plugin, plugin_option};
 use sysyc::toolchain::{command_line, find_program};
 
+pub mod fork_server;
+
+use fork_server::{ServerPool, Served};
+
 /// Environment variable naming the qemu binary to use instead of [`DEFAULT_QEMU`].
 pub const QEMU_ENV: &str = "SYSYC_QEMU";
 /// The qemu binary looked up on `PATH` by default (the dynamic build: only it accepts `-plugin`).
@@ -360,13 +364,19 @@ pub struct Run {
     pub cost: Option<RunCost>,
 }
 
+/// Environment variable that, set to `0`, makes every [`Runner`] start a qemu process per run
+/// instead of using fork servers (to compare the two, or to rule the server out).
+pub const FORK_SERVER_ENV: &str = "SYSY_FORK_SERVER";
+
 /// qemu-arm, with the cost plugin when measuring: the one place the harness runs an ARM
-/// executable.
+/// executable. Runs go through fork servers ([`fork_server`]) where they can, one per
+/// concurrent run, shared by the clones of a runner; otherwise each run is its own qemu.
 #[derive(Clone, Debug)]
 pub struct Runner {
     qemu: Qemu,
     plugin: Option<PathBuf>,
     table: LatencyTable,
+    servers: Option<std::sync::Arc<ServerPool>>,
 }
 
 impl Runner {
@@ -379,11 +389,25 @@ impl Runner {
             }
             CostMode::Off => None,
         };
+        let servers = (std::env::var_os(FORK_SERVER_ENV).as_deref() != Some("0".as_ref()))
+            .then(|| std::sync::Arc::new(ServerPool::default()));
         Ok(Runner {
             qemu,
             plugin,
             table: LatencyTable::default(),
+            servers,
         })
+    }
+
+    /// How many of this runner's runs (and its clones') ran in a fork server.
+    pub fn served_runs(&self) -> u64 {
+        self.servers.as_ref().map_or(0, |pool| pool.served())
+    }
+
+    /// This runner with fork servers on or off (each run its own qemu process).
+    pub fn with_fork_servers(mut self, on: bool) -> Runner {
+        self.servers = on.then(|| std::sync::Arc::new(ServerPool::default()));
+        self
     }
 
     pub fn measures(&self) -> bool {
@@ -430,9 +454,31 @@ impl Runner {
             None => None,
         };
         let counter_file = run_dir.as_ref().map(|d| d.path().join("counts"));
-        // Counted runs read stdin from a file: from a pipe, how the input arrives in chunks
-        // (the writer racing the reader) changes how often the runtime's input loop runs, so
-        // the same binary on the same input would count differently from run to run.
+        let counted = counter_file.as_ref().map(|file| PluginConfig {
+            // The served child's plugin reads the program's mapping symbols from here.
+            binary: std::path::absolute(exe).ok(),
+            ..PluginConfig::new(file, ranges.clone())
+        });
+        if let Some(servers) = &self.servers
+            && let Some(Served::Ran { status, stdout, wall }) =
+                servers.run(&self.qemu, self.plugin.as_deref(), &opts, exe, stdin, counted.as_ref())
+        {
+            match &counter_file {
+                None => return Ok(Run { status, stdout, wall, cost: None }),
+                // Counts that cannot be read are the server's fault until the single run
+                // says otherwise.
+                Some(file) => {
+                    if let Ok(counts) = CostCounts::read(file) {
+                        let cycles = counts.cycles(&self.table);
+                        return Ok(Run { status, stdout, wall, cost: Some(RunCost { counts, cycles }) });
+                    }
+                }
+            }
+        }
+
+        // Counted runs read stdin from a file, as served runs do: from a pipe, how the input
+        // arrives in chunks (the writer racing the reader) changes how often the runtime's
+        // input loop runs, so the same binary on the same input would count differently.
         if let Some(dir) = &run_dir
             && !stdin.is_empty()
         {

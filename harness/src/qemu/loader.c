@@ -1,0 +1,309 @@
+/*
+ * loader.c: the guest side of the harness's qemu-arm fork server (see fork_server.rs).
+ *
+ * What: a freestanding ARM program that qemu-arm starts once and that then runs one
+ * executable per request, each in a forked child, so that a run costs a fork of an already
+ * started qemu instead of a new qemu process (its start-up, about 7 ms, is most of the run of
+ * a small program).
+ *
+ * Protocol, on the loader's stdin and stdout (pipes to the harness), one line each:
+ *   request:  EXE \t STDIN \t STDOUT \t STDERR \t COUNTS-CONFIG-or-"-" \t CPU-SECONDS \n
+ *   answers:  "pid N"  as soon as the child exists (the harness kills N at its deadline);
+ *             then "status S" (the raw wait status) when the program ran, or
+ *             "unloadable STAGE ERRNO" when the child could not start it (the harness then
+ *             runs the executable the ordinary way).
+ * The loader exits at the end of its input.
+ *
+ * The child: opens the three files onto fds 0, 1 and 2; loads the executable (a static ARM
+ * ELF made only of PT_LOAD segments, plus PT_GNU_STACK/PT_ARM_EXIDX, each placed where it
+ * asks and nowhere already mapped); limits its CPU time (a run outliving a dead harness
+ * ends); and enters it with the stack qemu built for the loader itself, which the loader
+ * never touched (it runs on a stack of its own in .bss). So the program starts as under a
+ * fresh qemu started the same way: same argv, envp and stack contents above sp, fresh
+ * zeroed memory.
+ *
+ * Counting: just before entering the program the child makes the cost plugin's "fresh
+ * count" system call (RECOUNT, with the descriptor of the counts configuration and the
+ * program's entry address). The plugin counts every block translated from the entry block on
+ * in the new file; the few loader instructions between the call and the entry (`enter`'s
+ * tail) stay in the old one. So the child's counts hold the program's execution and nothing
+ * of the loader: they equal those of a fresh qemu run.
+ *
+ * Build (runtime/library.rs TargetProgram): the freestanding runtime's flags plus -static
+ * and -Wl,-Ttext-segment=0xe0000000, far above where programs are linked (0x10000).
+ */
+#include <stdint.h>
+
+typedef uint32_t u32;
+
+enum {
+    SYS_EXIT = 1, SYS_FORK = 2, SYS_READ = 3, SYS_WRITE = 4, SYS_OPEN = 5, SYS_CLOSE = 6,
+    SYS_LSEEK = 19, SYS_DUP2 = 63, SYS_SETRLIMIT = 75, SYS_MUNMAP = 91, SYS_WAIT4 = 114,
+    SYS_MPROTECT = 125, SYS_MMAP2 = 192, SYS_EXIT_GROUP = 248,
+};
+enum { O_WRONLY = 01, O_CREAT = 0100, O_TRUNC = 01000 };
+enum { PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4 };
+enum { MAP_SHARED = 0x01, MAP_PRIVATE = 0x02, MAP_ANONYMOUS = 0x20 };
+enum { RLIMIT_CPU = 0 };
+enum { PT_LOAD = 1, PT_GNU_STACK = 0x6474e551, PT_ARM_EXIDX = 0x70000001 };
+#define PAGE 0x1000u
+
+/* The cost plugin's fresh-count call (sysy_cost_model::plugin_args::RECOUNT_*). */
+#define RECOUNT_SYSCALL 0x5359
+#define RECOUNT_MAGIC 0x636f7374
+
+static long sys6(long n, long a, long b, long c, long d, long e, long f) {
+    register long r0 __asm__("r0") = a;
+    register long r1 __asm__("r1") = b;
+    register long r2 __asm__("r2") = c;
+    register long r3 __asm__("r3") = d;
+    register long r4 __asm__("r4") = e;
+    register long r5 __asm__("r5") = f;
+    register long r7 __asm__("r7") = n;
+    __asm__ volatile("svc #0" : "+r"(r0) : "r"(r1), "r"(r2), "r"(r3), "r"(r4), "r"(r5), "r"(r7) : "memory");
+    return r0;
+}
+#define sys3(n, a, b, c) sys6(n, (long)(a), (long)(b), (long)(c), 0, 0, 0)
+
+/* Set by _start: the stack pointer qemu gave the loader (argc, argv, envp, auxv above it). */
+long loader_initial_sp;
+/* The loader's own stack, so the one above stays untouched for the programs. */
+char loader_stack[65536] __attribute__((aligned(16)));
+
+/* enter(cfg_fd, entry, sp, magic): sp := sp, the fresh-count call (fd, magic, entry), jump
+ * to entry. With magic 0 the call is an ordinary failing system call. */
+void enter(long cfg_fd, u32 entry, long sp, long magic) __attribute__((noreturn));
+__asm__(".text\n"
+        ".global enter\n"
+        ".type enter, %function\n"
+        "enter:\n"
+        "\tmov sp, r2\n"
+        "\tmov r8, r1\n"
+        "\tmov r2, r1\n"
+        "\tmov r1, r3\n"
+        "\tmovw r7, #0x5359\n"
+        "\tsvc #0\n"
+        "\tbx r8\n"
+        ".size enter, .-enter\n");
+
+/* ---- The child: load and enter ------------------------------------------------------- */
+
+/* Where a child got to, in a page shared with the parent: ENTERED once nothing can fail. */
+enum { STAGE_STDIN = 1, STAGE_STDOUT, STAGE_STDERR, STAGE_OPEN, STAGE_HEADER, STAGE_SEGMENTS,
+       STAGE_PLACE, STAGE_READ, STAGE_CONFIG, STAGE_ENTERED };
+static volatile long *progress; /* [0] stage, [1] error */
+
+static void fail(long error) {
+    progress[1] = error;
+    sys3(SYS_EXIT_GROUP, 127, 0, 0);
+}
+
+static void set_stage(long stage) { progress[0] = stage; }
+
+static void read_exactly(int fd, char *at, u32 length) {
+    while (length) {
+        long got = sys3(SYS_READ, fd, at, length);
+        if (got <= 0)
+            fail(got < 0 ? -got : 0);
+        at += got;
+        length -= (u32)got;
+    }
+}
+
+static void open_onto(const char *path, int flags, int onto) {
+    long fd = sys3(SYS_OPEN, path, flags, 0644);
+    if (fd < 0)
+        fail(-fd);
+    if (fd != onto) {
+        sys3(SYS_DUP2, fd, onto, 0);
+        sys3(SYS_CLOSE, fd, 0, 0);
+    }
+}
+
+typedef struct { u32 type, offset, vaddr, paddr, filesz, memsz, flags, align; } Phdr;
+
+static u32 load(const char *exe) {
+    set_stage(STAGE_OPEN);
+    long fd = sys3(SYS_OPEN, exe, 0, 0);
+    if (fd < 0)
+        fail(-fd);
+    set_stage(STAGE_HEADER);
+    unsigned char eh[52];
+    read_exactly(fd, (char *)eh, sizeof eh);
+    u32 entry = *(u32 *)(eh + 24), phoff = *(u32 *)(eh + 28);
+    unsigned phnum = *(uint16_t *)(eh + 44);
+    int elf32_arm_exec = eh[0] == 0x7f && eh[1] == 'E' && eh[2] == 'L' && eh[3] == 'F' && eh[4] == 1 &&
+                         eh[5] == 1 && *(uint16_t *)(eh + 16) == 2 && *(uint16_t *)(eh + 18) == 40;
+    if (!elf32_arm_exec || *(uint16_t *)(eh + 42) != sizeof(Phdr) || phnum > 16)
+        fail(0);
+    Phdr ph[16];
+    sys3(SYS_LSEEK, fd, phoff, 0);
+    read_exactly(fd, (char *)ph, phnum * sizeof(Phdr));
+    set_stage(STAGE_SEGMENTS);
+    for (unsigned i = 0; i < phnum; i++)
+        if (ph[i].type != PT_LOAD && ph[i].type != PT_GNU_STACK && ph[i].type != PT_ARM_EXIDX)
+            fail(ph[i].type);
+    for (unsigned i = 0; i < phnum; i++) {
+        if (ph[i].type != PT_LOAD || ph[i].memsz == 0)
+            continue;
+        u32 start = ph[i].vaddr & ~(PAGE - 1);
+        u32 end = (ph[i].vaddr + ph[i].memsz + PAGE - 1) & ~(PAGE - 1);
+        if (end <= start || ph[i].filesz > ph[i].memsz)
+            fail(0);
+        /* A hint, not MAP_FIXED: a range already in use (the loader, the stack, an earlier
+         * segment) comes back elsewhere instead of being replaced. */
+        set_stage(STAGE_PLACE);
+        long at = sys6(SYS_MMAP2, start, end - start, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (at != (long)start) {
+            if (at > -4096 && at < 0)
+                fail(-at);
+            sys3(SYS_MUNMAP, at, end - start, 0);
+            fail(0);
+        }
+        set_stage(STAGE_READ);
+        sys3(SYS_LSEEK, fd, ph[i].offset, 0);
+        read_exactly(fd, (char *)ph[i].vaddr, ph[i].filesz);
+        long prot = (ph[i].flags & 4 ? PROT_READ : 0) | (ph[i].flags & 2 ? PROT_WRITE : 0) |
+                    (ph[i].flags & 1 ? PROT_EXEC : 0);
+        sys3(SYS_MPROTECT, start, end - start, prot);
+    }
+    sys3(SYS_CLOSE, fd, 0, 0);
+    return entry;
+}
+
+static void child(char **field, long cpu_seconds) __attribute__((noreturn));
+static void child(char **field, long cpu_seconds) {
+    set_stage(STAGE_STDIN);
+    open_onto(field[1], 0, 0);
+    set_stage(STAGE_STDOUT);
+    open_onto(field[2], O_WRONLY | O_CREAT | O_TRUNC, 1);
+    set_stage(STAGE_STDERR);
+    open_onto(field[3], O_WRONLY | O_CREAT | O_TRUNC, 2);
+    u32 entry = load(field[0]);
+    long cfg = -1, magic = 0;
+    if (field[4][0] != '-' || field[4][1] != 0) {
+        set_stage(STAGE_CONFIG);
+        cfg = sys3(SYS_OPEN, field[4], 0, 0);
+        if (cfg < 0)
+            fail(-cfg);
+        magic = RECOUNT_MAGIC;
+    }
+    if (cpu_seconds > 0) {
+        u32 limit[2] = {(u32)cpu_seconds, (u32)cpu_seconds + 1};
+        sys3(SYS_SETRLIMIT, RLIMIT_CPU, limit, 0);
+    }
+    set_stage(STAGE_ENTERED);
+    enter(cfg, entry, loader_initial_sp, magic);
+}
+
+/* ---- The parent: requests and answers ------------------------------------------------- */
+
+static char request[16384];
+
+/* One request line into `request` (NUL-terminated, without the newline); 0 at end of input. */
+static int read_request(void) {
+    static char buffer[4096];
+    static u32 start, end;
+    u32 length = 0;
+    for (;;) {
+        if (start == end) {
+            long got = sys3(SYS_READ, 0, buffer, sizeof buffer);
+            if (got <= 0)
+                return 0;
+            start = 0;
+            end = (u32)got;
+        }
+        char c = buffer[start++];
+        if (c == '\n') {
+            request[length] = 0;
+            return 1;
+        }
+        if (length + 1 < sizeof request)
+            request[length++] = c;
+    }
+}
+
+static void answer(const char *word, long a, long b, int two) {
+    char line[64];
+    u32 n = 0;
+    while (*word)
+        line[n++] = *word++;
+    long values[2] = {a, b};
+    for (int k = 0; k < 1 + two; k++) {
+        line[n++] = ' ';
+        long v = values[k];
+        u32 u = v < 0 ? 0u - (u32)v : (u32)v;
+        char digits[12];
+        int d = 0;
+        do {
+            digits[d++] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0)
+            line[n++] = '-';
+        while (d)
+            line[n++] = digits[--d];
+    }
+    line[n++] = '\n';
+    sys3(SYS_WRITE, 1, line, n);
+}
+
+static long number(const char *text) {
+    long v = 0;
+    while (*text >= '0' && *text <= '9')
+        v = v * 10 + (*text++ - '0');
+    return v;
+}
+
+void loader_main(void) __attribute__((noreturn));
+void loader_main(void) {
+    progress = (volatile long *)sys6(SYS_MMAP2, 0, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if ((long)progress < 0 && (long)progress > -4096)
+        sys3(SYS_EXIT_GROUP, 2, 0, 0);
+    while (read_request()) {
+        char *field[6];
+        int fields = 1;
+        field[0] = request;
+        for (char *c = request; *c && fields < 6; c++)
+            if (*c == '\t') {
+                *c = 0;
+                field[fields++] = c + 1;
+            }
+        if (fields != 6) {
+            answer("unloadable", 0, 0, 1);
+            continue;
+        }
+        progress[0] = 0;
+        progress[1] = 0;
+        long pid = sys3(SYS_FORK, 0, 0, 0);
+        if (pid == 0)
+            child(field, number(field[5]));
+        if (pid < 0) {
+            answer("unloadable", 0, -pid, 1);
+            continue;
+        }
+        answer("pid", pid, 0, 0);
+        int status = 0;
+        long waited;
+        do
+            waited = sys6(SYS_WAIT4, pid, (long)&status, 0, 0, 0, 0);
+        while (waited == -4); /* EINTR */
+        if (progress[0] != STAGE_ENTERED)
+            answer("unloadable", progress[0], progress[1], 1);
+        else
+            answer("status", status, 0, 0);
+    }
+    sys3(SYS_EXIT_GROUP, 0, 0, 0);
+    __builtin_unreachable();
+}
+
+/* Entry: remember qemu's stack, move to the loader's own, and serve. */
+__asm__(".text\n"
+        ".global _start\n"
+        ".type _start, %function\n"
+        "_start:\n"
+        "\tldr r1, =loader_initial_sp\n"
+        "\tstr sp, [r1]\n"
+        "\tldr sp, =loader_stack+65536\n"
+        "\tbl loader_main\n"
+        ".size _start, .-_start\n");

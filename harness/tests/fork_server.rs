@@ -1,0 +1,127 @@
+//! The qemu fork server (`harness::qemu::fork_server`) against single qemu runs: the same
+//! executables, the same stdin, the same verdicts, stdout and every instruction count; and
+//! what happens to runs it cannot or should not serve.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use harness::qemu::{CostMode, Run, RunStatus, Runner};
+use sysyc::config::Config;
+use sysyc::passes::OptLevel;
+use sysyc::runtime::library::Assembler;
+
+fn build(dir: &Path, name: &str, source: &str, level: OptLevel, assembler: Assembler) -> PathBuf {
+    let subject = harness::subject::Subject::parse(name, source, b"").expect("valid program");
+    let module = harness::stages::lower(&subject).expect("lowers");
+    let config = Config::level(level);
+    let (module, _) = harness::stages::optimise(&module, &config, None).expect("optimises");
+    let asm = harness::stages::select(&module, &config).expect("compiles");
+    let exe = harness::stages::link(&asm, assembler).expect("links");
+    let path = dir.join(format!("{name}-{level:?}"));
+    std::fs::copy(&exe.path, &path).expect("keep the executable");
+    path
+}
+
+fn runners() -> (Runner, Runner) {
+    let served = Runner::new(CostMode::Measure).expect("runner").with_fork_servers(true);
+    let single = Runner::new(CostMode::Measure).expect("runner").with_fork_servers(false);
+    (served, single)
+}
+
+fn assert_same(what: &str, served: &Run, single: &Run) {
+    assert_eq!(served.status, single.status, "{what}: status");
+    assert_eq!(String::from_utf8_lossy(&served.stdout), String::from_utf8_lossy(&single.stdout), "{what}: stdout");
+    let counts = |run: &Run| run.cost.as_ref().map(|c| c.counts.clone());
+    assert_eq!(counts(served), counts(single), "{what}: counts");
+}
+
+/// Every program of the language corpus (with its stdin) at -O0 and -O2: a served run and a
+/// single run agree on everything, counts included, and the served ones really were served.
+#[test]
+fn served_runs_match_single_runs_in_output_status_and_every_count() {
+    if !common::tools_with_plugin("served_runs_match_single_runs_in_output_status_and_every_count") {
+        return;
+    }
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/lang");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("corpus/lang")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sy"))
+        .collect();
+    sources.sort();
+    assert!(sources.len() >= 15, "{} programs", sources.len());
+    let dir = common::scratch();
+    let (served, single) = runners();
+    let mut runs = 0;
+    for source in &sources {
+        let name = source.file_stem().expect("stem").to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(source).expect("source");
+        let stdin = std::fs::read(source.with_extension("in")).unwrap_or_default();
+        for level in [OptLevel::O0, OptLevel::O2] {
+            let exe = build(dir.path(), &name, &text, level, Assembler::InProcess);
+            let a = served.run(&exe, &stdin, Duration::from_secs(30)).expect("served run");
+            let b = single.run(&exe, &stdin, Duration::from_secs(30)).expect("single run");
+            assert_same(&format!("{name} at {level:?}"), &a, &b);
+            assert!(a.cost.as_ref().is_some_and(|c| c.counts.complete && c.counts.program.total() > 0), "{name}");
+            runs += 1;
+        }
+    }
+    assert_eq!(served.served_runs(), runs, "every run was served");
+    assert_eq!(single.served_runs(), 0);
+}
+
+/// A crash (stack overflow), a loop past its timeout and a non-zero exit are reported as
+/// a single run reports them, and the server goes on serving afterwards.
+#[test]
+fn served_crashes_timeouts_and_exit_statuses_are_reported_like_single_runs() {
+    if !common::tools_with_plugin("served_crashes_timeouts_and_exit_statuses_are_reported_like_single_runs") {
+        return;
+    }
+    let dir = common::scratch();
+    let (served, single) = runners();
+    let crash = build(
+        dir.path(),
+        "overflow",
+        "int f(int n) { int a[4096]; a[n % 4096] = n; return f(n + 1) + a[(n * 7) % 4096]; } int main() { putint(1); return f(0); }",
+        OptLevel::O0,
+        Assembler::InProcess,
+    );
+    let a = served.run(&crash, b"", Duration::from_secs(30)).expect("served run");
+    let b = single.run(&crash, b"", Duration::from_secs(30)).expect("single run");
+    assert_eq!(a.status, RunStatus::Signaled(libc::SIGSEGV));
+    assert_same("stack overflow", &a, &b);
+
+    let exits = build(dir.path(), "exits", "int main() { putint(getint() * 2); return 300; }", OptLevel::O2, Assembler::InProcess);
+    let a = served.run(&exits, b"21", Duration::from_secs(30)).expect("served run");
+    assert_eq!((a.status, a.stdout.as_slice()), (RunStatus::Exited(44), b"42".as_slice()));
+    assert_same("exit status", &a, &single.run(&exits, b"21", Duration::from_secs(30)).expect("single run"));
+
+    let spin = build(dir.path(), "spin", "int main() { int i = 0; while (1) { i = i + 1; } return i; }", OptLevel::O0, Assembler::InProcess);
+    let a = served.run(&spin, b"", Duration::from_secs(1)).expect("served run");
+    assert_eq!(a.status, RunStatus::TimedOut);
+    assert!(a.cost.as_ref().is_some_and(|c| !c.counts.complete && c.counts.program.total() > 0), "partial counts");
+
+    // The server that saw the crash and the kill still serves, with the same counts as before.
+    let again = served.run(&exits, b"21", Duration::from_secs(30)).expect("served run");
+    assert_same("after a crash and a timeout", &again, &single.run(&exits, b"21", Duration::from_secs(30)).expect("single run"));
+    assert_eq!(served.served_runs(), 4);
+}
+
+/// A glibc executable (TLS, a C library's start-up) is not the loader's business: it runs the
+/// single way through the same runner, with the same results.
+#[test]
+fn executables_the_loader_cannot_take_run_the_single_way() {
+    if !common::tools_with_plugin("executables_the_loader_cannot_take_run_the_single_way") {
+        return;
+    }
+    let dir = common::scratch();
+    let (served, single) = runners();
+    let exe = build(dir.path(), "glibc", "int main() { putint(getint() + 1); putch(10); return 0; }", OptLevel::O2, Assembler::Gnu);
+    assert!(!harness::qemu::fork_server::servable(&exe));
+    let a = served.run(&exe, b"41", Duration::from_secs(30)).expect("run");
+    assert_eq!(a.stdout, b"42\n");
+    assert_same("glibc executable", &a, &single.run(&exe, b"41", Duration::from_secs(30)).expect("single run"));
+    assert_eq!(served.served_runs(), 0);
+}
