@@ -6,10 +6,12 @@
 //! * `link` — [`stages::link`]: assemble, link with the freestanding runtime and write the
 //!   executable into a fresh temporary directory (what the campaign's `link` phase times);
 //! * `qemu-run` — one run of the linked executable under `qemu-arm -cpu cortex-a7` with the
-//!   cost plugin, its counter file read back ([`Runner::run`], the campaign's `qemu` phase),
-//!   and `qemu-run-no-plugin`, the same without the plugin: the plugin's share;
+//!   cost plugin, its counter file read back ([`Runner::run`], the campaign's `qemu` phase:
+//!   served by a fork server); `qemu-run-single`, the same with a fresh qemu process per run;
+//!   and `qemu-run-no-plugin`, served without the plugin: the plugin's share;
 //! * `qemu-empty` — the run of a program whose `main` returns at once: the floor of one run
-//!   (process start, qemu's own set-up, the plugin's loading).
+//!   (a fork server's fork, the plugin's fresh count); `qemu-empty-single`, the same with a
+//!   fresh qemu (process start, qemu's own set-up, the plugin's loading).
 //!
 //! Throughput is in programs per second. The qemu groups are skipped, saying so, when
 //! qemu-arm or the plugin is missing. Figures are for comparing revisions on one machine.
@@ -77,8 +79,12 @@ fn bench_link(c: &mut Criterion) {
         })
     });
     let timeout = Duration::from_secs(10);
-    for (name, mode) in [("qemu-run", CostMode::Measure), ("qemu-run-no-plugin", CostMode::Off)] {
-        let Ok(runner) = Runner::new(mode) else {
+    for (name, mode, served) in [
+        ("qemu-run", CostMode::Measure, true),
+        ("qemu-run-single", CostMode::Measure, false),
+        ("qemu-run-no-plugin", CostMode::Off, true),
+    ] {
+        let Ok(runner) = Runner::new(mode).map(|r| r.with_fork_servers(served)) else {
             eprintln!("{name}: skipped (qemu-arm or the cost plugin not found)");
             continue;
         };
@@ -97,13 +103,16 @@ fn bench_link(c: &mut Criterion) {
     let mut floor = c.benchmark_group("link-and-load-floor");
     floor.throughput(Throughput::Elements(1));
     floor.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3)).sample_size(10);
-    match Runner::new(CostMode::Measure) {
-        Ok(runner) => {
-            let empty = empty_program();
-            let exe = stages::link(&empty.asm, Assembler::InProcess).expect("links");
-            floor.bench_function("qemu-empty", |b| b.iter(|| black_box(runner.run(&exe.path, &empty.stdin, timeout).expect("runs"))));
+    for (name, served) in [("qemu-empty", true), ("qemu-empty-single", false)] {
+        match Runner::new(CostMode::Measure) {
+            Ok(runner) => {
+                let runner = runner.with_fork_servers(served);
+                let empty = empty_program();
+                let exe = stages::link(&empty.asm, Assembler::InProcess).expect("links");
+                floor.bench_function(name, |b| b.iter(|| black_box(runner.run(&exe.path, &empty.stdin, timeout).expect("runs"))));
+            }
+            Err(e) => eprintln!("{name}: skipped ({e})"),
         }
-        Err(e) => eprintln!("qemu-empty: skipped ({e})"),
     }
     floor.finish();
 }

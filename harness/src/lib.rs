@@ -22,6 +22,7 @@ pub mod mutants;
 pub mod oracles;
 pub mod qemu;
 pub mod refinterp;
+pub mod scratch;
 pub mod speedup;
 pub mod stages;
 pub mod subject;

@@ -102,6 +102,8 @@ static ALLOC: harness::memory::CountingAlloc = harness::memory::CountingAlloc;
 
 fn main() -> ExitCode {
     harness::memory::CountingAlloc::declare_installed();
+    // SAFETY: first thing in main, before any thread exists.
+    unsafe { harness::scratch::prefer_memory_scratch() };
     match Cli::parse().command {
         Command::Interp(args) => interp::run(&args),
         Command::Conform(args) => conform::run(args),
