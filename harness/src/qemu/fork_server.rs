@@ -340,6 +340,9 @@ pub struct ServerPool {
     unavailable: AtomicBool,
     /// Runs served (the program ran in a server's child), for reports and tests.
     served: AtomicU64,
+    /// Set when a server first failed (said once on stderr: a server failing over and over
+    /// would silently make every run a fresh qemu, at several times the cost).
+    failed: AtomicBool,
 }
 
 impl ServerPool {
@@ -372,7 +375,15 @@ impl ServerPool {
             },
         };
         // A server that failed is dropped (killed); the next run starts a new one.
-        let served = server.run(exe, stdin, counts, opts.timeout).ok()?;
+        let served = match server.run(exe, stdin, counts, opts.timeout) {
+            Ok(served) => served,
+            Err(error) => {
+                if !self.failed.swap(true, Ordering::Relaxed) {
+                    eprintln!("warning: {error}; the server is replaced and this run made in its own qemu");
+                }
+                return None;
+            }
+        };
         self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(server);
         if matches!(served, Served::Ran { .. }) {
             self.served.fetch_add(1, Ordering::Relaxed);
@@ -396,6 +407,36 @@ mod tests {
         assert_eq!(wait_status(14 << 8), RunStatus::Exited(14));
         assert_eq!(wait_status(11), RunStatus::Signaled(11));
         assert_eq!(wait_status(0x80 | 6), RunStatus::Signaled(6), "a core-dump bit is not the signal");
+    }
+
+    /// A server that dies between runs costs that one run its service (it is made the single
+    /// way) and is replaced for the next.
+    #[test]
+    fn a_dead_server_is_replaced() {
+        let Ok(qemu) = Qemu::locate() else { return };
+        if sysyc::toolchain::arm_gcc().is_err() {
+            return;
+        }
+        let subject = crate::subject::Subject::parse("p.sy", "int main() { putint(7); return 3; }", b"").expect("parses");
+        let config = sysyc::config::Config::default();
+        let module = crate::stages::lower(&subject).expect("lowers");
+        let asm = crate::stages::select(&module, &config).expect("compiles");
+        let exe = crate::stages::link(&asm, sysyc::runtime::library::Assembler::InProcess).expect("links");
+        let pool = ServerPool::default();
+        let opts = RunOptions::default();
+        let run = || pool.run(&qemu, None, &opts, &exe.path, b"", None);
+        assert!(matches!(run(), Some(Served::Ran { status: RunStatus::Exited(3), .. })));
+        for server in pool.idle.lock().expect("pool").iter_mut() {
+            server.process.kill().expect("kill the server");
+            server.process.wait().expect("reap it");
+        }
+        assert!(run().is_none(), "the dead server cannot serve");
+        assert!(pool.failed.load(Ordering::Relaxed));
+        match run() {
+            Some(Served::Ran { status, stdout, .. }) => assert_eq!((status, stdout.as_slice()), (RunStatus::Exited(3), b"7".as_slice())),
+            other => panic!("a new server serves: {other:?}"),
+        }
+        assert_eq!(pool.served(), 2);
     }
 
     #[test]
