@@ -214,13 +214,14 @@ impl Verifier<'_> {
             self.report(VerifierErrorKind::Layout, None, None, "function has no blocks".into());
             return;
         }
-        let mut seen = FxHashSet::default();
+        // Indexed by block: `is_block_live` has checked that the block exists.
+        let mut seen = vec![false; func.num_blocks()];
         for &b in func.layout() {
             if !func.is_block_live(b) {
                 self.report(VerifierErrorKind::Layout, None, None, format!("layout holds removed block {b}"));
                 return;
             }
-            if !seen.insert(b) {
+            if std::mem::replace(&mut seen[b.index()], true) {
                 self.report(VerifierErrorKind::Layout, Some(b), None, "block appears twice in the layout".into());
                 return;
             }
@@ -564,23 +565,8 @@ impl Verifier<'_> {
 
     fn check_use_lists(&mut self) {
         let func = self.func;
-        let mut expected: Vec<(Value, Inst)> = Vec::new();
-        for i in 0..func.num_insts() {
-            let inst = Inst::new(i);
-            for &a in func.args(inst) {
-                if a.index() < func.num_values() && matches!(func.value_def(a), ValueDef::Inst(_) | ValueDef::Param(_)) {
-                    expected.push((a, inst));
-                }
-            }
-        }
-        let mut actual: Vec<(Value, Inst)> = Vec::new();
-        for v in func.values() {
-            for &u in func.users(v) {
-                actual.push((v, u));
-            }
-        }
-        expected.sort_unstable();
-        actual.sort_unstable();
+        let expected = expected_uses(func);
+        let actual = recorded_uses(func);
         if expected == actual {
             return;
         }
@@ -621,6 +607,52 @@ impl Verifier<'_> {
             reported += 1;
         }
     }
+}
+
+/// Every operand slot naming a parameter or an instruction result, as (value, instruction)
+/// pairs sorted by value, then instruction, over all instructions (placed or detached).
+///
+/// A counting sort by value (instructions visited in index order keep each value's users
+/// ascending), not a comparison sort: the verifier runs after every pass, and sorting every
+/// operand slot of the function was its largest cost.
+fn expected_uses(func: &Function) -> Vec<(Value, Inst)> {
+    let n = func.num_values();
+    let tracked = |a: Value| a.index() < n && matches!(func.value_def(a), ValueDef::Inst(_) | ValueDef::Param(_));
+    let insts = || (0..func.num_insts()).map(Inst::new);
+    // `next[v]`: where value `v`'s next pair goes (first its count, then prefix sums).
+    let mut next = vec![0usize; n + 1];
+    for inst in insts() {
+        for &a in func.args(inst) {
+            if tracked(a) {
+                next[a.index() + 1] += 1;
+            }
+        }
+    }
+    for i in 1..=n {
+        next[i] += next[i - 1];
+    }
+    let mut out = vec![(Value::new(0), Inst::new(0)); next[n]];
+    for inst in insts() {
+        for &a in func.args(inst) {
+            if tracked(a) {
+                out[next[a.index()]] = (a, inst);
+                next[a.index()] += 1;
+            }
+        }
+    }
+    out
+}
+
+/// What the use lists record, as (value, user) pairs in the order of [`expected_uses`]:
+/// values ascending, each list sorted (lists are short, sorting each is cheap).
+fn recorded_uses(func: &Function) -> Vec<(Value, Inst)> {
+    let mut out: Vec<(Value, Inst)> = Vec::new();
+    for v in func.values() {
+        let start = out.len();
+        out.extend(func.users(v).iter().map(|&u| (v, u)));
+        out[start..].sort_unstable();
+    }
+    out
 }
 
 #[cfg(test)]
