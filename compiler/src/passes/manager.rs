@@ -230,7 +230,7 @@ fn run_position(
     opts: &Config,
     pass: &'static PassInfo,
 ) -> Result<Edited, PipelineError> {
-    let insts_before = count_insts(module);
+    let insts_before = insts_now(module, report);
     let mut counters = Counters::new();
     let start = Instant::now();
     let mut edited = Edited::Module;
@@ -299,6 +299,17 @@ fn step(report: &mut PipelineReport, opts: &Config, pass: &'static str, function
         report.bisect_log.push(BisectStep { index: report.steps, pass, function, ran });
     }
     ran
+}
+
+/// The instruction count of `module` before the next position: the count the previous
+/// position recorded after it ran, when there was one. Nothing edits the module between
+/// positions (the verifier and the observer only read it, and a [`PipelineState`] holds it
+/// privately), and counting walks every instruction of the module.
+fn insts_now(module: &Module, report: &PipelineReport) -> usize {
+    match report.runs.last() {
+        Some(last) => last.insts_after,
+        None => count_insts(module),
+    }
 }
 
 fn count_insts(module: &Module) -> usize {
