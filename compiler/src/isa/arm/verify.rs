@@ -235,7 +235,10 @@ impl State {
         }
     }
 
-    fn transfer(mut self, inst: &MInst, mut problem: impl FnMut(String)) -> State {
+    /// The state after `inst`, whose operands are `ops` (its [`operands`], computed once per
+    /// instruction by the caller: collecting them clones the instruction, and the dataflow
+    /// fixpoint transfers every instruction several times).
+    fn transfer(mut self, inst: &MInst, ops: &[(Reg, Role)], mut problem: impl FnMut(String)) -> State {
         match copy_of(inst) {
             Some(ValueCopy::Reg { from, to }) => {
                 let d = self.defined.contains(from);
@@ -254,7 +257,7 @@ impl State {
             }
             None => {}
         }
-        for (r, role) in operands(inst) {
+        for &(r, role) in ops {
             let reads = matches!(role, Role::Use | Role::FixedUse(_));
             if let (true, Some(p)) = (reads, r.preg())
                 && !self.defined.contains(p)
@@ -272,7 +275,7 @@ impl State {
             self.flags = true;
         }
         self.defined = self.defined & inst.clobbers().invert();
-        for (r, role) in operands(inst) {
+        for &(r, role) in ops {
             if !matches!(role, Role::Use | Role::FixedUse(_))
                 && let Some(p) = r.preg()
             {
@@ -409,12 +412,15 @@ fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
     let top = State::new(PRegSet::empty().invert(), slots, true, true);
     let mut entry = vec![top; n];
     entry[0] = State::new(PRegSet::empty(), slots, false, false);
+    let ops: Vec<Vec<Vec<(Reg, Role)>>> =
+        pf.blocks.iter().map(|(_, block)| block.insts.iter().map(operands).collect()).collect();
     let ignore = |_: String| {};
     let mut changed = true;
     while changed {
         changed = false;
         for i in 0..n {
-            let out = pf.blocks[i].1.insts.iter().fold(entry[i].clone(), |s, inst| s.transfer(inst, ignore));
+            let insts = pf.blocks[i].1.insts.iter().zip(&ops[i]);
+            let out = insts.fold(entry[i].clone(), |s, (inst, ops)| s.transfer(inst, ops, ignore));
             for &s in &succs[i] {
                 let s = s as usize;
                 let met = entry[s].meet(&out);
@@ -429,8 +435,8 @@ fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
     // known there beyond what the entry state says, which is already the minimum.
     for (pos, (label, block)) in pf.blocks.iter().enumerate() {
         let mut state = entry[pos].clone();
-        for (i, inst) in block.insts.iter().enumerate() {
-            state = state.transfer(inst, |m| {
+        for (i, (inst, ops)) in block.insts.iter().zip(&ops[pos]).enumerate() {
+            state = state.transfer(inst, ops, |m| {
                 problems.push(format!("block {} (#{pos}) instruction {i} `{inst:?}`: {m}", label.index()))
             });
         }
