@@ -18,6 +18,13 @@ use crate::ir::{Block, Function};
 /// `rpo_number` of a block the search never reached.
 const UNREACHED: u32 = u32::MAX;
 
+/// A map with `default` for every one of `n` block slots (indexing past them still works).
+fn sized_map<V: Clone>(default: V, n: usize) -> SecondaryMap<Block, V> {
+    let mut map = SecondaryMap::with_default(default);
+    map.resize(n);
+    map
+}
+
 #[derive(Clone, Debug)]
 pub struct ControlFlowGraph {
     succs: SecondaryMap<Block, SmallVec<[Block; 2]>>,
@@ -30,8 +37,11 @@ pub struct ControlFlowGraph {
 
 impl ControlFlowGraph {
     pub fn compute(func: &Function) -> ControlFlowGraph {
-        let mut succs: SecondaryMap<Block, SmallVec<[Block; 2]>> = SecondaryMap::new();
-        let mut preds: SecondaryMap<Block, SmallVec<[Block; 4]>> = SecondaryMap::new();
+        // Sized once for every block slot: growing the maps one index at a time as edges are
+        // found reallocated and moved them repeatedly (the CFG is rebuilt after most passes).
+        let n = func.num_blocks();
+        let mut succs: SecondaryMap<Block, SmallVec<[Block; 2]>> = sized_map(SmallVec::new(), n);
+        let mut preds: SecondaryMap<Block, SmallVec<[Block; 4]>> = sized_map(SmallVec::new(), n);
         for &b in func.layout() {
             for &s in func.successors(b) {
                 if func.is_block_live(s) {
@@ -45,19 +55,19 @@ impl ControlFlowGraph {
             succs,
             preds,
             rpo: Vec::new(),
-            rpo_number: SecondaryMap::with_default(UNREACHED),
+            rpo_number: sized_map(UNREACHED, n),
             entry,
             cfg_epoch: func.cfg_epoch(),
         };
         if let Some(entry) = entry {
-            cfg.compute_rpo(entry);
+            cfg.compute_rpo(entry, n);
         }
         cfg
     }
 
-    fn compute_rpo(&mut self, entry: Block) {
+    fn compute_rpo(&mut self, entry: Block, num_blocks: usize) {
         // Explicit DFS stack of (block, index of the next successor to visit).
-        let mut visited: SecondaryMap<Block, bool> = SecondaryMap::new();
+        let mut visited: SecondaryMap<Block, bool> = sized_map(false, num_blocks);
         let mut postorder = Vec::new();
         let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
         visited[entry] = true;

@@ -236,6 +236,10 @@ impl AddressMap {
             }
         }
         let mut map = AddressMap::default();
+        // Sized once for every value: growing them index by index as results are recorded
+        // reallocated and moved the (large) entries repeatedly.
+        map.ptrs.resize(func.num_values());
+        map.ints.resize(func.num_values());
 
         // Roots: start every pointer-producing instruction at the empty set, grow to a fixpoint.
         for &inst in &order {
