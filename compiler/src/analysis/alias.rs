@@ -259,7 +259,7 @@ impl<'a> AliasAnalysis<'a> {
         AliasAnalysis {
             info,
             func_ref,
-            addrs: AddressMap::compute(func),
+            addrs: AddressMap::compute_with_cfg(func, &cfg),
             in_cycle,
             known_blocks: func.num_blocks(),
             cfg_epoch: func.cfg_epoch(),

@@ -352,11 +352,14 @@ impl FuncInfo {
         };
 
         let mut index_of: SecondaryMap<FuncRef, usize> = SecondaryMap::new();
+        // One CFG per function, shared by its address map and every summary of it (the
+        // functions do not change while this runs).
+        let cfgs: Vec<ControlFlowGraph> = funcs.iter().map(|&(_, func)| ControlFlowGraph::compute(func)).collect();
         let mut addrs: Vec<AddressMap> = Vec::with_capacity(funcs.len());
         for (i, &(f, func)) in funcs.iter().enumerate() {
             info.present[f] = true;
             index_of[f] = i;
-            addrs.push(AddressMap::compute(func));
+            addrs.push(AddressMap::compute_with_cfg(func, &cfgs[i]));
             info.summaries[f] = FuncSummary {
                 reads_params: vec![false; func.params.len()],
                 writes_params: vec![false; func.params.len()],
@@ -375,7 +378,7 @@ impl FuncInfo {
                 let mut changed = false;
                 for &f in scc {
                     let (_, func) = funcs[index_of[f]];
-                    let s = info.summarise(f, func, &addrs[index_of[f]]);
+                    let s = info.summarise(f, func, &cfgs[index_of[f]], &addrs[index_of[f]]);
                     if s != info.summaries[f] {
                         info.summaries[f] = s;
                         changed = true;
@@ -438,7 +441,7 @@ impl FuncInfo {
     }
 
     /// One function's summary from its body and the current summaries of its callees.
-    fn summarise(&self, f: FuncRef, func: &Function, addrs: &AddressMap) -> FuncSummary {
+    fn summarise(&self, f: FuncRef, func: &Function, cfg: &ControlFlowGraph, addrs: &AddressMap) -> FuncSummary {
         let n = func.params.len();
         let mut s = FuncSummary {
             reads_params: vec![false; n],
@@ -447,7 +450,6 @@ impl FuncInfo {
             always_returns: !self.call_graph.is_recursive(f),
             ..FuncSummary::default()
         };
-        let cfg = ControlFlowGraph::compute(func);
         let touch = |s: &mut FuncSummary, v: Value, effect: Effect| {
             let (globals, params) = match effect {
                 Effect::Read => (&mut s.reads_globals, &mut s.reads_params),
@@ -522,8 +524,8 @@ impl FuncInfo {
             }
             let succs: Vec<Vec<usize>> = rpo.iter().map(|&b| cfg.succs(b).iter().map(|&t| dense[t]).collect()).collect();
             if nodes_on_cycles(&succs).contains(&true) {
-                let domtree = DomTree::compute(&cfg);
-                let loops = LoopForest::compute(&cfg, &domtree);
+                let domtree = DomTree::compute(cfg);
+                let loops = LoopForest::compute(cfg, &domtree);
                 s.always_returns = all_loops_terminate(func, &domtree, &loops);
             }
         }

@@ -224,7 +224,12 @@ pub struct AddressMap {
 
 impl AddressMap {
     pub fn compute(func: &Function) -> AddressMap {
-        let cfg = ControlFlowGraph::compute(func);
+        AddressMap::compute_with_cfg(func, &ControlFlowGraph::compute(func))
+    }
+
+    /// [`AddressMap::compute`] for a caller that already holds `func`'s current CFG (and
+    /// would otherwise have it built twice).
+    pub fn compute_with_cfg(func: &Function, cfg: &ControlFlowGraph) -> AddressMap {
         let mut order: Vec<Inst> = Vec::with_capacity(func.num_insts());
         for &b in cfg.rpo() {
             order.extend(func.block_insts(b));
