@@ -565,6 +565,9 @@ impl Verifier<'_> {
 
     fn check_use_lists(&mut self) {
         let func = self.func;
+        if use_lists_match(func) {
+            return;
+        }
         let expected = expected_uses(func);
         let actual = recorded_uses(func);
         if expected == actual {
@@ -609,12 +612,47 @@ impl Verifier<'_> {
     }
 }
 
+/// Whether every use list equals the multiset of operand slots naming its value (what
+/// [`expected_uses`] and [`recorded_uses`] compare), decided without building either: one
+/// sweep counts the slots per value, then each list must have that many entries and name
+/// each of its instructions exactly as often as that instruction's operands name the value
+/// (so the list's entries account for all the counted slots).
+///
+/// The verifier runs after every pass, and materialising (and sorting) every operand slot of
+/// the function was its largest cost; the pairs are only built to report a mismatch.
+fn use_lists_match(func: &Function) -> bool {
+    let n = func.num_values();
+    let tracked = |a: Value| a.index() < n && matches!(func.value_def(a), ValueDef::Inst(_) | ValueDef::Param(_));
+    let mut slots = vec![0usize; n];
+    for i in 0..func.num_insts() {
+        for &a in func.args(Inst::new(i)) {
+            if tracked(a) {
+                slots[a.index()] += 1;
+            }
+        }
+    }
+    let mut users: Vec<Inst> = Vec::new();
+    func.values().all(|v| {
+        let list = func.users(v);
+        if list.len() != slots[v.index()] {
+            return false;
+        }
+        users.clear();
+        users.extend_from_slice(list);
+        users.sort_unstable();
+        users.chunk_by(|a, b| a == b).all(|run| {
+            let u = run[0];
+            u.index() < func.num_insts() && func.args(u).iter().filter(|&&a| a == v).count() == run.len()
+        })
+    })
+}
+
 /// Every operand slot naming a parameter or an instruction result, as (value, instruction)
 /// pairs sorted by value, then instruction, over all instructions (placed or detached).
 ///
 /// A counting sort by value (instructions visited in index order keep each value's users
-/// ascending), not a comparison sort: the verifier runs after every pass, and sorting every
-/// operand slot of the function was its largest cost.
+/// ascending), not a comparison sort (only called to report a mismatch, but functions with
+/// broken use lists can be large).
 fn expected_uses(func: &Function) -> Vec<(Value, Inst)> {
     let n = func.num_values();
     let tracked = |a: Value| a.index() < n && matches!(func.value_def(a), ValueDef::Inst(_) | ValueDef::Param(_));
