@@ -18,7 +18,7 @@ use cranelift_entity::EntityRef;
 use super::{Counters, FunctionCx, ModuleCx, PassBody, PassInfo};
 use crate::analysis::cache::AnalysisCache;
 use crate::config::Config;
-use crate::ir::{FuncRef, Module, verifier};
+use crate::ir::{FuncRef, Function, Module, Type, Value, verifier};
 
 /// Statistics of one pipeline position.
 #[derive(Clone, Debug)]
@@ -266,6 +266,7 @@ fn run_position(
             changed
         }
         PassBody::Module(mp) => {
+            let before = opts.verify_each.then(|| ModuleSnapshot::of(module));
             // Looked up per function: a map, not a scan (a module of thousands of
             // functions would make every module pass quadratic).
             let names: rustc_hash::FxHashMap<FuncRef, String> =
@@ -275,7 +276,11 @@ fn run_position(
                 step(report, opts, pass.name, name)
             };
             let mut cx = ModuleCx { faults: &opts.faults, analyses, step_gate: &mut gate, counters: &mut counters };
-            mp.run(module, &mut cx)
+            let changed = mp.run(module, &mut cx);
+            if let Some(before) = before {
+                edited = before.edited_in(module);
+            }
+            changed
         }
         PassBody::Backend(_) => return Err(PipelineError::NotAnIrPass(pass.name)),
     };
@@ -289,6 +294,56 @@ fn run_position(
         time,
     });
     Ok(edited)
+}
+
+/// What the IR verifier of one function reads besides the function itself — which function
+/// slots hold a function, with what signature (call checks), and how many globals and
+/// strings exist (references are checked by index) — and each function's edit stamp.
+///
+/// Taken before a module pass, it tells which functions the pass can have made invalid:
+/// those it edited, when the rest is as it was. A module pass may edit any function, but
+/// most edit a few (`inline` the callers, `const-arrays` the readers); verifying only those
+/// gives exactly the verdict and messages of verifying all, since every other function
+/// passed the same checks against the same module after the previous position.
+struct ModuleSnapshot {
+    /// Per function slot: its parameter types and return type, `None` when removed.
+    signatures: Vec<Option<(Vec<Type>, Type)>>,
+    globals: usize,
+    strings: usize,
+    /// Per function slot: its edit stamp and parameter values (a public field the stamp does
+    /// not cover).
+    stamps: Vec<Option<Stamp>>,
+}
+
+type Stamp = ((u64, u64), Vec<Value>);
+
+fn stamp(func: &Function) -> Stamp {
+    (func.edit_stamp(), func.params.clone())
+}
+
+impl ModuleSnapshot {
+    fn of(module: &Module) -> ModuleSnapshot {
+        let slots = || (0..module.num_func_slots()).map(FuncRef::new);
+        let live = |f: FuncRef| module.is_live(f).then(|| module.func(f));
+        let signature = |func: &Function| (func.params.iter().map(|&p| func.value_type(p)).collect(), func.ret);
+        ModuleSnapshot {
+            signatures: slots().map(|f| live(f).map(signature)).collect(),
+            globals: module.globals.len(),
+            strings: module.strings.len(),
+            stamps: slots().map(|f| live(f).map(stamp)).collect(),
+        }
+    }
+
+    /// What the module pass that ran since the snapshot may have edited: the functions whose
+    /// edit stamp moved, or anything when what other functions' checks read has changed.
+    fn edited_in(self, module: &Module) -> Edited {
+        let now = ModuleSnapshot::of(module);
+        if (&now.signatures, now.globals, now.strings) != (&self.signatures, self.globals, self.strings) {
+            return Edited::Module;
+        }
+        let moved = module.funcs().map(|(f, _)| f).filter(|f| self.stamps[f.index()] != now.stamps[f.index()]);
+        Edited::Functions(moved.collect())
+    }
 }
 
 /// Counts one opt-bisect step; returns whether it may run.
