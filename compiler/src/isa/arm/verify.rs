@@ -36,6 +36,7 @@
 
 use regalloc2::{Block, PReg, PRegSet, RegClass};
 use rustc_hash::FxHashSet;
+use smallvec::SmallVec;
 
 use super::mir::{Addr, FrameObj, MInst, Op2, OperandVisitor, PFunction, Reg};
 use super::regs::{self, IP, PC, SP};
@@ -53,8 +54,12 @@ enum Role {
     FixedDef(PReg),
 }
 
-fn operands(inst: &MInst) -> Vec<(Reg, Role)> {
-    struct Collect(Vec<(Reg, Role)>);
+/// The register operands of one instruction with their roles, in [`MInst::visit`] order
+/// (inline: most instructions have at most a handful).
+type Operands = SmallVec<[(Reg, Role); 6]>;
+
+fn operands(inst: &MInst) -> Operands {
+    struct Collect(Operands);
     impl OperandVisitor for Collect {
         fn reg_use(&mut self, r: &mut Reg) {
             self.0.push((*r, Role::Use));
@@ -75,7 +80,7 @@ fn operands(inst: &MInst) -> Vec<(Reg, Role)> {
             self.0.push((*r, Role::FixedDef(p)));
         }
     }
-    let mut c = Collect(Vec::new());
+    let mut c = Collect(SmallVec::new());
     inst.clone().visit(&mut c);
     c.0
 }
@@ -235,8 +240,8 @@ impl State {
         }
     }
 
-    /// The state after `inst`, whose operands are `ops` (its [`operands`], computed once per
-    /// instruction by the caller: collecting them clones the instruction, and the dataflow
+    /// The state after `inst`, whose operands are `ops` (its [`operands`], collected once per
+    /// instruction by [`verify`]: collecting them clones the instruction, and the dataflow
     /// fixpoint transfers every instruction several times).
     fn transfer(mut self, inst: &MInst, ops: &[(Reg, Role)], mut problem: impl FnMut(String)) -> State {
         match copy_of(inst) {
@@ -292,10 +297,11 @@ impl State {
 pub fn verify(pf: &PFunction, ip_allocatable: bool) -> Result<(), Vec<String>> {
     let mut problems = Vec::new();
     let labels: FxHashSet<Block> = pf.blocks.iter().map(|(b, _)| *b).collect();
+    let ops: Vec<Vec<Operands>> = pf.blocks.iter().map(|(_, block)| block.insts.iter().map(operands).collect()).collect();
     for (pos, (label, block)) in pf.blocks.iter().enumerate() {
         for (i, inst) in block.insts.iter().enumerate() {
             let mut problem = |m: String| problems.push(format!("block {} (#{pos}) instruction {i} `{inst:?}`: {m}", label.index()));
-            check_registers(inst, ip_allocatable, &mut problem);
+            check_registers(inst, &ops[pos][i], ip_allocatable, &mut problem);
             check_frame(pf, inst, &mut problem);
             check_branch(inst, i, &block.insts, &labels, &mut problem);
         }
@@ -303,7 +309,7 @@ pub fn verify(pf: &PFunction, ip_allocatable: bool) -> Result<(), Vec<String>> {
     if pf.blocks.last().is_some_and(|(_, b)| falls_through(&b.insts)) {
         problems.push("the last block falls off the end of the function".into());
     }
-    check_dataflow(pf, &mut problems);
+    check_dataflow(pf, &ops, &mut problems);
     if problems.is_empty() { Ok(()) } else { Err(problems) }
 }
 
@@ -311,8 +317,7 @@ fn falls_through(insts: &[MInst]) -> bool {
     !matches!(insts.last(), Some(MInst::Jump { .. } | MInst::CondBr { .. } | MInst::Ret { .. }))
 }
 
-fn check_registers(inst: &MInst, ip_allocatable: bool, problem: &mut impl FnMut(String)) {
-    let ops = operands(inst);
+fn check_registers(inst: &MInst, ops: &[(Reg, Role)], ip_allocatable: bool, problem: &mut impl FnMut(String)) {
     let want = classes(inst);
     if ops.len() != want.len() {
         problem(format!("{} register operands, the instruction has {}", ops.len(), want.len()));
@@ -401,8 +406,9 @@ fn check_branch(inst: &MInst, i: usize, insts: &[MInst], labels: &FxHashSet<Bloc
     }
 }
 
-/// Definitions before uses and flags before their readers (see the module documentation).
-fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
+/// Definitions before uses and flags before their readers (see the module documentation);
+/// `ops` holds the [`operands`] of every instruction, by block position.
+fn check_dataflow(pf: &PFunction, ops: &[Vec<Operands>], problems: &mut Vec<String>) {
     let n = pf.blocks.len();
     if n == 0 {
         return;
@@ -412,8 +418,6 @@ fn check_dataflow(pf: &PFunction, problems: &mut Vec<String>) {
     let top = State::new(PRegSet::empty().invert(), slots, true, true);
     let mut entry = vec![top; n];
     entry[0] = State::new(PRegSet::empty(), slots, false, false);
-    let ops: Vec<Vec<Vec<(Reg, Role)>>> =
-        pf.blocks.iter().map(|(_, block)| block.insts.iter().map(operands).collect()).collect();
     let ignore = |_: String| {};
     let mut changed = true;
     while changed {
