@@ -34,6 +34,8 @@
 //!   block (a fall-through `b<cc>` may only be followed by a `b`); the last block does not
 //!   fall off the end of the function.
 
+use std::collections::VecDeque;
+
 use regalloc2::{Block, PReg, PRegSet, RegClass};
 use rustc_hash::FxHashSet;
 use smallvec::SmallVec;
@@ -419,18 +421,23 @@ fn check_dataflow(pf: &PFunction, ops: &[Vec<Operands>], problems: &mut Vec<Stri
     let mut entry = vec![top; n];
     entry[0] = State::new(PRegSet::empty(), slots, false, false);
     let ignore = |_: String| {};
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for i in 0..n {
-            let insts = pf.blocks[i].1.insts.iter().zip(&ops[i]);
-            let out = insts.fold(entry[i].clone(), |s, (inst, ops)| s.transfer(inst, ops, ignore));
-            for &s in &succs[i] {
-                let s = s as usize;
-                let met = entry[s].meet(&out);
-                if s != 0 && met != entry[s] {
-                    entry[s] = met;
-                    changed = true;
+    // A worklist of blocks whose entry state changed (all of them at first), instead of
+    // sweeping every block until a sweep changes nothing: the transfer functions and the
+    // meet are monotone, so any such iteration from these initial states reaches the same
+    // (greatest) fixpoint, and this one transfers each block only when its input moved.
+    let mut work: VecDeque<usize> = (0..n).collect();
+    let mut queued = vec![true; n];
+    while let Some(i) = work.pop_front() {
+        queued[i] = false;
+        let insts = pf.blocks[i].1.insts.iter().zip(&ops[i]);
+        let out = insts.fold(entry[i].clone(), |s, (inst, ops)| s.transfer(inst, ops, ignore));
+        for &s in &succs[i] {
+            let s = s as usize;
+            let met = entry[s].meet(&out);
+            if s != 0 && met != entry[s] {
+                entry[s] = met;
+                if !std::mem::replace(&mut queued[s], true) {
+                    work.push_back(s);
                 }
             }
         }
