@@ -176,8 +176,8 @@ impl ForkServer {
         let (last, timed_out) = match self.answer_by(deadline)? {
             Some(line) => (line, false),
             None => {
-                // SAFETY: kill(2) on the child the loader just named; it is not reaped (and its
-                // pid cannot be reused) until the loader answers, which it has not.
+                // SAFETY: kill(2) on the child the loader just named; the loader answers before
+                // it reaps the child, and it has not answered, so the pid is still that child's.
                 unsafe { libc::kill(pid, libc::SIGKILL) };
                 (self.answer(Instant::now() + ANSWER_GRACE)?, true)
             }

@@ -9,10 +9,12 @@
  * Protocol, on the loader's stdin and stdout (pipes to the harness), one line each:
  *   request:  EXE \t STDIN \t STDOUT \t STDERR \t COUNTS-CONFIG-or-"-" \t CPU-SECONDS \n
  *   answers:  "pid N"  as soon as the child exists (the harness kills N at its deadline);
- *             then "status S" (the raw wait status) when the program ran, or
+ *             then "status S" (the wait status) when the program ran, or
  *             "unloadable STAGE ERRNO" when the child could not start it (the harness then
  *             runs the executable the ordinary way).
- * The loader exits at the end of its input.
+ * The loader exits at the end of its input. It answers before it reaps the child (it waits
+ * with WNOWAIT first), so the pid the harness may kill cannot belong to another process
+ * until the harness has read the answer.
  *
  * The child: opens the three files onto fds 0, 1 and 2; loads the executable (a static ARM
  * ELF made only of PT_LOAD segments, plus PT_GNU_STACK/PT_ARM_EXIDX, each placed where it
@@ -39,8 +41,10 @@ typedef uint32_t u32;
 enum {
     SYS_EXIT = 1, SYS_FORK = 2, SYS_READ = 3, SYS_WRITE = 4, SYS_OPEN = 5, SYS_CLOSE = 6,
     SYS_LSEEK = 19, SYS_DUP2 = 63, SYS_SETRLIMIT = 75, SYS_MUNMAP = 91, SYS_WAIT4 = 114,
-    SYS_MPROTECT = 125, SYS_MMAP2 = 192, SYS_EXIT_GROUP = 248,
+    SYS_MPROTECT = 125, SYS_MMAP2 = 192, SYS_EXIT_GROUP = 248, SYS_WAITID = 280,
 };
+enum { P_PID = 1, WEXITED = 4, WNOWAIT = 0x01000000 };
+enum { CLD_EXITED = 1, CLD_KILLED = 2, CLD_DUMPED = 3 };
 enum { O_WRONLY = 01, O_CREAT = 0100, O_TRUNC = 01000 };
 enum { PROT_READ = 1, PROT_WRITE = 2, PROT_EXEC = 4 };
 enum { MAP_SHARED = 0x01, MAP_PRIVATE = 0x02, MAP_ANONYMOUS = 0x20 };
@@ -255,6 +259,25 @@ static long number(const char *text) {
     return v;
 }
 
+/* The wait status (as wait4 would give it) of child `pid` once it has ended, leaving it
+ * unreaped. */
+static long wait_unreaped(long pid) {
+    int info[32]; /* siginfo_t: signo, errno, code, pid, uid, status, ... (no initialiser: it would be a memset call) */
+    info[2] = 0;
+    info[5] = 0;
+    while (sys6(SYS_WAITID, P_PID, pid, (long)info, WEXITED | WNOWAIT, 0, 0) == -4) /* EINTR */
+        ;
+    switch (info[2]) {
+    case CLD_EXITED:
+        return (info[5] & 0xff) << 8;
+    case CLD_DUMPED:
+        return (info[5] & 0x7f) | 0x80;
+    case CLD_KILLED:
+    default:
+        return info[5] & 0x7f;
+    }
+}
+
 void loader_main(void) __attribute__((noreturn));
 void loader_main(void) {
     progress = (volatile long *)sys6(SYS_MMAP2, 0, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -283,15 +306,14 @@ void loader_main(void) {
             continue;
         }
         answer("pid", pid, 0, 0);
-        int status = 0;
-        long waited;
-        do
-            waited = sys6(SYS_WAIT4, pid, (long)&status, 0, 0, 0, 0);
-        while (waited == -4); /* EINTR */
+        long status = wait_unreaped(pid);
         if (progress[0] != STAGE_ENTERED)
             answer("unloadable", progress[0], progress[1], 1);
         else
             answer("status", status, 0, 0);
+        int reaped;
+        while (sys6(SYS_WAIT4, pid, (long)&reaped, 0, 0, 0, 0) == -4) /* EINTR */
+            ;
     }
     sys3(SYS_EXIT_GROUP, 0, 0, 0);
     __builtin_unreachable();
