@@ -2,7 +2,8 @@
 //!
 //! # Flow
 //! The program becomes a [`Subject`] once (its generated tree analysed, no second parse); the
-//! truth is the reference interpreter's outcome on it, and the lowered module is made once.
+//! truth is the reference interpreter's outcome on it (the generator's probe run when there
+//! was one: see `GeneratedProgram::reference`), and the lowered module is made once.
 //! The configurations run in the order of [`prefix::run_order`] (rows keep the planned
 //! order; `ir_shared`/`asm_shared` name the row that ran first in that order), each through
 //! the stages ([`crate::stages`]): optimise (the verifier after every pass; resumed from the
@@ -159,7 +160,12 @@ impl Checker {
             Err(f) => return discard(line, format!("the front end panicked: {}", f.detail)),
         };
         let mut timing = Timing::default();
-        let case = match timing.time(Phase::Reference, || Case::with_truth(subject, &self.limits)) {
+        // The generator's probe already ran the program to its end: that run is the truth.
+        let probed = p.reference.clone().filter(|_| self.limits.max_steps >= crate::generators::PROBE_STEPS);
+        let case = match timing.time(Phase::Reference, || match probed {
+            Some(truth) => Ok(Case { subject, expected: Expected::Outcome(truth) }),
+            None => Case::with_truth(subject, &self.limits),
+        }) {
             Ok(case) => case,
             Err(rejected) => return discard(line, rejected.to_string()),
         };

@@ -117,6 +117,11 @@ pub struct GeneratedProgram {
     /// The share of its statements the program's reference run executed, when
     /// [`generate`] probed it (`None` with one attempt, or when the probe run failed).
     pub coverage: Option<f64>,
+    /// The outcome of that probe run, when it ended normally (no trap): the reference
+    /// interpreter on the analysed tree, as [`crate::subject::Subject::truth`] runs it but
+    /// with a smaller step budget, which a run that ended within it never felt. The campaign
+    /// takes it as the program's truth instead of running the program a second time.
+    pub reference: Option<sysyc::runtime::Outcome>,
 }
 
 /// A probed program is kept when it runs at least this share of its statements.
@@ -149,8 +154,9 @@ pub fn generate(seed: u64, config: &GenConfig) -> GeneratedProgram {
         if attempts == 1 {
             return p;
         }
-        let score = probe(&p);
+        let (score, reference) = probe(&p);
         p.coverage = (score >= 0.0).then_some(score);
+        p.reference = reference;
         if score >= PROBE_COVERAGE {
             return p;
         }
@@ -161,21 +167,24 @@ pub fn generate(seed: u64, config: &GenConfig) -> GeneratedProgram {
     best.map(|(_, p)| p).expect("at least one attempt")
 }
 
-/// The share of `p`'s statements its run executes; -1 when the run needs more than
-/// [`PROBE_STEPS`] steps or does not end normally (a generator bug, which the callers' own
-/// checks then report).
-fn probe(p: &GeneratedProgram) -> f64 {
-    let Ok(program) = sysyc::frontend::compile_source("probe.sy", &p.source) else {
-        return -1.0;
-    };
+/// The share of `p`'s statements its run executes, and the run's outcome; -1 (and no
+/// outcome) when the run needs more than [`PROBE_STEPS`] steps or does not end normally (a
+/// generator bug, which the callers' own checks then report).
+///
+/// The tree is analysed directly, as [`crate::subject::Subject::from_ast`] does, so the run
+/// is the campaign's truth run step for step (see [`GeneratedProgram::reference`]).
+fn probe(p: &GeneratedProgram) -> (f64, Option<sysyc::runtime::Outcome>) {
     let lines = sysyc::frontend::LineIndex::new(&p.source);
+    let Ok(program) = sysyc::frontend::analyze(&p.unit, &lines) else {
+        return (-1.0, None);
+    };
     let config = crate::refinterp::RefConfig {
         max_steps: PROBE_STEPS,
         ..crate::refinterp::RefConfig::default()
     };
     match crate::refinterp::run_with_coverage(&program, &lines, &p.stdin, &config) {
-        Ok((outcome, coverage)) if outcome.trap.is_none() => coverage.fraction(),
-        _ => -1.0,
+        Ok((outcome, coverage)) if outcome.trap.is_none() => (coverage.fraction(), Some(outcome)),
+        _ => (-1.0, None),
     }
 }
 
@@ -198,6 +207,7 @@ pub fn generate_with(choices: &mut dyn Choices, config: &GenConfig) -> Generated
         features,
         estimated_work,
         coverage: None,
+        reference: None,
     }
 }
 
@@ -224,6 +234,7 @@ impl GeneratedProgram {
             features: FeatureSet::default(),
             estimated_work: 0,
             coverage: None,
+            reference: None,
         })
     }
 

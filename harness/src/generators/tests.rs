@@ -152,6 +152,32 @@ fn probing_keeps_the_best_attempt() {
 }
 
 #[test]
+fn the_probe_outcome_is_the_truth() {
+    // The campaign judges against the probe's outcome instead of running the truth: it must
+    // be exactly `Subject::truth`'s (stdout, exit status, steps), and be there whenever the
+    // probe run ended normally.
+    let mut reused = 0;
+    for seed in 0..120u64 {
+        let p = generate(seed, &GenConfig::swarm(seed));
+        let subject = crate::subject::Subject::from_ast("prog.sy", &p.unit, &p.source, &p.stdin)
+            .unwrap_or_else(|f| panic!("seed {seed}: {}", f.detail));
+        let truth = subject.truth(&crate::subject::Limits::GENERATED);
+        match (&p.reference, p.coverage) {
+            (Some(probed), Some(_)) => {
+                reused += 1;
+                assert_eq!(Ok(probed), truth.as_ref(), "seed {seed}: the probe's outcome is not the truth");
+            }
+            (None, None) => assert!(
+                truth.as_ref().map_or(true, |t| t.steps > PROBE_STEPS),
+                "seed {seed}: no probe outcome for a program that ends within the probe's budget"
+            ),
+            (reference, coverage) => panic!("seed {seed}: outcome {} but coverage {coverage:?}", reference.is_some()),
+        }
+    }
+    assert!(reused >= 100, "only {reused} of 120 programs kept their probe outcome");
+}
+
+#[test]
 fn main_reads_its_trip_count_first() {
     for seed in 0..20u64 {
         let p = generate(seed, &GenConfig::swarm(seed));
