@@ -18,7 +18,8 @@
 //! figures are `None`, not zero: the binary that installs it says so with
 //! [`CountingAlloc::declare_installed`].
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
+use tikv_jemallocator::Jemalloc;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 
@@ -37,7 +38,13 @@ thread_local! {
     static PENDING: Cell<isize> = const { Cell::new(0) };
 }
 
-/// The system allocator, counting the bytes currently allocated and their high-water mark.
+/// jemalloc, counting the bytes currently allocated and their high-water mark.
+///
+/// jemalloc rather than glibc's malloc: the compiler allocates and frees small blocks at a
+/// high rate, and glibc's `malloc`/`free` took about a tenth of a campaign's CPU time (perf);
+/// with jemalloc the same fixed campaign used about 6% less user time. jemalloc maps its
+/// memory readable and writable up front, so a data limit (`--memory-limit`) still fails an
+/// allocation beyond it at once (a lazily committing allocator would not: mimalloc did not).
 pub struct CountingAlloc;
 
 impl CountingAlloc {
@@ -86,11 +93,11 @@ impl CountingAlloc {
     }
 }
 
-// SAFETY: every method forwards to `System` with the caller's arguments unchanged; the
+// SAFETY: every method forwards to `Jemalloc` with the caller's arguments unchanged; the
 // counters are side information only.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { Jemalloc.alloc(layout) };
         if !p.is_null() {
             Self::changed(layout.size() as isize);
         }
@@ -98,7 +105,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe { Jemalloc.alloc_zeroed(layout) };
         if !p.is_null() {
             Self::changed(layout.size() as isize);
         }
@@ -106,12 +113,12 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { Jemalloc.dealloc(ptr, layout) };
         Self::changed(-(layout.size() as isize));
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { Jemalloc.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             Self::changed(new_size as isize - layout.size() as isize);
         }
@@ -154,10 +161,15 @@ pub fn rss_kib() -> Option<u64> {
     Some(pages * u64::try_from(page).ok()? / 1024)
 }
 
-/// Hands the memory `malloc` holds free back to the kernel (glibc's `malloc_trim`), so that
-/// RSS follows the live heap instead of the largest program seen so far. Returns whether
-/// anything was released.
+/// Hands the memory the allocators hold free back to the kernel (every jemalloc arena's
+/// purge, and glibc's `malloc_trim` for what C code allocated), so that RSS follows the live
+/// heap instead of the largest program seen so far. Returns whether glibc released anything.
 pub fn release_free_memory() -> bool {
+    // "arena.<MALLCTL_ARENAS_ALL>.purge": jemalloc's name for all arenas is 4096.
+    // SAFETY: a void control (no old or new value) with a NUL-terminated name.
+    unsafe {
+        tikv_jemalloc_sys::mallctl(c"arena.4096.purge".as_ptr(), std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null_mut(), 0);
+    }
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // SAFETY: malloc_trim only walks glibc's own arenas.

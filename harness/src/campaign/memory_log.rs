@@ -6,10 +6,10 @@
 //! KiB (see [`crate::memory`]; an empty field where a figure is unavailable). The summary
 //! compares the first and last lines of the file.
 //!
-//! After each program the worker also hands free `malloc` memory back to the kernel
-//! ([`crate::memory::release_free_memory`]): without it, glibc keeps the pages of the largest
-//! program seen so far in every worker's arena, and RSS climbs in steps although the live
-//! heap does not grow.
+//! After each program the worker also hands free heap memory back to the kernel
+//! ([`crate::memory::release_free_memory`]): without it, the allocator keeps the pages of the
+//! largest program seen so far in every worker's arena, and RSS climbs in steps although the
+//! live heap does not grow.
 
 use crate::memory::{self, Sample};
 use anyhow::{Context, Result};
