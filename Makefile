@@ -17,9 +17,11 @@ build: deps
 test: deps
 	bash scripts/test.sh
 
-# The main job: a short differential campaign with a report under results/.
-campaign: build
-	./target/release/harness campaign --minutes $(MINUTES) --jobs $(JOBS)
+# The main job: a short differential campaign with a report under results/ (the `campaign`
+# profile: release with fat LTO, see Cargo.toml).
+campaign: deps
+	$(CARGO) build --profile campaign -p harness -p sysy-cost-plugin
+	./target/campaign/harness campaign --minutes $(MINUTES) --jobs $(JOBS)
 
 # libFuzzer smoke run: every target for FUZZ_SECONDS (stable toolchain; see scripts/fuzz.sh).
 FUZZ_SECONDS ?= 30
