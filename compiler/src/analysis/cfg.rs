@@ -25,6 +25,13 @@ fn sized_map<V: Clone>(default: V, n: usize) -> SecondaryMap<Block, V> {
     map
 }
 
+/// A map of `n` empty lists (indexing past them still works). Built from a vector of fresh
+/// lists: [`sized_map`] would clone the default into every slot, and cloning even an empty
+/// `SmallVec` goes through its generic `extend` (the CFG is rebuilt after most passes).
+fn empty_lists<V: Clone + Default>(n: usize) -> SecondaryMap<Block, V> {
+    SecondaryMap::from(std::iter::repeat_with(V::default).take(n).collect::<Vec<V>>())
+}
+
 #[derive(Clone, Debug)]
 pub struct ControlFlowGraph {
     succs: SecondaryMap<Block, SmallVec<[Block; 2]>>,
@@ -40,8 +47,8 @@ impl ControlFlowGraph {
         // Sized once for every block slot: growing the maps one index at a time as edges are
         // found reallocated and moved them repeatedly (the CFG is rebuilt after most passes).
         let n = func.num_blocks();
-        let mut succs: SecondaryMap<Block, SmallVec<[Block; 2]>> = sized_map(SmallVec::new(), n);
-        let mut preds: SecondaryMap<Block, SmallVec<[Block; 4]>> = sized_map(SmallVec::new(), n);
+        let mut succs: SecondaryMap<Block, SmallVec<[Block; 2]>> = empty_lists(n);
+        let mut preds: SecondaryMap<Block, SmallVec<[Block; 4]>> = empty_lists(n);
         for &b in func.layout() {
             for &s in func.successors(b) {
                 if func.is_block_live(s) {

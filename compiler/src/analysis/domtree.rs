@@ -15,7 +15,7 @@
 //! "every path passes through `a`" holds vacuously — while it dominates nothing but itself.
 //! The verifier therefore does not check SSA dominance inside unreachable code.
 
-use cranelift_entity::SecondaryMap;
+use cranelift_entity::{EntityRef, SecondaryMap};
 use cranelift_entity::packed_option::PackedOption;
 use smallvec::SmallVec;
 
@@ -65,13 +65,26 @@ impl DomTree {
             }
         }
 
+        // Every map sized once for the reachable blocks (the only ones written): growing them
+        // one index at a time as blocks are visited reallocated them repeatedly. Children
+        // lists come from a vector of fresh lists rather than by cloning an empty default.
+        let slots = rpo.iter().map(|b| b.index() + 1).max().unwrap_or(0);
+        let sized = |default: u32| {
+            let mut map = SecondaryMap::with_default(default);
+            map.resize(slots);
+            map
+        };
         let mut tree = DomTree {
-            idom: SecondaryMap::new(),
-            children: SecondaryMap::new(),
+            idom: {
+                let mut map = SecondaryMap::new();
+                map.resize(slots);
+                map
+            },
+            children: SecondaryMap::from(std::iter::repeat_with(SmallVec::new).take(slots).collect::<Vec<_>>()),
             preorder: Vec::with_capacity(n),
-            pre: SecondaryMap::with_default(NONE),
-            last: SecondaryMap::with_default(NONE),
-            depth: SecondaryMap::new(),
+            pre: sized(NONE),
+            last: sized(NONE),
+            depth: sized(0),
             cfg_epoch: cfg.cfg_epoch(),
         };
         for (i, &b) in rpo.iter().enumerate().skip(1) {
