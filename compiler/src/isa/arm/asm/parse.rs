@@ -2,7 +2,15 @@
 //! directives, and instructions split into mnemonic (base, `s` flag, condition, data-type
 //! suffix) and operands.
 
+use std::borrow::Cow;
+
 use super::AsmError;
+
+/// `text` in lower case, copied only when it has an upper-case letter (the compiler writes
+/// lower case: the in-process assembler reads every line it emits).
+fn lowercase(text: &str) -> Cow<'_, str> {
+    if text.bytes().any(|b| b.is_ascii_uppercase()) { Cow::Owned(text.to_ascii_lowercase()) } else { Cow::Borrowed(text) }
+}
 
 /// A condition code (`al` when none is written).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,12 +247,16 @@ const BASES: &[(&str, bool)] = &[
 
 /// Splits a mnemonic like `addseq`, `vmovne.f32`, `bls` into its parts.
 fn mnemonic(word: &str) -> Option<(&'static str, bool, Cond, String)> {
-    let word = word.to_ascii_lowercase();
-    let (head, dt) = match word.split_once('.') {
-        Some((h, d)) => (h.to_string(), d.to_string()),
-        None => (word.clone(), String::new()),
-    };
+    let word = lowercase(word);
+    let (head, dt) = word.split_once('.').unwrap_or((&word, ""));
+    let dt = dt.to_string();
+    // No base is empty: one whose first letter differs cannot be a prefix (a cheap test
+    // before the comparison, for a table scanned for every instruction).
+    let first = *head.as_bytes().first()?;
     for &(base, takes_s) in BASES {
+        if base.as_bytes()[0] != first {
+            continue;
+        }
         let Some(rest) = head.strip_prefix(base) else { continue };
         let (set_flags, rest) = match rest.strip_prefix('s') {
             Some(r) if takes_s && (r.is_empty() || cond(r).is_some()) => (true, r),
@@ -260,26 +272,29 @@ fn mnemonic(word: &str) -> Option<(&'static str, bool, Cond, String)> {
     None
 }
 
-/// Splits at top-level commas (not inside `[...]` or `{...}`).
-fn split_operands(text: &str) -> Vec<String> {
+/// Splits at top-level commas (not inside `[...]` or `{...}`), each part trimmed; a last
+/// part that is empty is dropped. Slices of `text`, not copies (every operand of every
+/// instruction passes through here).
+fn split_operands(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut depth = 0i32;
-    let mut current = String::new();
-    for c in text.chars() {
-        match c {
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(current.trim().to_string());
-                current.clear();
-                continue;
+    let mut start = 0;
+    // Bytes, not chars: the delimiters are ASCII, which never occurs inside a multi-byte
+    // character, so every split falls on a character boundary.
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
             }
             _ => {}
         }
-        current.push(c);
     }
-    if !current.trim().is_empty() {
-        out.push(current.trim().to_string());
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
     }
     out
 }
@@ -329,7 +344,7 @@ fn shift_kind(text: &str) -> Option<ShiftKind> {
 
 /// `lsl #2`, `asr r3`, `rrx`.
 fn shift(text: &str) -> Option<(ShiftKind, ShiftBy)> {
-    let t = text.trim().to_ascii_lowercase();
+    let t = lowercase(text.trim());
     if t == "rrx" {
         return Some((ShiftKind::Ror, ShiftBy::Rrx));
     }
@@ -355,7 +370,7 @@ fn memory(inner: &str, writeback: bool) -> Option<Mem> {
     match parts.len() {
         1 => {}
         2 | 3 => {
-            let (offset, subtract) = offset(&parts[1], parts.get(2).map(String::as_str))?;
+            let (offset, subtract) = offset(parts[1], parts.get(2).copied())?;
             mem.offset = offset;
             mem.subtract = subtract;
         }
@@ -452,9 +467,9 @@ fn operand(text: &str) -> Option<Operand> {
     if let Some((kind, by)) = shift(t) {
         return Some(Operand::Shift(kind, by));
     }
-    let lower = t.to_ascii_lowercase();
-    if matches!(lower.as_str(), "apsr_nzcv" | "fpscr") {
-        return Some(Operand::Special(lower));
+    let lower = lowercase(t);
+    if matches!(&*lower, "apsr_nzcv" | "fpscr") {
+        return Some(Operand::Special(lower.into_owned()));
     }
     symbol_expr(t).map(|(name, addend)| Operand::Symbol(name, addend))
 }
@@ -506,7 +521,7 @@ pub fn line(text: &str, number: usize) -> Result<Vec<Statement>, AsmError> {
     let (base, set_flags, cond, dt) = mnemonic(word).ok_or_else(|| err(format!("unknown instruction `{word}`")))?;
     let mut operands = Vec::new();
     for part in split_operands(args) {
-        operands.push(operand(&part).ok_or_else(|| err(format!("cannot read operand `{part}` of `{word}`")))?);
+        operands.push(operand(part).ok_or_else(|| err(format!("cannot read operand `{part}` of `{word}`")))?);
     }
     out.push(Statement::Instruction(Instruction { base, set_flags, cond, dt, operands }));
     Ok(out)
