@@ -89,42 +89,83 @@ fn operands(inst: &MInst) -> Operands {
 
 /// The register class each operand of `inst` needs, in [`MInst::visit`] order (fixed
 /// operands: the class of their fixed register).
-fn classes(inst: &MInst) -> Vec<RegClass> {
+///
+/// Inline and filled by pushes: the verifier asks this of every instruction after every
+/// stage, and building it from small concatenated vectors allocated several times each.
+fn classes(inst: &MInst) -> SmallVec<[RegClass; 6]> {
+    let mut out = SmallVec::new();
+    push_classes(inst, &mut out);
+    out
+}
+
+fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
     use RegClass::{Float as F, Int as I};
-    let op2 = |o: &Op2| if o.reg().is_some() { vec![I] } else { vec![] };
-    let addr = |a: &Addr| match a {
-        Addr::Imm { .. } => vec![I],
-        Addr::Index { .. } => vec![I, I],
-        Addr::Frame { .. } => vec![],
-    };
-    let cat = |parts: &[Vec<RegClass>]| parts.concat();
+    fn op2(out: &mut SmallVec<[RegClass; 6]>, o: &Op2) {
+        if o.reg().is_some() {
+            out.push(I);
+        }
+    }
+    fn addr(out: &mut SmallVec<[RegClass; 6]>, a: &Addr) {
+        match a {
+            Addr::Imm { .. } => out.push(I),
+            Addr::Index { .. } => out.extend([I, I]),
+            Addr::Frame { .. } => {}
+        }
+    }
+    let n = |class: RegClass, count: usize| std::iter::repeat_n(class, count);
     match inst {
-        MInst::Args { defs } => defs.iter().map(|(_, p)| p.class()).collect(),
-        MInst::Alu { op2: o, .. } => cat(&[vec![I], op2(o), vec![I]]),
-        MInst::Mov { op2: o, .. } => cat(&[op2(o), vec![I]]),
-        MInst::LoadImm { .. } | MInst::LoadSym { .. } | MInst::FrameAddr { .. } | MInst::SetCond { .. } => vec![I],
-        MInst::Mul { .. } | MInst::Smmul { .. } | MInst::Sdiv { .. } => vec![I; 3],
-        MInst::SRemPow2 { tmp, .. } => vec![I; 2 + usize::from(tmp.is_some())],
-        MInst::Mla { .. } | MInst::Mls { .. } => vec![I; 4],
-        MInst::Cmp { op2: o, .. } => cat(&[vec![I], op2(o)]),
-        MInst::MovCond { op2: o, .. } => cat(&[vec![I], op2(o), vec![I]]),
-        MInst::Ldr { addr: a, .. } => cat(&[addr(a), vec![I]]),
-        MInst::Str { addr: a, .. } => cat(&[vec![I], addr(a)]),
-        MInst::Vldr { addr: a, .. } => cat(&[addr(a), vec![F]]),
-        MInst::Vstr { addr: a, .. } | MInst::VStrF64 { addr: a, .. } => cat(&[vec![F], addr(a)]),
-        MInst::VArith { .. } | MInst::VMovCond { .. } => vec![F; 3],
-        MInst::VNeg { .. } | MInst::VMov { .. } | MInst::VCvtF32S32 { .. } | MInst::VCvtS32F32 { .. } => vec![F; 2],
-        MInst::VMla { .. } => vec![F; 4],
-        MInst::VMovImm { .. } => vec![F],
-        MInst::VMovFromCore { .. } => vec![I, F],
-        MInst::VMovToCore { .. } => vec![F, I],
-        MInst::VCmp { sm, .. } => vec![F; 1 + usize::from(sm.is_some())],
-        MInst::CvtF64Pair { .. } => vec![F, I, I],
-        MInst::MemZeroLoop { count, .. } => vec![I; 3 + usize::from(count.is_some())],
-        MInst::Call { uses, defs, .. } => uses.iter().chain(defs.iter()).map(|(_, p)| p.class()).collect(),
-        MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. } => vec![],
-        MInst::Ret { val } => val.iter().map(|(_, p)| p.class()).collect(),
-        MInst::Pred { inst, .. } => classes(inst),
+        MInst::Args { defs } => out.extend(defs.iter().map(|(_, p)| p.class())),
+        MInst::Alu { op2: o, .. } => {
+            out.push(I);
+            op2(out, o);
+            out.push(I);
+        }
+        MInst::Mov { op2: o, .. } => {
+            op2(out, o);
+            out.push(I);
+        }
+        MInst::LoadImm { .. } | MInst::LoadSym { .. } | MInst::FrameAddr { .. } | MInst::SetCond { .. } => out.push(I),
+        MInst::Mul { .. } | MInst::Smmul { .. } | MInst::Sdiv { .. } => out.extend(n(I, 3)),
+        MInst::SRemPow2 { tmp, .. } => out.extend(n(I, 2 + usize::from(tmp.is_some()))),
+        MInst::Mla { .. } | MInst::Mls { .. } => out.extend(n(I, 4)),
+        MInst::Cmp { op2: o, .. } => {
+            out.push(I);
+            op2(out, o);
+        }
+        MInst::MovCond { op2: o, .. } => {
+            out.push(I);
+            op2(out, o);
+            out.push(I);
+        }
+        MInst::Ldr { addr: a, .. } => {
+            addr(out, a);
+            out.push(I);
+        }
+        MInst::Str { addr: a, .. } => {
+            out.push(I);
+            addr(out, a);
+        }
+        MInst::Vldr { addr: a, .. } => {
+            addr(out, a);
+            out.push(F);
+        }
+        MInst::Vstr { addr: a, .. } | MInst::VStrF64 { addr: a, .. } => {
+            out.push(F);
+            addr(out, a);
+        }
+        MInst::VArith { .. } | MInst::VMovCond { .. } => out.extend(n(F, 3)),
+        MInst::VNeg { .. } | MInst::VMov { .. } | MInst::VCvtF32S32 { .. } | MInst::VCvtS32F32 { .. } => out.extend(n(F, 2)),
+        MInst::VMla { .. } => out.extend(n(F, 4)),
+        MInst::VMovImm { .. } => out.push(F),
+        MInst::VMovFromCore { .. } => out.extend([I, F]),
+        MInst::VMovToCore { .. } => out.extend([F, I]),
+        MInst::VCmp { sm, .. } => out.extend(n(F, 1 + usize::from(sm.is_some()))),
+        MInst::CvtF64Pair { .. } => out.extend([F, I, I]),
+        MInst::MemZeroLoop { count, .. } => out.extend(n(I, 3 + usize::from(count.is_some()))),
+        MInst::Call { uses, defs, .. } => out.extend(uses.iter().chain(defs.iter()).map(|(_, p)| p.class())),
+        MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. } => {}
+        MInst::Ret { val } => out.extend(val.iter().map(|(_, p)| p.class())),
+        MInst::Pred { inst, .. } => push_classes(inst, out),
     }
 }
 
@@ -211,13 +252,18 @@ impl State {
         State { defined, slots: vec![fill; slots.div_ceil(64)], flags }
     }
 
-    /// Meet of two paths: defined on both.
-    fn meet(&self, other: &State) -> State {
-        State {
-            defined: self.defined & other.defined,
-            slots: self.slots.iter().zip(&other.slots).map(|(a, b)| a & b).collect(),
-            flags: self.flags && other.flags,
+    /// Meet of two paths (defined on both), in place; returns whether `self` changed.
+    /// In place rather than into a new state: the fixpoint meets along every edge it visits.
+    fn meet_with(&mut self, other: &State) -> bool {
+        let before = (self.defined, self.flags);
+        self.defined = self.defined & other.defined;
+        self.flags = self.flags && other.flags;
+        let mut changed = before != (self.defined, self.flags);
+        for (a, b) in self.slots.iter_mut().zip(&other.slots) {
+            changed |= *a & b != *a;
+            *a &= b;
         }
+        changed
     }
 
     fn slot_defined(&self, k: usize) -> bool {
@@ -433,9 +479,7 @@ fn check_dataflow(pf: &PFunction, ops: &[Vec<Operands>], problems: &mut Vec<Stri
         let out = insts.fold(entry[i].clone(), |s, (inst, ops)| s.transfer(inst, ops, ignore));
         for &s in &succs[i] {
             let s = s as usize;
-            let met = entry[s].meet(&out);
-            if s != 0 && met != entry[s] {
-                entry[s] = met;
+            if s != 0 && entry[s].meet_with(&out) {
                 if !std::mem::replace(&mut queued[s], true) {
                     work.push_back(s);
                 }
