@@ -72,7 +72,7 @@ fn operands(inst: &MInst) -> SmallVec<[(PReg, Kind); 6]> {
         }
     }
     let mut c = Collect(SmallVec::new());
-    inst.clone().visit(&mut c);
+    inst.visit_ref(&mut c);
     c.0.into_iter().filter_map(|(p, k)| p.map(|p| (p, k))).collect()
 }
 

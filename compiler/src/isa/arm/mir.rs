@@ -629,6 +629,34 @@ impl MInst {
         }
     }
 
+    /// Visits the register operands like [`MInst::visit`], leaving the instruction as it is
+    /// (the visitor receives copies of the registers): for visitors that only read.
+    ///
+    /// Instead of visiting a clone: the verifier, copy propagation and the peephole stage
+    /// visit every instruction after every stage, and cloning a call, a symbol load, the
+    /// entry pseudo-instruction or a predicated instruction allocates. Those variants are
+    /// visited here directly, in the order [`MInst::visit`] uses; the rest are plain data.
+    pub fn visit_ref(&self, v: &mut impl OperandVisitor) {
+        match self {
+            MInst::Args { defs } => {
+                for &(mut r, p) in defs {
+                    v.fixed_def(&mut r, p);
+                }
+            }
+            MInst::LoadSym { rd, .. } => v.reg_def(&mut { *rd }),
+            MInst::Call { uses, defs, .. } => {
+                for &(mut r, p) in uses {
+                    v.fixed_use(&mut r, p);
+                }
+                for &(mut r, p) in defs {
+                    v.fixed_def(&mut r, p);
+                }
+            }
+            MInst::Pred { inst, .. } => inst.visit_ref(v),
+            _ => self.clone().visit(v),
+        }
+    }
+
     pub fn clobbers(&self) -> PRegSet {
         match self {
             MInst::Call { clobbers, .. } => *clobbers,
@@ -672,7 +700,7 @@ impl MInst {
             }
         }
         let mut c = Collect { defs: SmallVec::new(), uses: SmallVec::new() };
-        self.clone().visit(&mut c);
+        self.visit_ref(&mut c);
         if let MInst::Pred { .. } = self {
             // When the condition fails the old value stays: a conditional write reads it.
             c.uses.extend(c.defs.iter().copied());
@@ -821,5 +849,64 @@ pub fn result_reg(class: RegClass) -> PReg {
     match class {
         RegClass::Int => regs::gpr(0),
         RegClass::Float | RegClass::Vector => regs::spr(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use smallvec::smallvec;
+
+    use super::*;
+
+    /// Every operand with how it is visited, for comparing the two visits.
+    #[derive(Default)]
+    struct Log(Vec<(Reg, &'static str, Option<PReg>)>);
+    impl OperandVisitor for Log {
+        fn reg_use(&mut self, r: &mut Reg) {
+            self.0.push((*r, "use", None));
+        }
+        fn reg_use_late(&mut self, r: &mut Reg) {
+            self.0.push((*r, "use-late", None));
+        }
+        fn reg_def(&mut self, r: &mut Reg) {
+            self.0.push((*r, "def", None));
+        }
+        fn reg_temp(&mut self, r: &mut Reg) {
+            self.0.push((*r, "temp", None));
+        }
+        fn reg_reuse_def(&mut self, r: &mut Reg, _input: usize) {
+            self.0.push((*r, "reuse-def", None));
+        }
+        fn fixed_use(&mut self, r: &mut Reg, p: PReg) {
+            self.0.push((*r, "fixed-use", Some(p)));
+        }
+        fn fixed_def(&mut self, r: &mut Reg, p: PReg) {
+            self.0.push((*r, "fixed-def", Some(p)));
+        }
+    }
+
+    #[test]
+    fn visit_ref_sees_what_visit_sees() {
+        let (r0, r1, r4, s0) = (phys(regs::gpr(0)), phys(regs::gpr(1)), phys(regs::gpr(4)), phys(regs::spr(0)));
+        let call = MInst::Call {
+            sym: "f".into(),
+            uses: smallvec![(r4, regs::gpr(0)), (r1, regs::gpr(1))],
+            defs: smallvec![(r0, regs::gpr(0))],
+            clobbers: PRegSet::empty(),
+        };
+        let insts = [
+            MInst::Args { defs: vec![(r4, regs::gpr(0)), (s0, regs::spr(0))] },
+            MInst::LoadSym { rd: r1, sym: "g".into() },
+            call.clone(),
+            MInst::Pred { cc: Cond::Eq, inst: Box::new(MInst::Mov { rd: r0, op2: Op2::Reg(r4) }) },
+            MInst::Pred { cc: Cond::Ne, inst: Box::new(call) },
+            MInst::Mla { rd: r0, rn: r1, rm: r4, ra: r0 },
+        ];
+        for inst in insts {
+            let (mut by_ref, mut by_clone) = (Log::default(), Log::default());
+            inst.visit_ref(&mut by_ref);
+            inst.clone().visit(&mut by_clone);
+            assert_eq!(by_ref.0, by_clone.0, "{inst:?}");
+        }
     }
 }

@@ -83,7 +83,7 @@ fn operands(inst: &MInst) -> Operands {
         }
     }
     let mut c = Collect(SmallVec::new());
-    inst.clone().visit(&mut c);
+    inst.visit_ref(&mut c);
     c.0
 }
 
