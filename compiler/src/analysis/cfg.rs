@@ -75,8 +75,10 @@ impl ControlFlowGraph {
     fn compute_rpo(&mut self, entry: Block, num_blocks: usize) {
         // Explicit DFS stack of (block, index of the next successor to visit).
         let mut visited: SecondaryMap<Block, bool> = sized_map(false, num_blocks);
-        let mut postorder = Vec::new();
-        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+        // Both hold at most every block once: sized for that rather than grown.
+        let mut postorder = Vec::with_capacity(num_blocks);
+        let mut stack: Vec<(Block, usize)> = Vec::with_capacity(num_blocks);
+        stack.push((entry, 0));
         visited[entry] = true;
         while let Some(&mut (b, ref mut next)) = stack.last_mut() {
             if let Some(&s) = self.succs[b].get(*next) {

@@ -94,14 +94,16 @@ impl DomTree {
             tree.children[parent].push(b);
         }
         if let Some(&entry) = rpo.first() {
-            tree.number_preorder(entry);
+            tree.number_preorder(entry, n);
         }
         tree
     }
 
     /// Iterative DFS over the tree assigning preorder intervals and depths.
-    fn number_preorder(&mut self, entry: Block) {
-        let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+    fn number_preorder(&mut self, entry: Block, num_reachable: usize) {
+        // At most every reachable block once: sized for that rather than grown.
+        let mut stack: Vec<(Block, usize)> = Vec::with_capacity(num_reachable);
+        stack.push((entry, 0));
         self.pre[entry] = 0;
         self.preorder.push(entry);
         while let Some(&mut (b, ref mut next)) = stack.last_mut() {

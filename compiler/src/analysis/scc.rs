@@ -22,8 +22,9 @@ pub fn tarjan_sccs(succs: &[Vec<usize>]) -> Vec<Vec<usize>> {
     let mut index = vec![UNVISITED; n];
     let mut low = vec![0u32; n];
     let mut on_stack = vec![false; n];
-    let mut tarjan_stack: Vec<usize> = Vec::new();
-    let mut dfs: Vec<(usize, usize)> = Vec::new();
+    // Each holds a node at most once: sized for all of them rather than grown.
+    let mut tarjan_stack: Vec<usize> = Vec::with_capacity(n);
+    let mut dfs: Vec<(usize, usize)> = Vec::with_capacity(n);
     let mut next_index = 0u32;
     let mut out = Vec::new();
 

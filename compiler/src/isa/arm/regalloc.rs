@@ -184,18 +184,20 @@ fn internal(sym: &str, what: impl std::fmt::Display) -> BackendError {
 /// Allocates registers for `mf` and returns the function over physical registers.
 pub fn allocate(mf: MFunction, ip_allocatable: bool) -> Result<PFunction, BackendError> {
     let sym = mf.sym.clone();
+    // Sized from the function (one entry per block or per instruction) rather than grown.
+    let (num_blocks, num_insts) = (mf.blocks.len(), mf.blocks.iter().map(|b| b.insts.len()).sum());
     let mut f = RaFunc {
-        insts: Vec::new(),
-        ranges: Vec::new(),
+        insts: Vec::with_capacity(num_insts),
+        ranges: Vec::with_capacity(num_blocks),
         operands: Vec::new(),
-        operand_ranges: Vec::new(),
-        clobbers: Vec::new(),
-        succs: Vec::new(),
-        preds: Vec::new(),
-        params: Vec::new(),
-        branch_args: Vec::new(),
-        origins: Vec::new(),
-        layout: Vec::new(),
+        operand_ranges: Vec::with_capacity(num_insts),
+        clobbers: Vec::with_capacity(num_insts),
+        succs: Vec::with_capacity(num_blocks),
+        preds: Vec::with_capacity(num_blocks),
+        params: Vec::with_capacity(num_blocks),
+        branch_args: Vec::with_capacity(num_blocks),
+        origins: Vec::with_capacity(num_blocks),
+        layout: Vec::with_capacity(num_blocks),
         num_vregs: mf.num_vregs,
     };
     for b in mf.blocks {

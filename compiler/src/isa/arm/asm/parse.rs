@@ -519,8 +519,9 @@ pub fn line(text: &str, number: usize) -> Result<Vec<Statement>, AsmError> {
         return Ok(out);
     }
     let (base, set_flags, cond, dt) = mnemonic(word).ok_or_else(|| err(format!("unknown instruction `{word}`")))?;
-    let mut operands = Vec::new();
-    for part in split_operands(args) {
+    let parts = split_operands(args);
+    let mut operands = Vec::with_capacity(parts.len());
+    for part in parts {
         operands.push(operand(part).ok_or_else(|| err(format!("cannot read operand `{part}` of `{word}`")))?);
     }
     out.push(Statement::Instruction(Instruction { base, set_flags, cond, dt, operands }));
