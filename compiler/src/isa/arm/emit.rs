@@ -14,7 +14,7 @@
 //! initialisers become `.zero` directives. Every machine block gets a comment naming the IR
 //! block (or CFG edge) it came from.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use regalloc2::Block;
 
@@ -24,19 +24,45 @@ use super::mir::{Addr, BlockOrigin, MInst, Op2, PFunction, Reg};
 use super::{Symbols, regs, string_label};
 use crate::ir::{Const, Module};
 
-fn reg(r: Reg) -> String {
-    match r {
-        Reg::Phys(p) => regs::name(p),
-        // Emission runs after allocation; a virtual register here is a bug, shown plainly.
-        Reg::Virt(v) => format!("<unallocated {v}>"),
+/// Register and operand texts are written straight into the output where they are
+/// formatted rather than made into strings first: the emitter writes several per
+/// instruction, and the campaign emits (and assembles) every configuration it checks.
+fn reg(r: Reg) -> RegText {
+    RegText::Reg(r)
+}
+
+#[derive(Clone, Copy)]
+enum RegText {
+    Reg(Reg),
+    /// A register the emitter names itself (`sp`, `d16`).
+    Named(&'static str),
+}
+
+impl fmt::Display for RegText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RegText::Reg(Reg::Phys(p)) => regs::write_name(f, p),
+            // Emission runs after allocation; a virtual register here is a bug, shown plainly.
+            RegText::Reg(Reg::Virt(v)) => write!(f, "<unallocated {v}>"),
+            RegText::Named(name) => f.write_str(name),
+        }
     }
 }
 
-fn op2(o: Op2) -> String {
-    match o {
-        Op2::Imm(v) => format!("#{}", imm_text(v)),
-        Op2::Reg(r) => reg(r),
-        Op2::Shifted(r, s, n) => format!("{}, {} #{n}", reg(r), s.name()),
+fn op2(o: Op2) -> Op2Text {
+    Op2Text(o)
+}
+
+#[derive(Clone, Copy)]
+struct Op2Text(Op2);
+
+impl fmt::Display for Op2Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Op2::Imm(v) => write!(f, "#{}", imm_text(v)),
+            Op2::Reg(r) => write!(f, "{}", reg(r)),
+            Op2::Shifted(r, s, n) => write!(f, "{}, {} #{n}", reg(r), s.name()),
+        }
     }
 }
 
@@ -100,52 +126,52 @@ struct FnEmitter<'a> {
 }
 
 impl FnEmitter<'_> {
-    fn line(&mut self, s: impl AsRef<str>) {
-        let _ = writeln!(self.out, "\t{}", s.as_ref());
+    fn line(&mut self, line: fmt::Arguments<'_>) {
+        let _ = writeln!(self.out, "\t{line}");
     }
 
-    fn label(&self, b: Block) -> String {
-        format!(".L{}_{}", self.fn_index, b.index())
+    fn label(&self, b: Block) -> Label {
+        Label { fn_index: self.fn_index, block: b }
     }
 
     /// `mnemonic reg, <address>`, going through `ip` for out-of-range offsets.
-    fn mem(&mut self, mnemonic: &str, r: &str, addr: Addr, range: Range) {
+    fn mem(&mut self, mnemonic: &str, r: impl fmt::Display, addr: Addr, range: Range) {
         let (base, off) = match addr {
             Addr::Index { base, index, shift } => {
                 let shift = if shift == 0 { String::new() } else { format!(", lsl #{shift}") };
-                self.line(format!("{mnemonic}\t{r}, [{}, {}{shift}]", reg(base), reg(index)));
+                self.line(format_args!("{mnemonic}\t{r}, [{}, {}{shift}]", reg(base), reg(index)));
                 return;
             }
             Addr::Imm { base, off } => (reg(base), i64::from(off)),
-            Addr::Frame { obj, off } => ("sp".to_string(), self.layout.offset(obj) + i64::from(off)),
+            Addr::Frame { obj, off } => (RegText::Named("sp"), self.layout.offset(obj) + i64::from(off)),
         };
         if range.fits(off) {
             if off == 0 {
-                self.line(format!("{mnemonic}\t{r}, [{base}]"));
+                self.line(format_args!("{mnemonic}\t{r}, [{base}]"));
             } else {
-                self.line(format!("{mnemonic}\t{r}, [{base}, #{off}]"));
+                self.line(format_args!("{mnemonic}\t{r}, [{base}, #{off}]"));
             }
         } else if range == Range::Word {
             load_imm(self.out, "ip", off as u32);
-            self.line(format!("{mnemonic}\t{r}, [{base}, ip]"));
+            self.line(format_args!("{mnemonic}\t{r}, [{base}, ip]"));
         } else {
-            self.add_const("ip", &base, off);
-            self.line(format!("{mnemonic}\t{r}, [ip]"));
+            self.add_const("ip", base, off);
+            self.line(format_args!("{mnemonic}\t{r}, [ip]"));
         }
     }
 
     /// `rd = base + off` for any offset (through `ip` when not encodable).
-    fn add_const(&mut self, rd: &str, base: &str, off: i64) {
+    fn add_const(&mut self, rd: impl fmt::Display, base: impl fmt::Display, off: i64) {
         let v = off as u32;
         if off == 0 {
-            self.line(format!("mov\t{rd}, {base}"));
+            self.line(format_args!("mov\t{rd}, {base}"));
         } else if is_arm_imm(v) {
-            self.line(format!("add\t{rd}, {base}, #{}", imm_text(v)));
+            self.line(format_args!("add\t{rd}, {base}, #{}", imm_text(v)));
         } else if is_arm_imm(v.wrapping_neg()) {
-            self.line(format!("sub\t{rd}, {base}, #{}", imm_text(v.wrapping_neg())));
+            self.line(format_args!("sub\t{rd}, {base}, #{}", imm_text(v.wrapping_neg())));
         } else {
             load_imm(self.out, "ip", v);
-            self.line(format!("add\t{rd}, {base}, ip"));
+            self.line(format_args!("add\t{rd}, {base}, ip"));
         }
     }
 
@@ -153,49 +179,49 @@ impl FnEmitter<'_> {
         match inst {
             MInst::Args { .. } => {}
             MInst::Alu { op, rd, rn, op2: o } => {
-                self.line(format!("{}\t{}, {}, {}", op.name(), reg(*rd), reg(*rn), op2(*o)))
+                self.line(format_args!("{}\t{}, {}, {}", op.name(), reg(*rd), reg(*rn), op2(*o)))
             }
             MInst::Mov { rd, op2: o } => match o {
-                Op2::Shifted(rm, s, n) => self.line(format!("{}\t{}, {}, #{n}", s.name(), reg(*rd), reg(*rm))),
-                _ => self.line(format!("mov\t{}, {}", reg(*rd), op2(*o))),
+                Op2::Shifted(rm, s, n) => self.line(format_args!("{}\t{}, {}, #{n}", s.name(), reg(*rd), reg(*rm))),
+                _ => self.line(format_args!("mov\t{}, {}", reg(*rd), op2(*o))),
             },
-            MInst::LoadImm { rd, value } => load_imm(self.out, &reg(*rd), *value),
+            MInst::LoadImm { rd, value } => load_imm(self.out, reg(*rd), *value),
             MInst::LoadSym { rd, sym } => {
-                self.line(format!("movw\t{}, #:lower16:{sym}", reg(*rd)));
-                self.line(format!("movt\t{}, #:upper16:{sym}", reg(*rd)));
+                self.line(format_args!("movw\t{}, #:lower16:{sym}", reg(*rd)));
+                self.line(format_args!("movt\t{}, #:upper16:{sym}", reg(*rd)));
             }
             MInst::FrameAddr { rd, obj, off } => {
                 let total = self.layout.offset(*obj) + i64::from(*off);
-                self.add_const(&reg(*rd), "sp", total);
+                self.add_const(reg(*rd), "sp", total);
             }
-            MInst::Mul { rd, rn, rm } => self.line(format!("mul\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
+            MInst::Mul { rd, rn, rm } => self.line(format_args!("mul\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
             MInst::Mla { rd, rn, rm, ra } => {
-                self.line(format!("mla\t{}, {}, {}, {}", reg(*rd), reg(*rn), reg(*rm), reg(*ra)))
+                self.line(format_args!("mla\t{}, {}, {}, {}", reg(*rd), reg(*rn), reg(*rm), reg(*ra)))
             }
             MInst::Mls { rd, rn, rm, ra } => {
-                self.line(format!("mls\t{}, {}, {}, {}", reg(*rd), reg(*rn), reg(*rm), reg(*ra)))
+                self.line(format_args!("mls\t{}, {}, {}, {}", reg(*rd), reg(*rn), reg(*rm), reg(*ra)))
             }
-            MInst::Smmul { rd, rn, rm } => self.line(format!("smmul\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
-            MInst::Sdiv { rd, rn, rm } => self.line(format!("sdiv\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
+            MInst::Smmul { rd, rn, rm } => self.line(format_args!("smmul\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
+            MInst::Sdiv { rd, rn, rm } => self.line(format_args!("sdiv\t{}, {}, {}", reg(*rd), reg(*rn), reg(*rm))),
             MInst::SRemPow2 { rd, rn, k, tmp } => {
                 let (rd, rn) = (reg(*rd), reg(*rn));
                 match tmp {
                     Some(tmp) if *k > 1 => {
                         let tmp = reg(*tmp);
-                        self.line(format!("rsbs\t{tmp}, {rn}, #0"));
-                        self.line(format!("ubfx\t{rd}, {rn}, #0, #{k}"));
-                        self.line(format!("ubfx\t{tmp}, {tmp}, #0, #{k}"));
-                        self.line(format!("rsbpl\t{rd}, {tmp}, #0"));
+                        self.line(format_args!("rsbs\t{tmp}, {rn}, #0"));
+                        self.line(format_args!("ubfx\t{rd}, {rn}, #0, #{k}"));
+                        self.line(format_args!("ubfx\t{tmp}, {tmp}, #0, #{k}"));
+                        self.line(format_args!("rsbpl\t{rd}, {tmp}, #0"));
                     }
                     _ if *k > 1 => {
-                        self.line(format!("ands\t{rd}, {rn}, #{}", (1u32 << k) - 1));
-                        self.line(format!("cmpne\t{rn}, #0"));
-                        self.line(format!("submi\t{rd}, {rd}, #{}", 1u32 << k));
+                        self.line(format_args!("ands\t{rd}, {rn}, #{}", (1u32 << k) - 1));
+                        self.line(format_args!("cmpne\t{rn}, #0"));
+                        self.line(format_args!("submi\t{rd}, {rd}, #{}", 1u32 << k));
                     }
                     _ => {
-                        self.line(format!("cmp\t{rn}, #0"));
-                        self.line(format!("and\t{rd}, {rn}, #1"));
-                        self.line(format!("rsblt\t{rd}, {rd}, #0"));
+                        self.line(format_args!("cmp\t{rn}, #0"));
+                        self.line(format_args!("and\t{rd}, {rn}, #1"));
+                        self.line(format_args!("rsblt\t{rd}, {rd}, #0"));
                     }
                 }
             }
@@ -205,69 +231,69 @@ impl FnEmitter<'_> {
                     super::mir::CmpOp::Cmn => "cmn",
                     super::mir::CmpOp::Tst => "tst",
                 };
-                self.line(format!("{m}\t{}, {}", reg(*rn), op2(*o)));
+                self.line(format_args!("{m}\t{}, {}", reg(*rn), op2(*o)));
             }
             MInst::SetCond { cc, rd } => {
-                self.line(format!("mov\t{}, #0", reg(*rd)));
-                self.line(format!("mov{}\t{}, #1", cc.name(), reg(*rd)));
+                self.line(format_args!("mov\t{}, #0", reg(*rd)));
+                self.line(format_args!("mov{}\t{}, #1", cc.name(), reg(*rd)));
             }
             MInst::MovCond { cc, rd, rn, op2: o } => {
                 if rd != rn {
-                    self.line(format!("mov\t{}, {}", reg(*rd), reg(*rn)));
+                    self.line(format_args!("mov\t{}, {}", reg(*rd), reg(*rn)));
                 }
-                self.line(format!("mov{}\t{}, {}", cc.name(), reg(*rd), op2(*o)));
+                self.line(format_args!("mov{}\t{}, {}", cc.name(), reg(*rd), op2(*o)));
             }
-            MInst::Ldr { rd, addr } => self.mem("ldr", &reg(*rd), *addr, Range::Word),
-            MInst::Str { rs, addr } => self.mem("str", &reg(*rs), *addr, Range::Word),
-            MInst::Vldr { sd, addr } => self.mem("vldr", &reg(*sd), *addr, Range::Vfp),
-            MInst::Vstr { ss, addr } => self.mem("vstr", &reg(*ss), *addr, Range::Vfp),
+            MInst::Ldr { rd, addr } => self.mem("ldr", reg(*rd), *addr, Range::Word),
+            MInst::Str { rs, addr } => self.mem("str", reg(*rs), *addr, Range::Word),
+            MInst::Vldr { sd, addr } => self.mem("vldr", reg(*sd), *addr, Range::Vfp),
+            MInst::Vstr { ss, addr } => self.mem("vstr", reg(*ss), *addr, Range::Vfp),
             MInst::VArith { op, sd, sn, sm } => {
-                self.line(format!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm)))
+                self.line(format_args!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm)))
             }
             MInst::VMla { sd, sa, sn, sm } => {
                 if sd != sa {
-                    self.line(format!("vmov.f32\t{}, {}", reg(*sd), reg(*sa)));
+                    self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sa)));
                 }
-                self.line(format!("vmla.f32\t{}, {}, {}", reg(*sd), reg(*sn), reg(*sm)));
+                self.line(format_args!("vmla.f32\t{}, {}, {}", reg(*sd), reg(*sn), reg(*sm)));
             }
-            MInst::VNeg { sd, sm } => self.line(format!("vneg.f32\t{}, {}", reg(*sd), reg(*sm))),
-            MInst::VMov { sd, sm } => self.line(format!("vmov.f32\t{}, {}", reg(*sd), reg(*sm))),
+            MInst::VNeg { sd, sm } => self.line(format_args!("vneg.f32\t{}, {}", reg(*sd), reg(*sm))),
+            MInst::VMov { sd, sm } => self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sm))),
             MInst::VMovCond { cc, sd, sn, sm } => {
                 if sd != sn {
-                    self.line(format!("vmov.f32\t{}, {}", reg(*sd), reg(*sn)));
+                    self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sn)));
                 }
-                self.line(format!("vmov{}.f32\t{}, {}", cc.name(), reg(*sd), reg(*sm)));
+                self.line(format_args!("vmov{}.f32\t{}, {}", cc.name(), reg(*sd), reg(*sm)));
             }
-            MInst::VMovImm { sd, imm } => self.line(format!("vmov.f32\t{}, #{imm:?}", reg(*sd))),
-            MInst::VMovFromCore { sd, rn } => self.line(format!("vmov\t{}, {}", reg(*sd), reg(*rn))),
-            MInst::VMovToCore { rd, sn } => self.line(format!("vmov\t{}, {}", reg(*rd), reg(*sn))),
+            MInst::VMovImm { sd, imm } => self.line(format_args!("vmov.f32\t{}, #{imm:?}", reg(*sd))),
+            MInst::VMovFromCore { sd, rn } => self.line(format_args!("vmov\t{}, {}", reg(*sd), reg(*rn))),
+            MInst::VMovToCore { rd, sn } => self.line(format_args!("vmov\t{}, {}", reg(*rd), reg(*sn))),
             MInst::VCmp { sn, sm } => {
                 match sm {
-                    Some(sm) => self.line(format!("vcmp.f32\t{}, {}", reg(*sn), reg(*sm))),
-                    None => self.line(format!("vcmp.f32\t{}, #0", reg(*sn))),
+                    Some(sm) => self.line(format_args!("vcmp.f32\t{}, {}", reg(*sn), reg(*sm))),
+                    None => self.line(format_args!("vcmp.f32\t{}, #0", reg(*sn))),
                 }
-                self.line("vmrs\tAPSR_nzcv, fpscr");
+                self.line(format_args!("vmrs\tAPSR_nzcv, fpscr"));
             }
-            MInst::VCvtF32S32 { sd, sm } => self.line(format!("vcvt.f32.s32\t{}, {}", reg(*sd), reg(*sm))),
-            MInst::VCvtS32F32 { sd, sm } => self.line(format!("vcvt.s32.f32\t{}, {}", reg(*sd), reg(*sm))),
+            MInst::VCvtF32S32 { sd, sm } => self.line(format_args!("vcvt.f32.s32\t{}, {}", reg(*sd), reg(*sm))),
+            MInst::VCvtS32F32 { sd, sm } => self.line(format_args!("vcvt.s32.f32\t{}, {}", reg(*sd), reg(*sm))),
             MInst::CvtF64Pair { lo, hi, src } => {
-                self.line(format!("vcvt.f64.f32\td16, {}", reg(*src)));
-                self.line(format!("vmov\t{}, {}, d16", reg(*lo), reg(*hi)));
+                self.line(format_args!("vcvt.f64.f32\td16, {}", reg(*src)));
+                self.line(format_args!("vmov\t{}, {}, d16", reg(*lo), reg(*hi)));
             }
             MInst::VStrF64 { src, addr } => {
-                self.line(format!("vcvt.f64.f32\td16, {}", reg(*src)));
-                self.mem("vstr", "d16", *addr, Range::Vfp);
+                self.line(format_args!("vcvt.f64.f32\td16, {}", reg(*src)));
+                self.mem("vstr", RegText::Named("d16"), *addr, Range::Vfp);
             }
             MInst::MemZeroLoop { base, words, ptr, count, zero } => {
                 self.memzero(reg(*base), *words, reg(*ptr), count.map(reg), reg(*zero))
             }
-            MInst::Call { sym, .. } => self.line(format!("bl\t{sym}")),
-            MInst::Jump { target } => self.line(format!("b\t{}", self.label(*target))),
+            MInst::Call { sym, .. } => self.line(format_args!("bl\t{sym}")),
+            MInst::Jump { target } => self.line(format_args!("b\t{}", self.label(*target))),
             MInst::CondBr { cc, taken, not_taken } => {
-                self.line(format!("b{}\t{}", cc.name(), self.label(*taken)));
-                self.line(format!("b\t{}", self.label(*not_taken)));
+                self.line(format_args!("b{}\t{}", cc.name(), self.label(*taken)));
+                self.line(format_args!("b\t{}", self.label(*not_taken)));
             }
-            MInst::BranchCond { cc, target } => self.line(format!("b{}\t{}", cc.name(), self.label(*target))),
+            MInst::BranchCond { cc, target } => self.line(format_args!("b{}\t{}", cc.name(), self.label(*target))),
             MInst::Ret { .. } => self.layout.epilogue(self.out),
             MInst::Pred { cc, inst } => {
                 let mut text = String::new();
@@ -282,38 +308,38 @@ impl FnEmitter<'_> {
 
     /// Zeroes `words` words at `base`: `d16`–`d19` hold 32 zero bytes, each `vstmia` stores
     /// them; the loop does 64 bytes per iteration.
-    fn memzero(&mut self, base: String, words: u32, ptr: String, count: Option<String>, zero: String) {
-        self.line(format!("mov\t{zero}, #0"));
-        self.line(format!("vmov\td16, {zero}, {zero}"));
+    fn memzero(&mut self, base: RegText, words: u32, ptr: RegText, count: Option<RegText>, zero: RegText) {
+        self.line(format_args!("mov\t{zero}, #0"));
+        self.line(format_args!("vmov\td16, {zero}, {zero}"));
         for d in 17..=19 {
-            self.line(format!("vmov.f64\td{d}, d16"));
+            self.line(format_args!("vmov.f64\td{d}, d16"));
         }
-        self.line(format!("mov\t{ptr}, {base}"));
+        self.line(format_args!("mov\t{ptr}, {base}"));
         let blocks = words / 16;
         if let Some(count) = count {
-            load_imm(self.out, &count, blocks);
+            load_imm(self.out, count, blocks);
             self.out.push_str("1:\n");
-            self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
-            self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
-            self.line(format!("subs\t{count}, {count}, #1"));
-            self.line("bne\t1b");
+            self.line(format_args!("vstmia\t{ptr}!, {{d16-d19}}"));
+            self.line(format_args!("vstmia\t{ptr}!, {{d16-d19}}"));
+            self.line(format_args!("subs\t{count}, {count}, #1"));
+            self.line(format_args!("bne\t1b"));
         } else {
             for _ in 0..2 * blocks {
-                self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
+                self.line(format_args!("vstmia\t{ptr}!, {{d16-d19}}"));
             }
         }
         let mut rest = words % 16;
         if rest >= 8 {
-            self.line(format!("vstmia\t{ptr}!, {{d16-d19}}"));
+            self.line(format_args!("vstmia\t{ptr}!, {{d16-d19}}"));
             rest -= 8;
         }
         match rest / 2 {
             0 => {}
-            1 => self.line(format!("vstmia\t{ptr}!, {{d16}}")),
-            n => self.line(format!("vstmia\t{ptr}!, {{d16-d{}}}", 15 + n)),
+            1 => self.line(format_args!("vstmia\t{ptr}!, {{d16}}")),
+            n => self.line(format_args!("vstmia\t{ptr}!, {{d16-d{}}}", 15 + n)),
         }
         if rest % 2 == 1 {
-            self.line(format!("str\t{zero}, [{ptr}]"));
+            self.line(format_args!("str\t{zero}, [{ptr}]"));
         }
     }
 }
@@ -332,6 +358,18 @@ fn origin_comment(origin: BlockOrigin) -> String {
         BlockOrigin::Ir(b) => format!("{b}"),
         BlockOrigin::Edge(from, to) => format!("edge {from} -> {to}"),
         BlockOrigin::Entry => "entry".to_string(),
+    }
+}
+
+/// A block label, `.L<function>_<block>`.
+struct Label {
+    fn_index: usize,
+    block: Block,
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ".L{}_{}", self.fn_index, self.block.index())
     }
 }
 

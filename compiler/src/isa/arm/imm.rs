@@ -11,10 +11,10 @@
 //!   negative (so the quotient truncates toward zero). [`DivMagic::apply`] simulates exactly
 //!   that sequence so it can be tested against real division.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 /// Writes the shortest sequence loading `v` into `rd`: `mov`, `mvn`, or `movw` (+ `movt`).
-pub(crate) fn load_imm(out: &mut String, rd: &str, v: u32) {
+pub(crate) fn load_imm(out: &mut String, rd: impl fmt::Display, v: u32) {
     if is_arm_imm(v) {
         let _ = writeln!(out, "\tmov\t{rd}, #{}", imm_text(v));
     } else if is_arm_imm(!v) {
@@ -27,9 +27,20 @@ pub(crate) fn load_imm(out: &mut String, rd: &str, v: u32) {
     }
 }
 
-/// An immediate as the assembly text shows it (hex above 16 bits).
-pub(crate) fn imm_text(v: u32) -> String {
-    if v < 0x1_0000 { v.to_string() } else { format!("{v:#x}") }
+/// An immediate as the assembly text shows it (hex above 16 bits). Written where it is
+/// formatted, not made into a string first (the emitter formats several per instruction).
+pub(crate) fn imm_text(v: u32) -> ImmText {
+    ImmText(v)
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct ImmText(u32);
+
+impl fmt::Display for ImmText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        if v < 0x1_0000 { write!(f, "{v}") } else { write!(f, "{v:#x}") }
+    }
 }
 
 /// True when `v` is an ARM modified immediate (an 8-bit value rotated right by an even count).

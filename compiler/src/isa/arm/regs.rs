@@ -41,15 +41,22 @@ pub fn spr(n: u8) -> PReg {
 
 /// Assembly name of a physical register.
 pub fn name(p: PReg) -> String {
+    let mut s = String::new();
+    let _ = write_name(&mut s, p);
+    s
+}
+
+/// Writes [`name`] of `p` to `out` (the emitter writes names straight into the assembly).
+pub fn write_name(out: &mut impl std::fmt::Write, p: PReg) -> std::fmt::Result {
     match p.class() {
         RegClass::Int => match p.hw_enc() as u8 {
-            IP => "ip".to_string(),
-            SP => "sp".to_string(),
-            LR => "lr".to_string(),
-            PC => "pc".to_string(),
-            n => format!("r{n}"),
+            IP => out.write_str("ip"),
+            SP => out.write_str("sp"),
+            LR => out.write_str("lr"),
+            PC => out.write_str("pc"),
+            n => write!(out, "r{n}"),
         },
-        RegClass::Float | RegClass::Vector => format!("s{}", p.hw_enc()),
+        RegClass::Float | RegClass::Vector => write!(out, "s{}", p.hw_enc()),
     }
 }
 
