@@ -489,172 +489,179 @@ impl Op2 {
     }
 }
 
-impl MInst {
-    /// Visits every register operand in the order the allocator sees them.
-    pub fn visit(&mut self, v: &mut impl OperandVisitor) {
-        match self {
+/// The operand walk of [`MInst::visit`] and [`MInst::visit_ref`], written once so both see
+/// the operands in the same order: `$slot!(x)` turns a bound register, `Op2` or `Addr` into
+/// what the visitor gets (itself when visiting in place, a mutable copy when only reading).
+macro_rules! visit_operands {
+    ($inst:expr, $v:ident, $slot:ident, $recurse:ident) => {
+        match $inst {
             MInst::Args { defs } => {
                 for (r, p) in defs {
-                    v.fixed_def(r, *p);
+                    $v.fixed_def($slot!(r), *p);
                 }
             }
             MInst::Alu { rd, rn, op2, .. } => {
-                v.reg_use(rn);
-                op2.visit(v);
-                v.reg_def(rd);
+                $v.reg_use($slot!(rn));
+                $slot!(op2).visit($v);
+                $v.reg_def($slot!(rd));
             }
             MInst::Mov { rd, op2 } => {
-                op2.visit(v);
-                v.reg_def(rd);
+                $slot!(op2).visit($v);
+                $v.reg_def($slot!(rd));
             }
-            MInst::LoadImm { rd, .. } | MInst::LoadSym { rd, .. } | MInst::FrameAddr { rd, .. } => v.reg_def(rd),
+            MInst::LoadImm { rd, .. } | MInst::LoadSym { rd, .. } | MInst::FrameAddr { rd, .. } => $v.reg_def($slot!(rd)),
             MInst::Mul { rd, rn, rm } | MInst::Smmul { rd, rn, rm } | MInst::Sdiv { rd, rn, rm } => {
-                v.reg_use(rn);
-                v.reg_use(rm);
-                v.reg_def(rd);
+                $v.reg_use($slot!(rn));
+                $v.reg_use($slot!(rm));
+                $v.reg_def($slot!(rd));
             }
             MInst::SRemPow2 { rd, rn, tmp, k } => {
                 if (2..=8).contains(k) {
-                    v.reg_use_late(rn);
+                    $v.reg_use_late($slot!(rn));
                 } else {
-                    v.reg_use(rn);
+                    $v.reg_use($slot!(rn));
                 }
                 if let Some(tmp) = tmp {
-                    v.reg_temp(tmp);
+                    $v.reg_temp($slot!(tmp));
                 }
-                v.reg_def(rd);
+                $v.reg_def($slot!(rd));
             }
             MInst::Mla { rd, rn, rm, ra } | MInst::Mls { rd, rn, rm, ra } => {
-                v.reg_use(rn);
-                v.reg_use(rm);
-                v.reg_use(ra);
-                v.reg_def(rd);
+                $v.reg_use($slot!(rn));
+                $v.reg_use($slot!(rm));
+                $v.reg_use($slot!(ra));
+                $v.reg_def($slot!(rd));
             }
             MInst::Cmp { rn, op2, .. } => {
-                v.reg_use(rn);
-                op2.visit(v);
+                $v.reg_use($slot!(rn));
+                $slot!(op2).visit($v);
             }
-            MInst::SetCond { rd, .. } => v.reg_def(rd),
+            MInst::SetCond { rd, .. } => $v.reg_def($slot!(rd)),
             MInst::MovCond { rd, rn, op2, .. } => {
-                v.reg_use(rn);
-                op2.visit(v);
-                v.reg_reuse_def(rd, 0);
+                $v.reg_use($slot!(rn));
+                $slot!(op2).visit($v);
+                $v.reg_reuse_def($slot!(rd), 0);
             }
             MInst::Ldr { rd, addr } => {
-                addr.visit(v);
-                v.reg_def(rd);
+                $slot!(addr).visit($v);
+                $v.reg_def($slot!(rd));
             }
             MInst::Vldr { sd, addr } => {
-                addr.visit(v);
-                v.reg_def(sd);
+                $slot!(addr).visit($v);
+                $v.reg_def($slot!(sd));
             }
             MInst::Str { rs, addr } => {
-                v.reg_use(rs);
-                addr.visit(v);
+                $v.reg_use($slot!(rs));
+                $slot!(addr).visit($v);
             }
             MInst::Vstr { ss, addr } => {
-                v.reg_use(ss);
-                addr.visit(v);
+                $v.reg_use($slot!(ss));
+                $slot!(addr).visit($v);
             }
             MInst::VArith { sd, sn, sm, .. } => {
-                v.reg_use(sn);
-                v.reg_use(sm);
-                v.reg_def(sd);
+                $v.reg_use($slot!(sn));
+                $v.reg_use($slot!(sm));
+                $v.reg_def($slot!(sd));
             }
             MInst::VNeg { sd, sm }
             | MInst::VMov { sd, sm }
             | MInst::VCvtF32S32 { sd, sm }
             | MInst::VCvtS32F32 { sd, sm } => {
-                v.reg_use(sm);
-                v.reg_def(sd);
+                $v.reg_use($slot!(sm));
+                $v.reg_def($slot!(sd));
             }
             MInst::VMla { sd, sa, sn, sm } => {
-                v.reg_use(sa);
-                v.reg_use(sn);
-                v.reg_use(sm);
-                v.reg_reuse_def(sd, 0);
+                $v.reg_use($slot!(sa));
+                $v.reg_use($slot!(sn));
+                $v.reg_use($slot!(sm));
+                $v.reg_reuse_def($slot!(sd), 0);
             }
             MInst::VMovCond { sd, sn, sm, .. } => {
-                v.reg_use(sn);
-                v.reg_use(sm);
-                v.reg_reuse_def(sd, 0);
+                $v.reg_use($slot!(sn));
+                $v.reg_use($slot!(sm));
+                $v.reg_reuse_def($slot!(sd), 0);
             }
-            MInst::VMovImm { sd, .. } => v.reg_def(sd),
+            MInst::VMovImm { sd, .. } => $v.reg_def($slot!(sd)),
             MInst::VMovFromCore { sd, rn } => {
-                v.reg_use(rn);
-                v.reg_def(sd);
+                $v.reg_use($slot!(rn));
+                $v.reg_def($slot!(sd));
             }
             MInst::VMovToCore { rd, sn } => {
-                v.reg_use(sn);
-                v.reg_def(rd);
+                $v.reg_use($slot!(sn));
+                $v.reg_def($slot!(rd));
             }
             MInst::VCmp { sn, sm } => {
-                v.reg_use(sn);
+                $v.reg_use($slot!(sn));
                 if let Some(sm) = sm {
-                    v.reg_use(sm);
+                    $v.reg_use($slot!(sm));
                 }
             }
             MInst::CvtF64Pair { lo, hi, src } => {
-                v.reg_use(src);
-                v.reg_def(lo);
-                v.reg_def(hi);
+                $v.reg_use($slot!(src));
+                $v.reg_def($slot!(lo));
+                $v.reg_def($slot!(hi));
             }
             MInst::VStrF64 { src, addr } => {
-                v.reg_use(src);
-                addr.visit(v);
+                $v.reg_use($slot!(src));
+                $slot!(addr).visit($v);
             }
             MInst::MemZeroLoop { base, ptr, count, zero, .. } => {
-                v.reg_use(base);
-                v.reg_temp(ptr);
+                $v.reg_use($slot!(base));
+                $v.reg_temp($slot!(ptr));
                 if let Some(count) = count {
-                    v.reg_temp(count);
+                    $v.reg_temp($slot!(count));
                 }
-                v.reg_temp(zero);
+                $v.reg_temp($slot!(zero));
             }
             MInst::Call { uses, defs, .. } => {
                 for (r, p) in uses {
-                    v.fixed_use(r, *p);
+                    $v.fixed_use($slot!(r), *p);
                 }
                 for (r, p) in defs {
-                    v.fixed_def(r, *p);
+                    $v.fixed_def($slot!(r), *p);
                 }
             }
             MInst::Jump { .. } | MInst::CondBr { .. } | MInst::BranchCond { .. } => {}
             MInst::Ret { val } => {
                 if let Some((r, p)) = val {
-                    v.fixed_use(r, *p);
+                    $v.fixed_use($slot!(r), *p);
                 }
             }
-            MInst::Pred { inst, .. } => inst.visit(v),
+            MInst::Pred { inst, .. } => inst.$recurse($v),
         }
+    };
+}
+
+/// `$slot` of [`visit_operands`] for [`MInst::visit`]: the operand itself.
+macro_rules! in_place {
+    ($x:expr) => {
+        $x
+    };
+}
+
+/// `$slot` of [`visit_operands`] for [`MInst::visit_ref`]: a copy (registers, `Op2` and
+/// `Addr` are plain data).
+macro_rules! copied {
+    ($x:expr) => {
+        &mut { *$x }
+    };
+}
+
+impl MInst {
+    /// Visits every register operand in the order the allocator sees them.
+    pub fn visit(&mut self, v: &mut impl OperandVisitor) {
+        visit_operands!(self, v, in_place, visit)
     }
 
     /// Visits the register operands like [`MInst::visit`], leaving the instruction as it is
     /// (the visitor receives copies of the registers): for visitors that only read.
     ///
     /// Instead of visiting a clone: the verifier, copy propagation and the peephole stage
-    /// visit every instruction after every stage, and cloning a call, a symbol load, the
-    /// entry pseudo-instruction or a predicated instruction allocates. Those variants are
-    /// visited here directly, in the order [`MInst::visit`] uses; the rest are plain data.
+    /// visit every instruction after every stage, and cloning an instruction copies the
+    /// whole (large) enum, and allocates for calls, symbol loads, `Args` and predicated
+    /// instructions.
     pub fn visit_ref(&self, v: &mut impl OperandVisitor) {
-        match self {
-            MInst::Args { defs } => {
-                for &(mut r, p) in defs {
-                    v.fixed_def(&mut r, p);
-                }
-            }
-            MInst::LoadSym { rd, .. } => v.reg_def(&mut { *rd }),
-            MInst::Call { uses, defs, .. } => {
-                for &(mut r, p) in uses {
-                    v.fixed_use(&mut r, p);
-                }
-                for &(mut r, p) in defs {
-                    v.fixed_def(&mut r, p);
-                }
-            }
-            MInst::Pred { inst, .. } => inst.visit_ref(v),
-            _ => self.clone().visit(v),
-        }
+        visit_operands!(self, v, copied, visit_ref)
     }
 
     pub fn clobbers(&self) -> PRegSet {
