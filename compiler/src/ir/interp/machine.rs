@@ -60,7 +60,6 @@ pub(super) fn execute(
     let mut m = Machine {
         prog,
         config,
-        regs: Vec::with_capacity(1024),
         frames: Vec::new(),
         mem: Memory::default(),
         io: Io::new(stdin.to_vec()),
@@ -117,7 +116,6 @@ pub(super) fn execute(
 struct Machine<'p, 'w> {
     prog: &'p Program,
     config: &'p InterpConfig,
-    regs: Vec<u64>,
     frames: Vec<Frame>,
     mem: Memory,
     io: Io,
@@ -269,15 +267,19 @@ impl Machine<'_, '_> {
         }
         self.stack_base = self.mem.top();
         let main = &prog.funcs[prog.main as usize];
-        self.regs.extend_from_slice(&main.template);
+        let mut regs = Vec::with_capacity(1024);
+        regs.extend_from_slice(&main.template);
         let obj_base = self.push_allocas(prog.main).map_err(|trap| Stop { trap, pc: 0 })?;
         let entry_steps = prog.blocks[main.entry_block as usize].steps;
         self.enter(main.entry_block, entry_steps).map_err(|trap| Stop { trap, pc: 0 })?;
-        self.interpret(main.entry_pc, obj_base)
+        self.interpret(regs, main.entry_pc, obj_base)
     }
 
     #[allow(clippy::too_many_lines)]
-    fn interpret(&mut self, entry_pc: u32, entry_obj_base: u32) -> Result<u32, Stop> {
+    /// Runs from `entry_pc` of `main` with its registers `regs`. The register file is a
+    /// local rather than a field so that its pointer and length stay in machine registers
+    /// across the loop (a field would be reloaded after every out-of-line call).
+    fn interpret(&mut self, mut regs: Vec<u64>, entry_pc: u32, entry_obj_base: u32) -> Result<u32, Stop> {
         let prog = self.prog;
         let code = &prog.code[..];
         let mut pc = entry_pc as usize;
@@ -287,7 +289,7 @@ impl Machine<'_, '_> {
 
         macro_rules! r {
             ($x:expr) => {
-                self.regs[base + $x as usize]
+                regs[base + $x as usize]
             };
         }
         macro_rules! stop {
@@ -333,9 +335,11 @@ impl Machine<'_, '_> {
         }
 
         loop {
-            let op = code[pc];
+            // By reference: each arm reads only its own operands instead of the whole op
+            // being copied out first.
+            let op = &code[pc];
             pc += 1;
-            match op {
+            match *op {
                 Op::Add(d, a, b) => arith!(d, a, b, |x, y| (x as u32).wrapping_add(y as u32) as u64),
                 Op::Sub(d, a, b) => arith!(d, a, b, |x, y| (x as u32).wrapping_sub(y as u32) as u64),
                 Op::Mul(d, a, b) => arith!(d, a, b, |x, y| (x as u32).wrapping_mul(y as u32) as u64),
@@ -351,7 +355,7 @@ impl Machine<'_, '_> {
                     if x == i32::MIN && y == -1 {
                         stop!(trap(TrapKind::DivOverflow, "INT_MIN / -1"));
                     }
-                    let v = if matches!(op, Op::SDiv(..)) { x / y } else { x % y };
+                    let v = if matches!(*op, Op::SDiv(..)) { x / y } else { x % y };
                     r!(d) = v as u32 as u64;
                 }
                 Op::FAdd(d, a, b) => arith!(d, a, b, |x, y| fbits(f(x) + f(y))),
@@ -421,23 +425,23 @@ impl Machine<'_, '_> {
                         stop!(trap(TrapKind::CallDepth, format!("more than {} nested calls", self.config.max_call_depth)));
                     }
                     let callee = &prog.funcs[fi as usize];
-                    let new_base = self.regs.len();
-                    self.regs.extend_from_slice(&callee.template);
+                    let new_base = regs.len();
+                    regs.extend_from_slice(&callee.template);
                     for (i, &arg) in prog.args[start as usize..(start + n) as usize].iter().enumerate() {
-                        self.regs[new_base + i] = self.regs[base + arg as usize];
+                        regs[new_base + i] = regs[base + arg as usize];
                     }
                     let callee_objects = self.mem.num_objects();
                     let callee_top = self.mem.top();
                     let new_obj_base = match self.push_allocas(fi) {
                         Ok(o) => o,
                         Err(t) => {
-                            self.regs.truncate(new_base);
+                            regs.truncate(new_base);
                             self.mem.pop_to(callee_objects, callee_top);
                             stop!(t)
                         }
                     };
                     if let Err(t) = self.enter(callee.entry_block, prog.blocks[callee.entry_block as usize].steps) {
-                        self.regs.truncate(new_base);
+                        regs.truncate(new_base);
                         self.mem.pop_to(callee_objects, callee_top);
                         stop!(t);
                     }
@@ -516,7 +520,7 @@ impl Machine<'_, '_> {
                         }
                         return Ok(value as u32);
                     };
-                    self.regs.truncate(base);
+                    regs.truncate(base);
                     self.mem.pop_to(frame.callee_objects, frame.callee_top);
                     base = frame.base as usize;
                     obj_base = frame.obj_base;

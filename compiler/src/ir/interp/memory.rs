@@ -105,7 +105,6 @@ impl Memory {
     }
 
     /// Arena index of `count` words at `ptr`, checked.
-    #[inline]
     fn locate(&self, ptr: u64, count: u32) -> MemResult<(usize, &Object)> {
         let id = (ptr >> 32) as u32;
         if id == UNDEF_OBJECT {
@@ -128,19 +127,40 @@ impl Memory {
         Ok(((obj.base + index) as usize, obj))
     }
 
+    /// The fast path of [`Memory::locate`] for one word, used by every load and store: the
+    /// arena index and the object, or `None` for a faulting access ([`Memory::fault`] then
+    /// says why). The `undef` object id needs no test of its own: no object has it.
+    #[inline(always)]
+    fn word(&self, ptr: u64) -> Option<(usize, Object)> {
+        let obj = *self.objects.get((ptr >> 32) as usize)?;
+        let off = ptr as u32;
+        let index = off / 4;
+        (off.is_multiple_of(4) && index < obj.words).then_some(((obj.base + index) as usize, obj))
+    }
+
+    /// Why a one-word access at `ptr` faults (kept out of line: the hot paths only test).
+    #[cold]
+    #[inline(never)]
+    fn fault(&self, ptr: u64) -> (TrapKind, String) {
+        match self.locate(ptr, 1) {
+            Err(e) => e,
+            Ok(_) => unreachable!("`word` refused an access `locate` accepts"),
+        }
+    }
+
     /// Loads a word; `None` when it was never written (or last written with `undef`).
-    #[inline]
+    #[inline(always)]
     pub(super) fn load(&self, ptr: u64) -> MemResult<Option<u32>> {
-        let (w, _) = self.locate(ptr, 1)?;
+        let Some((w, _)) = self.word(ptr) else { return Err(self.fault(ptr)) };
         if self.init[w / 64] >> (w % 64) & 1 != 0 { Ok(Some(self.words[w])) } else { Ok(None) }
     }
 
     /// Stores a register value (an `undef` makes the word uninitialised again).
-    #[inline]
+    #[inline(always)]
     pub(super) fn store(&mut self, ptr: u64, value: u64) -> MemResult<()> {
-        let (w, obj) = self.locate(ptr, 1)?;
+        let Some((w, obj)) = self.word(ptr) else { return Err(self.fault(ptr)) };
         if !obj.writable {
-            return Err((TrapKind::MemoryFault, "store to a constant global".into()));
+            return Err(store_to_constant());
         }
         self.words[w] = value as u32;
         let bit = 1u64 << (w % 64);
@@ -166,4 +186,10 @@ impl Memory {
         self.set_init(w, end, true);
         Ok(())
     }
+}
+
+#[cold]
+#[inline(never)]
+fn store_to_constant() -> (TrapKind, String) {
+    (TrapKind::MemoryFault, "store to a constant global".into())
 }
