@@ -61,7 +61,7 @@ pub(super) fn execute(
         prog,
         config,
         frames: Vec::new(),
-        mem: Memory::default(),
+        mem: Memory::with_arena(prog.globals.iter().map(|g| g.words as usize).sum()),
         io: Io::new(stdin.to_vec()),
         block_counts: vec![0; prog.blocks.len()],
         steps: 0,

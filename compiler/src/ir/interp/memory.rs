@@ -34,10 +34,20 @@ pub(super) struct Memory {
     init: Vec<u64>,
     /// Words in use (the arena vectors keep their high-water length).
     top: usize,
+    /// Arena words from here on have never belonged to an object, so they are still zero.
+    fresh: usize,
     objects: Vec<Object>,
 }
 
 impl Memory {
+    /// An empty memory whose arena starts with `words` zero words, allocated zeroed in one
+    /// go (so the system provides them lazily: a large global array costs nothing until it
+    /// is used). More than the address space holds is not preallocated.
+    pub(super) fn with_arena(words: usize) -> Memory {
+        let words = if words <= u32::MAX as usize { words } else { 0 };
+        Memory { words: vec![0; words], init: vec![0; words.div_ceil(64)], ..Memory::default() }
+    }
+
     /// Adds an object, initialised from `data` (zero beyond it) or uninitialised.
     pub(super) fn push(&mut self, words: u32, writable: bool, initialised: bool) -> Option<u32> {
         let id = u32::try_from(self.objects.len()).ok().filter(|&id| id != UNDEF_OBJECT)?;
@@ -53,9 +63,12 @@ impl Memory {
         self.top = end;
         self.objects.push(Object { base: base as u32, words, writable });
         if initialised {
-            self.words[base..end].fill(0);
+            // Only words that belonged to an object before can be non-zero (`base` is at most
+            // `fresh`): clearing just those spares zeroing large global arrays a second time.
+            self.words[base..end.min(self.fresh)].fill(0);
             self.set_init(base, end, true);
         }
+        self.fresh = self.fresh.max(end);
         Some(id)
     }
 
