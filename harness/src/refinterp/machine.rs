@@ -251,9 +251,15 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             self.mem.resize(len, 0);
             self.uninit.resize(len, true);
         }
+        // Word by word: functions have few parameters, for which calls of `memcpy` and
+        // `memset` cost more than the copying itself.
         let params = new_fp..new_fp + f.param_words as usize;
-        self.mem[params.clone()].copy_from_slice(&self.args[arg_base..]);
-        self.uninit[params].fill(false);
+        let args = &self.args[arg_base..];
+        assert_eq!(args.len(), params.len(), "argument words of `{}`", f.name);
+        for (a, &w) in params.zip(args) {
+            self.mem[a] = w;
+            self.uninit[a] = false;
+        }
         self.args.truncate(arg_base);
         let saved_fp = self.fp;
         self.fp = new_fp;
@@ -272,7 +278,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
         for a in c.args.iter() {
             match a {
                 Arg::Scalar(e) => {
-                    let v = self.eval(e)?;
+                    let v = self.operand(e)?;
                     self.args.push(v);
                 }
                 Arg::View {
@@ -355,7 +361,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             StKind::Continue => return Ok(Flow::Continue),
             StKind::Return(v) => {
                 self.ret = match v {
-                    Some(e) => self.eval(e)?,
+                    Some(e) => self.operand(e)?,
                     None => 0,
                 };
                 return Ok(Flow::Return);
@@ -403,12 +409,17 @@ impl<'c, const COV: bool> Machine<'c, COV> {
         match kind {
             StKind::Decl { off, len } => {
                 let start = self.fp + *off as usize;
-                self.uninit[start..start + *len as usize].fill(true);
+                // Most declarations are scalars: one store instead of a call of `memset`.
+                if *len == 1 {
+                    self.uninit[start] = true;
+                } else {
+                    self.uninit[start..start + *len as usize].fill(true);
+                }
             }
             StKind::DeclScalar { off, value } => {
                 let a = self.fp + *off as usize;
                 self.uninit[a] = true;
-                let v = self.eval(value)?;
+                let v = self.operand(value)?;
                 self.store(a, v);
             }
             StKind::DeclArray { off, len, elems } => {
@@ -417,7 +428,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 self.mem[words.clone()].fill(0);
                 self.uninit[words].fill(false);
                 for (i, e) in elems.iter() {
-                    let v = self.eval(e)?;
+                    let v = self.operand(e)?;
                     self.mem[start + *i as usize] = v;
                 }
             }
@@ -435,13 +446,21 @@ impl<'c, const COV: bool> Machine<'c, COV> {
     #[inline(always)]
     fn load(&mut self, addr: usize, span: Span) -> R<u32> {
         if self.uninit[addr] {
-            return self.trap(
-                TrapKind::UninitRead,
-                span,
-                "read of an uninitialised value".into(),
-            );
+            return self.uninit_read(span);
         }
         Ok(self.mem[addr])
+    }
+
+    /// The trap of [`Machine::load`], out of line so that the many places `load` is inlined
+    /// into stay small (building the detail string needs registers and stack).
+    #[cold]
+    #[inline(never)]
+    fn uninit_read(&mut self, span: Span) -> R<u32> {
+        self.trap(
+            TrapKind::UninitRead,
+            span,
+            "read of an uninitialised value".into(),
+        )
     }
 
     /// Evaluates and checks the indices of `a`: the address they reach and the words from
@@ -485,13 +504,19 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             let i = self.operand(&step.index)? as i32;
             let bound = if step.bound != 0 { step.bound } else { rows };
             if i < 0 || i as u32 >= bound {
-                let detail =
-                    format!("index {i} out of bounds for dimension {level} of size {bound}");
-                return self.trap(TrapKind::OutOfBounds, step.span, detail);
+                return self.out_of_bounds(i, level, bound, step.span);
             }
             addr += i as usize * step.stride as usize;
         }
         Ok(addr)
+    }
+
+    /// The trap of [`Machine::index`] (out of line, like [`Machine::uninit_read`]).
+    #[cold]
+    #[inline(never)]
+    fn out_of_bounds(&mut self, i: i32, level: usize, bound: u32, span: Span) -> R<usize> {
+        let detail = format!("index {i} out of bounds for dimension {level} of size {bound}");
+        self.trap(TrapKind::OutOfBounds, span, detail)
     }
 
     /// [`Machine::eval`] with the leaves (constants and scalar variables) handled in line:
@@ -537,22 +562,18 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             }
             Ex::Call(c) => self.call(c)?,
             Ex::Builtin(b) => self.builtin(b)?,
-            Ex::NegI(a) => (self.eval(a)? as i32).wrapping_neg() as u32,
-            Ex::NegF(a) => self.eval(a)? ^ 0x8000_0000,
-            Ex::Not(a) => (self.eval(a)? == 0) as u32,
+            Ex::NegI(a) => (self.operand(a)? as i32).wrapping_neg() as u32,
+            Ex::NegF(a) => self.operand(a)? ^ 0x8000_0000,
+            Ex::Not(a) => (self.operand(a)? == 0) as u32,
             Ex::And(a, b) => (self.eval(a)? != 0 && self.eval(b)? != 0) as u32,
             Ex::Or(a, b) => (self.eval(a)? != 0 || self.eval(b)? != 0) as u32,
             Ex::Chain(c) => self.chain(c)?,
-            Ex::IntToFloat(a) => (self.eval(a)? as i32 as f32).to_bits(),
+            Ex::IntToFloat(a) => (self.operand(a)? as i32 as f32).to_bits(),
             Ex::FloatToInt(a, span) => {
-                let f = f32::from_bits(self.eval(a)?);
+                let f = f32::from_bits(self.operand(a)?);
                 // The int range is [-2^31, 2^31); NaN fails both comparisons.
                 if !(-2147483648.0..2147483648.0).contains(&f) {
-                    return self.trap(
-                        TrapKind::FloatToIntRange,
-                        *span,
-                        format!("{f:?} does not fit in an int"),
-                    );
+                    return self.float_to_int_range(f, *span);
                 }
                 f as i32 as u32
             }
@@ -561,7 +582,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
 
     #[inline(never)]
     fn chain(&mut self, c: &'c Chain) -> R<u32> {
-        let mut acc = self.eval(&c.first)?;
+        let mut acc = self.operand(&c.first)?;
         for link in c.links.iter() {
             let y = self.operand(&link.rhs)?;
             acc = match binary(link.op, acc, y) {
@@ -570,6 +591,17 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             };
         }
         Ok(acc)
+    }
+
+    /// The trap of a float→int conversion (out of line, like [`Machine::uninit_read`]).
+    #[cold]
+    #[inline(never)]
+    fn float_to_int_range(&mut self, f: f32, span: Span) -> R<u32> {
+        self.trap(
+            TrapKind::FloatToIntRange,
+            span,
+            format!("{f:?} does not fit in an int"),
+        )
     }
 
     #[cold]

@@ -61,17 +61,17 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 n as u32
             }
             BuiltinCall::PutInt(e) => {
-                let v = self.eval(e)?;
+                let v = self.operand(e)?;
                 self.io.put_int(v as i32);
                 0
             }
             BuiltinCall::PutCh(e) => {
-                let v = self.eval(e)?;
+                let v = self.operand(e)?;
                 self.io.put_ch(v as i32);
                 0
             }
             BuiltinCall::PutFloat(e) => {
-                let v = self.eval(e)?;
+                let v = self.operand(e)?;
                 self.io.put_float(f32::from_bits(v));
                 0
             }
