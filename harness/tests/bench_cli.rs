@@ -70,8 +70,9 @@ fn bench_measures_compares_with_gcc_and_repeats_exactly() {
     assert_eq!(column(&tables[0], "status"), ["PASS"]);
     assert_eq!(column(&tables[0], "gcc_status"), ["PASS"]);
     let insns: u64 = column(&tables[0], "insns")[0].parse().expect("a count");
-    // The loop alone executes several instructions per iteration; startup adds thousands.
-    assert!(insns > 4000, "{insns}");
+    // The loop alone executes several instructions per iteration; the runtime's start and
+    // exit add some hundreds (the count below: the program's own share is less than all).
+    assert!(insns > 3000, "{insns}");
     let program: u64 = column(&tables[0], "program_insns")[0].parse().expect("a count");
     assert!(program >= 3000 && program < insns, "{program} of {insns}");
     for name in ["insns", "cycles", "program_insns", "class_cond_branch", "gcc_insns", "insn_ratio"] {
