@@ -115,7 +115,7 @@ fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
     let n = |class: RegClass, count: usize| std::iter::repeat_n(class, count);
     match inst {
         MInst::Args { defs } => out.extend(defs.iter().map(|(_, p)| p.class())),
-        MInst::Alu { op2: o, .. } => {
+        MInst::Alu { op2: o, .. } | MInst::MovCond { op2: o, .. } => {
             out.push(I);
             op2(out, o);
             out.push(I);
@@ -131,11 +131,6 @@ fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
         MInst::Cmp { op2: o, .. } => {
             out.push(I);
             op2(out, o);
-        }
-        MInst::MovCond { op2: o, .. } => {
-            out.push(I);
-            op2(out, o);
-            out.push(I);
         }
         MInst::Ldr { addr: a, .. } => {
             addr(out, a);
