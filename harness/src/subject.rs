@@ -41,6 +41,17 @@ impl Limits {
     /// Suite programs (conformance, benchmarks, speedup reports).
     pub const SUITE: Limits = Limits { timeout: Duration::from_secs(600), max_steps: u64::MAX };
 
+    /// How the reference interpreter runs for the truth under these limits (the generator's
+    /// probe runs the same way with its own step budget, so that its run can be the truth).
+    pub fn truth_config(&self) -> RefConfig {
+        RefConfig {
+            max_steps: self.max_steps,
+            timeout: Some(self.timeout),
+            input_failure: InputFailure::Trap,
+            ..RefConfig::default()
+        }
+    }
+
     /// These limits with the timeout of a `--timeout SECONDS` option, when given.
     pub fn with_timeout(&self, seconds: Option<f64>) -> Result<Limits, String> {
         match seconds {
@@ -118,13 +129,7 @@ impl Subject {
     /// The truth: the reference interpreter's outcome within `limits`, refusing programs it
     /// traps on or cannot finish.
     pub fn truth(&self, limits: &Limits) -> Result<Outcome, Rejected> {
-        let config = RefConfig {
-            max_steps: limits.max_steps,
-            timeout: Some(limits.timeout),
-            input_failure: InputFailure::Trap,
-            ..RefConfig::default()
-        };
-        let outcome = match self.reference(&config) {
+        let outcome = match self.reference(&limits.truth_config()) {
             Ok(outcome) => outcome,
             Err(RefError::TimedOut { steps }) => return Err(Rejected::TooLong(format!("timed out after {steps} steps"))),
             Err(e) => return Err(Rejected::Internal(e.to_string())),

@@ -178,11 +178,8 @@ fn probe(p: &GeneratedProgram) -> (f64, Option<sysyc::runtime::Outcome>) {
     let Ok(program) = sysyc::frontend::analyze(&p.unit, &lines) else {
         return (-1.0, None);
     };
-    let config = crate::refinterp::RefConfig {
-        max_steps: PROBE_STEPS,
-        ..crate::refinterp::RefConfig::default()
-    };
-    match crate::refinterp::run_with_coverage(&program, &lines, &p.stdin, &config) {
+    let limits = crate::subject::Limits { max_steps: PROBE_STEPS, ..crate::subject::Limits::GENERATED };
+    match crate::refinterp::run_with_coverage(&program, &lines, &p.stdin, &limits.truth_config()) {
         Ok((outcome, coverage)) if outcome.trap.is_none() => (coverage.fraction(), Some(outcome)),
         _ => (-1.0, None),
     }
