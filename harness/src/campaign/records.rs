@@ -48,7 +48,10 @@ pub struct Row {
     pub cycles: Option<u64>,
     /// Executed instructions per class ([`InsnClass::ALL`] order), one column each.
     pub class_counts: Option<[u64; NUM_CLASSES]>,
+    /// The configuration's pipeline (also of a prefix an earlier configuration ran), back end
+    /// and link, when it ran them; not its qemu run.
     pub compile_us: u64,
+    /// The qemu run's wall time (shared runs repeat it).
     pub run_us: u64,
     pub ir_hash: String,
     pub asm_hash: String,
