@@ -262,6 +262,31 @@ enum Effect {
     Write,
 }
 
+/// What a [`FuncInfo`] computed inside a function pass was computed from, as far as function
+/// passes can change it: each function's object and edit stamp, and the signature fields the
+/// stamp does not cover (see [`Function::edit_stamp`]). Function passes see the module
+/// read-only, so its globals and strings cannot change between two equal keys' computations
+/// unless a module pass ran in between (the pass manager forgets the key then).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FunctionsKey(Vec<(FuncRef, (u64, u64), String, Vec<Value>, Type)>);
+
+impl FunctionsKey {
+    /// The key of [`FuncInfo::compute_with`]`(module, fref, func)`.
+    pub fn of(module: &Module, fref: FuncRef, func: &Function) -> FunctionsKey {
+        let entry = |(f, func): (FuncRef, &Function)| (f, func.edit_stamp(), func.name.clone(), func.params.clone(), func.ret);
+        FunctionsKey(module_functions(module, Some((fref, func))).into_iter().map(entry).collect())
+    }
+
+    /// Whether [`FunctionsKey::of`] the same arguments would equal `self` (without building it).
+    pub fn matches(&self, module: &Module, fref: FuncRef, func: &Function) -> bool {
+        let funcs = module_functions(module, Some((fref, func)));
+        funcs.len() == self.0.len()
+            && funcs.iter().zip(&self.0).all(|(&(f, func), (kf, stamp, name, params, ret))| {
+                f == *kf && func.edit_stamp() == *stamp && func.name == *name && func.params == *params && func.ret == *ret
+            })
+    }
+}
+
 /// Interprocedural summaries and parameter points-to sets of a module (see the module
 /// documentation).
 #[derive(Clone, Debug)]
@@ -574,5 +599,52 @@ impl FuncInfo {
     /// Size of global `g` in 4-byte words.
     pub fn global_words(&self, g: GlobalRef) -> u32 {
         self.global_words[g]
+    }
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::FunctionsKey;
+    use crate::ir::{FuncRef, InstData, Module, Opcode, Type, parse_module};
+
+    const CALLER_AND_CALLEE: &str = "func @g(%x: i32) -> i32 {
+bb0:
+    ret %x
+}
+func @f(%y: i32) -> i32 {
+bb0:
+    %r = call i32 @g(%y)
+    ret %r
+}
+";
+
+    fn module() -> (Module, FuncRef, FuncRef) {
+        let m = parse_module(CALLER_AND_CALLEE).unwrap_or_else(|e| panic!("{e}"));
+        let (g, f) = (m.func_refs()[0], m.func_refs()[1]);
+        (m, g, f)
+    }
+
+    #[test]
+    fn the_key_holds_while_no_function_changes() {
+        let (mut m, g, f) = module();
+        let func = m.take_function(f);
+        let key = FunctionsKey::of(&m, f, &func);
+        assert!(key.matches(&m, f, &func));
+        assert_eq!(key, FunctionsKey::of(&m, f, &func));
+        m.put_back(f, func);
+        let mut func = m.take_function(f);
+        assert!(key.matches(&m, f, &func), "taking a function out and back is no edit");
+        assert!(!key.matches(&m, f, &func.clone()), "a copy is another object");
+        func.name = "h".into();
+        assert!(!key.matches(&m, f, &func), "a rename moves no stamp but changes the key");
+        func.name = "f".into();
+        assert!(key.matches(&m, f, &func));
+        // An edit of another function.
+        let callee = m.func_mut(g);
+        let one = callee.iconst(1);
+        let entry = callee.layout()[0];
+        let add = callee.create_inst(InstData::binary(Opcode::Add, one, one, Type::I32));
+        callee.prepend_inst(entry, add);
+        assert!(!key.matches(&m, f, &func));
     }
 }

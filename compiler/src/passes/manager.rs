@@ -17,6 +17,8 @@ use cranelift_entity::EntityRef;
 
 use super::{Counters, FunctionCx, ModuleCx, PassBody, PassInfo};
 use crate::analysis::cache::AnalysisCache;
+use crate::analysis::funcinfo::{FuncInfo, FunctionsKey};
+use std::sync::Arc;
 use crate::config::Config;
 use crate::ir::{FuncRef, Function, Module, Type, Value, verifier};
 
@@ -98,7 +100,7 @@ pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<
         verify(module, None, "on the input")?;
     }
     let taken = std::mem::replace(module, Module::new());
-    let mut state = PipelineState { module: taken, analyses: Vec::new(), report: PipelineReport::default(), elapsed: start.elapsed() };
+    let mut state = PipelineState { module: taken, analyses: Vec::new(), funcinfo: None, report: PipelineReport::default(), elapsed: start.elapsed() };
     let result = advance(&mut state, config, config.pipeline.len(), observer);
     let (done, report) = state.into_parts();
     *module = done;
@@ -118,10 +120,14 @@ pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<
 ///   with the function's CFG epoch, which a clone of the module keeps, so a resumed copy
 ///   reuses exactly what the uninterrupted run would have reused (even a stale result a
 ///   buggy pass failed to invalidate: the campaign tests the same compilation either way);
+/// * the interprocedural summaries (`FuncInfo`) last computed, with the functions' objects,
+///   edit stamps and signatures they were computed from; a position reuses them only when
+///   all of these are unchanged (and no module pass ran since), when computing them again
+///   gives the same. A resumed copy's functions are other objects (a clone gets a fresh
+///   stamp): it computes them again, with the same result;
 /// * the report so far, whose step counter numbers the opt-bisect steps.
 ///
-/// Nothing else crosses positions: the interprocedural summaries (`FuncInfo`) and the
-/// counters live for one position, passes keep no global state (the only process-wide
+/// Nothing else crosses positions: the counters live for one position, passes keep no global state (the only process-wide
 /// state is the epoch counter, whose values are compared for equality only), and the
 /// manager has no fixpoint groups, rounds or budgets spanning positions (the inliner's
 /// limits are per call). The configuration's faults, `verify_each` and `opt_bisect_limit`
@@ -134,6 +140,8 @@ pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<
 pub struct PipelineState {
     module: Module,
     analyses: Vec<AnalysisCache>,
+    /// The interprocedural summaries last computed, with what they were computed from.
+    funcinfo: Option<(FunctionsKey, Arc<FuncInfo>)>,
     report: PipelineReport,
     elapsed: Duration,
 }
@@ -145,7 +153,7 @@ impl PipelineState {
         if config.verify_each {
             verify(&module, None, "on the input")?;
         }
-        Ok(PipelineState { module, analyses: Vec::new(), report: PipelineReport::default(), elapsed: start.elapsed() })
+        Ok(PipelineState { module, analyses: Vec::new(), funcinfo: None, report: PipelineReport::default(), elapsed: start.elapsed() })
     }
 
     /// How many pipeline positions have run.
@@ -190,10 +198,10 @@ pub fn advance(
     }
     let opts = config;
     let start = Instant::now();
-    let PipelineState { module, analyses, report, .. } = state;
+    let PipelineState { module, analyses, funcinfo, report, .. } = state;
     let result = (|| {
         for (pos, pass) in config.pipeline.iter().enumerate().take(until).skip(from) {
-            let edited = run_position(module, analyses, report, opts, pass)?;
+            let edited = run_position(module, analyses, funcinfo, report, opts, pass)?;
             if opts.verify_each {
                 let only = match &edited {
                     Edited::Module => None,
@@ -226,6 +234,7 @@ enum Edited {
 fn run_position(
     module: &mut Module,
     analyses: &mut Vec<AnalysisCache>,
+    kept_funcinfo: &mut Option<(FunctionsKey, Arc<FuncInfo>)>,
     report: &mut PipelineReport,
     opts: &Config,
     pass: &'static PassInfo,
@@ -255,6 +264,7 @@ fn run_position(
                     faults: &opts.faults,
                     counters: &mut counters,
                     funcinfo: &mut funcinfo,
+                    kept_funcinfo: &mut *kept_funcinfo,
                 };
                 changed |= fp.run(&mut func, &mut cx);
                 if before != (func.edit_stamp(), func.name.clone(), func.params.clone(), func.ret) {
@@ -277,6 +287,8 @@ fn run_position(
             };
             let mut cx = ModuleCx { faults: &opts.faults, analyses, step_gate: &mut gate, counters: &mut counters };
             let changed = mp.run(module, &mut cx);
+            // A module pass may change what summaries read besides the functions (globals).
+            *kept_funcinfo = None;
             if let Some(before) = before {
                 edited = before.edited_in(module);
             }

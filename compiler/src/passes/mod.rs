@@ -54,7 +54,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::analysis::cache::AnalysisCache;
-use crate::analysis::funcinfo::FuncInfo;
+use crate::analysis::funcinfo::{FuncInfo, FunctionsKey};
 use crate::faults::FaultSet;
 use crate::ir::{FuncRef, Function, Module};
 use crate::isa::arm::Stage;
@@ -140,6 +140,9 @@ pub struct FunctionCx<'a> {
     /// Interprocedural summaries, computed on first request and shared by every function of
     /// this pipeline position.
     pub(crate) funcinfo: &'a mut Option<Arc<FuncInfo>>,
+    /// The summaries an earlier position computed, with what they were computed from: reused
+    /// when the functions are still exactly those (see [`FunctionCx::funcinfo`]).
+    pub(crate) kept_funcinfo: &'a mut Option<(FunctionsKey, Arc<FuncInfo>)>,
 }
 
 impl FunctionCx<'_> {
@@ -152,11 +155,27 @@ impl FunctionCx<'_> {
     /// computed when a function pass first asks and kept for the rest of this pipeline
     /// position. Sound for function passes that do not add new calls or new memory effects:
     /// a summary only over-approximates once a pass has removed effects from some function.
+    ///
+    /// The first request of a position reuses the summaries of an earlier position when every
+    /// function is the very object, at the very edit stamp and with the signature, they were
+    /// computed from (and no module pass ran since: the manager forgets them then). They are
+    /// then what computing them again would give: `FuncInfo` is a function of the functions
+    /// and the module's globals, which function passes cannot change. Most positions change
+    /// nothing, and the summaries (an address map of every function) were about a tenth of an
+    /// `-O2` compilation's instructions.
     pub fn funcinfo(&mut self, func: &Function) -> Arc<FuncInfo> {
         if let Some(info) = self.funcinfo.as_ref() {
             return Arc::clone(info);
         }
-        let info = Arc::new(FuncInfo::compute_with(self.module, self.func_ref, func));
+        let kept = self.kept_funcinfo.as_ref().filter(|(key, _)| key.matches(self.module, self.func_ref, func));
+        let info = match kept {
+            Some((_, info)) => Arc::clone(info),
+            None => {
+                let info = Arc::new(FuncInfo::compute_with(self.module, self.func_ref, func));
+                *self.kept_funcinfo = Some((FunctionsKey::of(self.module, self.func_ref, func), Arc::clone(&info)));
+                info
+            }
+        };
         *self.funcinfo = Some(Arc::clone(&info));
         info
     }
