@@ -12,7 +12,11 @@
 //! the server's scratch directory and sends one request line; the loader forks, the child
 //! opens the files onto fds 0–2, maps the executable's segments, asks the plugin for a fresh
 //! count and jumps to the entry with the stack qemu built at start-up, untouched. The
-//! protocol and the child's steps are documented in the loader.
+//! protocol and the child's steps are documented in the loader. After the first child that
+//! got through, the loader walks the child's path once itself (files opened aside, segments
+//! mapped and unmapped, no jump): qemu's translation cache, which every later child
+//! inherits, then holds that path, and a child translates about 7 loader blocks instead of
+//! about 60 (300 served empty runs without the plugin: 3.1 → 2.5 ms of CPU each).
 //!
 //! What stays the same as a single run ([`super::Qemu::run`]): the program's stdout, exit
 //! status or fatal signal, and every instruction count (program and runtime: the plugin

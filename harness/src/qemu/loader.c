@@ -126,7 +126,12 @@ static void open_onto(const char *path, int flags, int onto) {
 
 typedef struct { u32 type, offset, vaddr, paddr, filesz, memsz, flags, align; } Phdr;
 
+/* The address ranges load() mapped, so that a rehearsal can give them back. */
+static u32 mapped_start[16], mapped_end[16];
+static unsigned mapped;
+
 static u32 load(const char *exe) {
+    mapped = 0;
     set_stage(STAGE_OPEN);
     long fd = sys3(SYS_OPEN, exe, 0, 0);
     if (fd < 0)
@@ -164,6 +169,8 @@ static u32 load(const char *exe) {
             sys3(SYS_MUNMAP, at, end - start, 0);
             fail(0);
         }
+        mapped_start[mapped] = start;
+        mapped_end[mapped++] = end;
         set_stage(STAGE_READ);
         sys3(SYS_LSEEK, fd, ph[i].offset, 0);
         read_exactly(fd, (char *)ph[i].vaddr, ph[i].filesz);
@@ -175,14 +182,21 @@ static u32 load(const char *exe) {
     return entry;
 }
 
-static void child(char **field, long cpu_seconds) __attribute__((noreturn));
-static void child(char **field, long cpu_seconds) {
+/* A child's path up to the jump into the program. With `rehearse` set the parent itself
+ * walks it once (see loader_main): the files open onto spare descriptors, stdout and stderr
+ * read-only (nothing truncated), no CPU limit, and everything is closed and unmapped again
+ * instead of entered. The code run is the same, so the blocks qemu translated for it are in
+ * the translation cache every later child inherits. */
+enum { SPARE_FD = 100 };
+static void __attribute__((noinline)) child(char **field, long cpu_seconds, int rehearse) {
+    int onto = rehearse ? SPARE_FD : 0;
+    int write_flags = rehearse ? 0 : O_WRONLY | O_CREAT | O_TRUNC;
     set_stage(STAGE_STDIN);
-    open_onto(field[1], 0, 0);
+    open_onto(field[1], 0, onto);
     set_stage(STAGE_STDOUT);
-    open_onto(field[2], O_WRONLY | O_CREAT | O_TRUNC, 1);
+    open_onto(field[2], write_flags, onto + 1);
     set_stage(STAGE_STDERR);
-    open_onto(field[3], O_WRONLY | O_CREAT | O_TRUNC, 2);
+    open_onto(field[3], write_flags, onto + 2);
     u32 entry = load(field[0]);
     long cfg = -1, magic = 0;
     if (field[4][0] != '-' || field[4][1] != 0) {
@@ -192,11 +206,20 @@ static void child(char **field, long cpu_seconds) {
             fail(-cfg);
         magic = RECOUNT_MAGIC;
     }
-    if (cpu_seconds > 0) {
+    if (cpu_seconds > 0 && !rehearse) {
         u32 limit[2] = {(u32)cpu_seconds, (u32)cpu_seconds + 1};
         sys3(SYS_SETRLIMIT, RLIMIT_CPU, limit, 0);
     }
     set_stage(STAGE_ENTERED);
+    if (rehearse) {
+        for (unsigned i = 0; i < mapped; i++)
+            sys3(SYS_MUNMAP, mapped_start[i], mapped_end[i] - mapped_start[i], 0);
+        for (int fd = onto; fd < onto + 3; fd++)
+            sys3(SYS_CLOSE, fd, 0, 0);
+        if (cfg >= 0)
+            sys3(SYS_CLOSE, cfg, 0, 0);
+        return;
+    }
     enter(cfg, entry, loader_initial_sp, magic);
 }
 
@@ -280,6 +303,7 @@ static long wait_unreaped(long pid) {
 
 void loader_main(void) __attribute__((noreturn));
 void loader_main(void) {
+    int rehearsed = 0;
     progress = (volatile long *)sys6(SYS_MMAP2, 0, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if ((long)progress < 0 && (long)progress > -4096)
         sys3(SYS_EXIT_GROUP, 2, 0, 0);
@@ -300,17 +324,27 @@ void loader_main(void) {
         progress[1] = 0;
         long pid = sys3(SYS_FORK, 0, 0, 0);
         if (pid == 0)
-            child(field, number(field[5]));
+            child(field, number(field[5]), 0); /* does not return */
         if (pid < 0) {
             answer("unloadable", 0, -pid, 1);
             continue;
         }
         answer("pid", pid, 0, 0);
         long status = wait_unreaped(pid);
-        if (progress[0] != STAGE_ENTERED)
+        if (progress[0] != STAGE_ENTERED) {
             answer("unloadable", progress[0], progress[1], 1);
-        else
+        } else {
+            /* The first child that got through rehearses its path here, in the parent, while
+             * its files still exist (the harness waits for the answer): later children then
+             * start with that path translated, about 55 of the 85 blocks an empty program's
+             * run translated. It cannot fail where the child, forked from this very state,
+             * did not. */
+            if (!rehearsed) {
+                rehearsed = 1;
+                child(field, 0, 1);
+            }
             answer("status", status, 0, 0);
+        }
         int reaped;
         while (sys6(SYS_WAIT4, pid, (long)&reaped, 0, 0, 0, 0) == -4) /* EINTR */
             ;
