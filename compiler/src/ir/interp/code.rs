@@ -11,7 +11,9 @@
 //!   kept for the step and cost accounting, which happens once per block entry.
 //! * An `icmp` used only by the `br` right after it becomes part of one `BrIcmp` op (the
 //!   commonest loop exit test, one dispatch instead of two); accounting is per IR
-//!   instruction, so the fusion is invisible in steps and costs.
+//!   instruction, so the fusion is invisible in steps and costs. Likewise a `gep` used only
+//!   as the address of the `load` or `store` right after it becomes part of a `LoadGep` or
+//!   `StoreGep` op (array accesses).
 //!
 //! Translation validates what execution relies on and reports malformed IR as an
 //! [`InterpError`] instead of misbehaving later; it is not a substitute for the verifier
@@ -68,6 +70,11 @@ pub(super) enum Op {
     /// An `icmp` whose only use is the `br` right after it, fused: `cc, lhs, rhs, edge if
     /// true, edge if false`. (The compare's register is not written.)
     BrIcmp(IntCC, Reg, Reg, u32, u32),
+    /// A `gep` whose only use is the address of the `load` right after it, fused: `dst, base,
+    /// index, scale`. (The gep's register is not written.)
+    LoadGep(Reg, Reg, Reg, u32),
+    /// The same for a `store`: `base, index, scale, value`.
+    StoreGep(Reg, Reg, u32, Reg),
     Ret(Reg),
     Unreachable,
 }
@@ -80,8 +87,9 @@ pub(super) struct Edge {
     pub block: u32,
     /// IR instructions of the target block (for the step budget).
     pub steps: u32,
+    /// The edge's copies are `Program::copies[copies_start..copies_end]`.
     pub copies_start: u32,
-    pub copies_len: u32,
+    pub copies_end: u32,
     /// Some copy reads a register another copy of the edge writes: copy through a buffer.
     pub parallel: bool,
 }
@@ -106,6 +114,8 @@ pub(super) struct FuncCode {
     pub template: Vec<u64>,
     /// Words of each alloca slot.
     pub allocas: Vec<u32>,
+    /// Their sum.
+    pub frame_words: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -285,6 +295,7 @@ impl<'a> Translator<'a> {
             start_pc.push(pc);
             pc += func.block_insts(b).filter(|&i| func.opcode(i) != Opcode::Phi).count() as u32;
             pc -= self.fused_compare(b).is_some() as u32;
+            pc -= func.block_insts(b).filter(|&i| self.is_fused_gep(i)).count() as u32;
         }
         for (i, &b) in func.layout().iter().enumerate() {
             debug_assert_eq!(self.prog.code.len() as u32, start_pc[i]);
@@ -295,6 +306,7 @@ impl<'a> Translator<'a> {
             entry_pc: start_pc[0],
             entry_block: base_block,
             template: self.template,
+            frame_words: self.allocas.iter().map(|&w| w as u64).sum(),
             allocas: self.allocas,
         })
     }
@@ -314,12 +326,30 @@ impl<'a> Translator<'a> {
         fusable.then_some(cmp)
     }
 
+    /// Whether `inst` is a `gep` to fuse into the `load` or `store` right after it: that
+    /// access's address (and not a stored value) is the gep's only use.
+    fn is_fused_gep(&self, inst: Inst) -> bool {
+        let func = self.func;
+        let (Opcode::Gep { .. }, Some(p), Some(next)) = (func.opcode(inst), func.result(inst), func.next_inst(inst))
+        else {
+            return false;
+        };
+        let args = func.args(next);
+        let used_as_address = match func.opcode(next) {
+            Opcode::Load => args.len() == 1 && args[0] == p,
+            Opcode::Store => args.len() == 2 && args[0] == p && args[1] != p,
+            _ => false,
+        };
+        used_as_address && func.args(inst).len() == 2 && func.users(p) == [next]
+    }
+
     fn translate_block(&mut self, b: Block, gb: u32, start_pc: &[u32], base_block: u32) -> Result<(), InterpError> {
         let func = self.func;
         let fused = self.fused_compare(b);
         let mut classes = [0u32; CostClass::COUNT];
         let mut steps = 0u32;
         let mut terminated = false;
+        let mut gep_before: Option<Inst> = None;
         for inst in func.block_insts(b) {
             let op = func.opcode(inst);
             steps += 1;
@@ -330,7 +360,21 @@ impl<'a> Translator<'a> {
             if op == Opcode::Phi || Some(inst) == fused {
                 continue;
             }
+            if self.is_fused_gep(inst) {
+                gep_before = Some(inst);
+                continue;
+            }
             let mut translated = self.translate_inst(b, inst, start_pc, base_block)?;
+            if let Some(gep) = gep_before.take()
+                && let Opcode::Gep { scale } = func.opcode(gep)
+            {
+                let a = self.args(gep, 2)?;
+                translated = match translated {
+                    Op::Load(d, _) => Op::LoadGep(d, a[0], a[1], scale),
+                    Op::Store(_, v) => Op::StoreGep(a[0], a[1], scale, v),
+                    other => other,
+                };
+            }
             if let (Some(cmp), Op::Br(_, t, e)) = (fused, translated)
                 && let Opcode::Icmp(cc) = func.opcode(cmp)
             {
@@ -385,7 +429,7 @@ impl<'a> Translator<'a> {
             block: gb,
             steps: self.func.block_insts(to).count() as u32,
             copies_start,
-            copies_len: copies.len() as u32,
+            copies_end: self.prog.copies.len() as u32,
             parallel,
         };
         self.prog.edges.push(edge);

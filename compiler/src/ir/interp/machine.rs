@@ -143,6 +143,13 @@ fn f(bits: u64) -> f32 {
     f32::from_bits(bits as u32)
 }
 
+/// `gep base, index * scale`: the offset wraps; an `undef` operand gives an `undef` pointer.
+#[inline(always)]
+fn gep(p: u64, idx: u64, scale: u32) -> u64 {
+    let off = (p as u32).wrapping_add((idx as u32).wrapping_mul(scale));
+    ((p | idx) & HI) | off as u64
+}
+
 #[inline(always)]
 fn fbits(x: f32) -> u64 {
     x.to_bits() as u64
@@ -157,7 +164,7 @@ impl Machine<'_, '_> {
         let block = self.prog.op_block[pc as usize - 1] as usize;
         let end = self.prog.blocks[block].end_pc;
         for op in &self.prog.code[pc as usize..end as usize] {
-            if let Op::BrIcmp(..) = op {
+            if let Op::BrIcmp(..) | Op::LoadGep(..) | Op::StoreGep(..) = op {
                 cost.sub(CostClass::Alu, 1);
             }
             cost.sub(op_class(op), 1);
@@ -165,10 +172,26 @@ impl Machine<'_, '_> {
     }
 
     /// Pushes the stack objects of function `fi`; returns the first object's id.
+    #[inline]
     fn push_allocas(&mut self, fi: u32) -> Result<u32, Trap> {
         let first = self.mem.num_objects();
         let func = &self.prog.funcs[fi as usize];
-        let frame_words: u64 = func.allocas.iter().map(|&w| w as u64).sum();
+        // Fast path: the whole frame fits, so each check of the slow path would pass.
+        if (self.mem.top() - self.stack_base) as u64 + func.frame_words <= self.config.max_stack_words
+            && self.mem.push_frame(&func.allocas, func.frame_words)
+        {
+            return Ok(first);
+        }
+        self.push_allocas_slow(fi)
+    }
+
+    /// [`Machine::push_allocas`] one object at a time, finding which limit the frame hits.
+    #[cold]
+    #[inline(never)]
+    fn push_allocas_slow(&mut self, fi: u32) -> Result<u32, Trap> {
+        let first = self.mem.num_objects();
+        let func = &self.prog.funcs[fi as usize];
+        let frame_words = func.frame_words;
         if frame_words > self.config.max_stack_words {
             return Err(trap(
                 TrapKind::CallDepth,
@@ -279,6 +302,11 @@ impl Machine<'_, '_> {
     /// Runs from `entry_pc` of `main` with its registers `regs`. The register file is a
     /// local rather than a field so that its pointer and length stay in machine registers
     /// across the loop (a field would be reloaded after every out-of-line call).
+    ///
+    /// Operands are read through `frame`, the current function's registers
+    /// (`regs[base..]`, re-borrowed on call and return): a slice is a plain pointer and
+    /// length, so an operand costs one bounds check and one load, where indexing the `Vec`
+    /// at `base + x` also reloaded the vector's pointer and length and added `base`.
     fn interpret(&mut self, mut regs: Vec<u64>, entry_pc: u32, entry_obj_base: u32) -> Result<u32, Stop> {
         let prog = self.prog;
         let code = &prog.code[..];
@@ -286,10 +314,11 @@ impl Machine<'_, '_> {
         let mut base = 0usize;
         let mut obj_base = entry_obj_base;
         let mut scratch: Vec<u64> = Vec::new();
+        let mut frame: &mut [u64] = &mut regs[..];
 
         macro_rules! r {
             ($x:expr) => {
-                regs[base + $x as usize]
+                frame[$x as usize]
             };
         }
         macro_rules! stop {
@@ -314,11 +343,11 @@ impl Machine<'_, '_> {
         }
         macro_rules! take_edge {
             ($e:expr) => {{
-                let e = prog.edges[$e as usize];
+                let e = &prog.edges[$e as usize];
                 if let Err(t) = self.enter(e.block, e.steps) {
                     stop!(t);
                 }
-                let copies = &prog.copies[e.copies_start as usize..(e.copies_start + e.copies_len) as usize];
+                let copies = &prog.copies[e.copies_start as usize..e.copies_end as usize];
                 if e.parallel {
                     scratch.clear();
                     scratch.extend(copies.iter().map(|&(_, src)| r!(src)));
@@ -411,10 +440,20 @@ impl Machine<'_, '_> {
                     let (p, v) = (r!(a), r!(v));
                     mem_try!(self.mem.store(p, v));
                 }
-                Op::Gep(d, b, i, scale) => {
-                    let (p, idx) = (r!(b), r!(i));
-                    let off = (p as u32).wrapping_add((idx as u32).wrapping_mul(scale));
-                    r!(d) = ((p | idx) & HI) | off as u64;
+                Op::Gep(d, b, i, scale) => r!(d) = gep(r!(b), r!(i), scale),
+                Op::LoadGep(d, b, i, scale) => {
+                    let p = gep(r!(b), r!(i), scale);
+                    r!(d) = match mem_try!(self.mem.load(p)) {
+                        Some(w) => w as u64,
+                        None if self.config.trap_on_uninit_load => {
+                            stop!(trap(TrapKind::UninitRead, "load of an uninitialised word"))
+                        }
+                        None => UNDEF,
+                    };
+                }
+                Op::StoreGep(b, i, scale, v) => {
+                    let (p, v) = (gep(r!(b), r!(i), scale), r!(v));
+                    mem_try!(self.mem.store(p, v));
                 }
                 Op::MemZero(a, words) => {
                     let p = r!(a);
@@ -425,7 +464,7 @@ impl Machine<'_, '_> {
                         stop!(trap(TrapKind::CallDepth, format!("more than {} nested calls", self.config.max_call_depth)));
                     }
                     let callee = &prog.funcs[fi as usize];
-                    let new_base = regs.len();
+                    let new_base = base + frame.len();
                     regs.extend_from_slice(&callee.template);
                     for (i, &arg) in prog.args[start as usize..(start + n) as usize].iter().enumerate() {
                         regs[new_base + i] = regs[base + arg as usize];
@@ -454,6 +493,7 @@ impl Machine<'_, '_> {
                         callee_top,
                     });
                     base = new_base;
+                    frame = &mut regs[base..];
                     obj_base = new_obj_base;
                     pc = callee.entry_pc as usize;
                 }
@@ -514,19 +554,20 @@ impl Machine<'_, '_> {
                 }
                 Op::Ret(v) => {
                     let value = if v == NO_REG { 0 } else { r!(v) };
-                    let Some(frame) = self.frames.pop() else {
+                    let Some(caller) = self.frames.pop() else {
                         if value & HI != 0 {
                             stop!(trap(TrapKind::UninitRead, "main returned undef"));
                         }
                         return Ok(value as u32);
                     };
                     regs.truncate(base);
-                    self.mem.pop_to(frame.callee_objects, frame.callee_top);
-                    base = frame.base as usize;
-                    obj_base = frame.obj_base;
-                    pc = frame.ret_pc as usize;
-                    if frame.ret_dst != NO_REG {
-                        r!(frame.ret_dst) = value;
+                    self.mem.pop_to(caller.callee_objects, caller.callee_top);
+                    base = caller.base as usize;
+                    frame = &mut regs[base..];
+                    obj_base = caller.obj_base;
+                    pc = caller.ret_pc as usize;
+                    if caller.ret_dst != NO_REG {
+                        r!(caller.ret_dst) = value;
                     }
                 }
                 Op::Unreachable => stop!(trap(TrapKind::MissingReturn, "executed `unreachable`")),
@@ -617,8 +658,8 @@ fn op_class(op: &Op) -> CostClass {
         Op::FMul(..) => CostClass::FloatMul,
         Op::FDiv(..) => CostClass::FloatDiv,
         Op::SiToFp(..) | Op::FpToSi(..) => CostClass::Convert,
-        Op::Load(..) => CostClass::Load,
-        Op::Store(..) => CostClass::Store,
+        Op::Load(..) | Op::LoadGep(..) => CostClass::Load,
+        Op::Store(..) | Op::StoreGep(..) => CostClass::Store,
         Op::Jump(..) | Op::Br(..) | Op::BrIcmp(..) => CostClass::Branch,
         Op::Call(..) | Op::CallBuiltin(..) | Op::PutF(..) => CostClass::Call,
         Op::Ret(..) => CostClass::Return,

@@ -93,22 +93,52 @@ impl Memory {
         }
     }
 
+    /// Sets the init bits of words `[from, to)`, a 64-bit word of bits at a time.
     fn set_init(&mut self, from: usize, to: usize, value: bool) {
-        let mut w = from;
-        while w < to {
-            if w.is_multiple_of(64) && to - w >= 64 {
-                self.init[w / 64] = if value { u64::MAX } else { 0 };
-                w += 64;
+        if from >= to {
+            return;
+        }
+        let (first, last) = (from / 64, (to - 1) / 64);
+        for i in first..=last {
+            let lo = if i == first { from % 64 } else { 0 };
+            let hi = if i == last { (to - 1) % 64 + 1 } else { 64 };
+            // `hi - lo` bits from bit `lo` (1 to 64 of them, so the shift is at most 63).
+            let mask = (u64::MAX >> (64 - (hi - lo))) << lo;
+            if value {
+                self.init[i] |= mask;
             } else {
-                let bit = 1u64 << (w % 64);
-                if value {
-                    self.init[w / 64] |= bit;
-                } else {
-                    self.init[w / 64] &= !bit;
-                }
-                w += 1;
+                self.init[i] &= !mask;
             }
         }
+    }
+
+    /// Pushes one uninitialised object per entry of `sizes` (a function's alloca slots) —
+    /// or nothing, returning false, when they would not all fit in the object ids or the
+    /// address space (the caller then pushes them one by one to find out which one fails).
+    #[inline]
+    pub(super) fn push_frame(&mut self, sizes: &[u32], total_words: u64) -> bool {
+        if sizes.is_empty() {
+            return true;
+        }
+        let ids_fit = self.objects.len() as u64 + sizes.len() as u64 <= UNDEF_OBJECT as u64;
+        let end = self.top as u64 + total_words;
+        if !ids_fit || end > u32::MAX as u64 {
+            return false;
+        }
+        let end = end as usize;
+        if end > self.words.len() {
+            self.words.resize(end, 0);
+            self.init.resize(end.div_ceil(64), 0);
+        }
+        let mut base = self.top as u32;
+        self.objects.extend(sizes.iter().map(|&words| {
+            let object = Object { base, words, writable: true };
+            base += words;
+            object
+        }));
+        self.top = end;
+        self.fresh = self.fresh.max(end);
+        true
     }
 
     /// Marks every word of a stack object uninitialised (its `alloca` executed again).
