@@ -42,6 +42,9 @@ use sysyc::runtime::{Io, PutfArg as IoPutfArg, TrapKind};
 /// Steps between two looks at the clock.
 pub(super) const CHECK_EVERY: u64 = 1 << 16;
 
+/// Words of stack memory a machine starts with.
+const INITIAL_STACK_WORDS: usize = 1 << 12;
+
 /// Why execution stopped early.
 #[derive(Debug)]
 pub(super) enum Stop {
@@ -139,7 +142,9 @@ impl<'c, const COV: bool> Machine<'c, COV> {
         if globals > limits.max_words {
             return Err(code.global_words);
         }
-        let initial = (globals + (1 << 16)).min(limits.max_words);
+        // A small stack to start with (it doubles as calls need it): most runs use a few
+        // hundred words, and the allocation is zeroed on every run.
+        let initial = (globals + INITIAL_STACK_WORDS).min(limits.max_words);
         let mut mem = vec![0u32; initial];
         for &(addr, bits) in &code.global_init {
             mem[addr as usize] = bits;
@@ -331,6 +336,13 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 let v = self.operand(value)?;
                 self.store(a, v);
             }
+            // Expression statements are mostly calls: straight to them, not through `eval`.
+            StKind::Expr(Ex::Call(c)) => {
+                self.call(c)?;
+            }
+            StKind::Expr(Ex::Builtin(b)) => {
+                self.builtin(b)?;
+            }
             StKind::Expr(e) => {
                 self.eval(e)?;
             }
@@ -341,9 +353,9 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 else_branch,
             } => {
                 if self.eval(cond)? != 0 {
-                    return self.stmt(then_branch);
+                    return self.nested(then_branch);
                 } else if let Some(e) = else_branch {
-                    return self.stmt(e);
+                    return self.nested(e);
                 }
             }
             StKind::While { cond, body } => loop {
@@ -351,7 +363,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 if self.eval(cond)? == 0 {
                     break;
                 }
-                match self.stmt(body)? {
+                match self.nested(body)? {
                     Flow::Break => break,
                     Flow::Return => return Ok(Flow::Return),
                     Flow::Next | Flow::Continue => {}
@@ -374,15 +386,32 @@ impl<'c, const COV: bool> Machine<'c, COV> {
         Ok(Flow::Next)
     }
 
-    /// Marks `s` executed (and the declarations a [`StKind::Skip`] stands for).
+    /// [`Machine::stmt`] of a branch or loop body, with a block (the usual body) run in place:
+    /// its step and coverage, then its statements, as `stmt` would do them, one recursion
+    /// level less.
+    #[inline(always)]
+    fn nested(&mut self, s: &'c St) -> R<Flow> {
+        match &s.kind {
+            StKind::Block(b) => {
+                self.step(s.span)?;
+                if COV {
+                    self.cover(s);
+                }
+                self.block(b)
+            }
+            _ => self.stmt(s),
+        }
+    }
+
+    /// Marks `s` executed (and the declarations a [`StKind::Skip`] stands for). One store for
+    /// every other statement: filling a one-element range would call `memset`.
     #[inline(always)]
     fn cover(&mut self, s: &St) {
         let first = s.id as usize;
-        let last = match &s.kind {
-            StKind::Skip { rest } => first + rest.len(),
-            _ => first,
-        };
-        self.executed[first..=last].fill(true);
+        match &s.kind {
+            StKind::Skip { rest } => self.executed[first..=first + rest.len()].fill(true),
+            _ => self.executed[first] = true,
+        }
     }
 
     /// The steps of declarations without effect: counted in one go, unless the step budget
@@ -526,6 +555,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
         match e {
             Ex::Const(v) => Ok(*v),
             Ex::Local { off, span } => self.load(self.fp + *off as usize, *span),
+            Ex::Global { addr } => Ok(self.mem[*addr as usize]),
             _ => self.eval(e),
         }
     }
@@ -565,8 +595,8 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             Ex::NegI(a) => (self.operand(a)? as i32).wrapping_neg() as u32,
             Ex::NegF(a) => self.operand(a)? ^ 0x8000_0000,
             Ex::Not(a) => (self.operand(a)? == 0) as u32,
-            Ex::And(a, b) => (self.eval(a)? != 0 && self.eval(b)? != 0) as u32,
-            Ex::Or(a, b) => (self.eval(a)? != 0 || self.eval(b)? != 0) as u32,
+            Ex::And(a, b) => (self.operand(a)? != 0 && self.operand(b)? != 0) as u32,
+            Ex::Or(a, b) => (self.operand(a)? != 0 || self.operand(b)? != 0) as u32,
             Ex::Chain(c) => self.chain(c)?,
             Ex::IntToFloat(a) => (self.operand(a)? as i32 as f32).to_bits(),
             Ex::FloatToInt(a, span) => {
