@@ -61,6 +61,9 @@ pub(super) enum Ex {
     Or(Box<Ex>, Box<Ex>),
     /// A left-deep chain of two or more binary operations, evaluated iteratively.
     Chain(Box<Chain>),
+    /// A binary operation on two leaves (`i < n`, `x + 1`): the most common shape of all,
+    /// evaluated by a small function that never recurses.
+    Pair(Box<Pair>),
     IntToFloat(Box<Ex>),
     FloatToInt(Box<Ex>, Span),
 }
@@ -93,6 +96,35 @@ impl Ex {
             Op::NeF => Ex::NeF(a, b),
         }
     }
+}
+
+/// An operand that needs no evaluation: a constant or a scalar variable (as in [`Ex`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Leaf {
+    Const(u32),
+    Local { off: u32, span: Span },
+    Global { addr: u32 },
+}
+
+impl Leaf {
+    /// `e` as a leaf, if it is one.
+    pub fn of(e: &Ex) -> Option<Leaf> {
+        match *e {
+            Ex::Const(v) => Some(Leaf::Const(v)),
+            Ex::Local { off, span } => Some(Leaf::Local { off, span }),
+            Ex::Global { addr } => Some(Leaf::Global { addr }),
+            _ => None,
+        }
+    }
+}
+
+/// `a op b` of two leaves; `span` is the operation's, where a division trap is reported.
+#[derive(Debug)]
+pub(super) struct Pair {
+    pub op: Op,
+    pub a: Leaf,
+    pub b: Leaf,
+    pub span: Span,
 }
 
 /// `((first op1 rhs1) op2 rhs2) ...`: the left spine of nested binary operations (long sums

@@ -400,7 +400,11 @@ impl<'a> FuncLowerer<'a> {
         }
         let first = self.expr(leftmost);
         if let [(op, b, span)] = spine[..] {
-            return Ex::binary(op, first, self.expr(b), span);
+            let second = self.expr(b);
+            if let (Some(a), Some(b)) = (Leaf::of(&first), Leaf::of(&second)) {
+                return Ex::Pair(Box::new(Pair { op, a, b, span }));
+            }
+            return Ex::binary(op, first, second, span);
         }
         let links = spine
             .iter()

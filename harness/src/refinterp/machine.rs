@@ -352,7 +352,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 then_branch,
                 else_branch,
             } => {
-                if self.eval(cond)? != 0 {
+                if self.operand(cond)? != 0 {
                     return self.nested(then_branch);
                 } else if let Some(e) = else_branch {
                     return self.nested(e);
@@ -360,7 +360,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             }
             StKind::While { cond, body } => loop {
                 self.step(s.span)?;
-                if self.eval(cond)? == 0 {
+                if self.operand(cond)? == 0 {
                     break;
                 }
                 match self.nested(body)? {
@@ -556,6 +556,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             Ex::Const(v) => Ok(*v),
             Ex::Local { off, span } => self.load(self.fp + *off as usize, *span),
             Ex::Global { addr } => Ok(self.mem[*addr as usize]),
+            Ex::Pair(p) => self.pair(p),
             _ => self.eval(e),
         }
     }
@@ -598,6 +599,7 @@ impl<'c, const COV: bool> Machine<'c, COV> {
             Ex::And(a, b) => (self.operand(a)? != 0 && self.operand(b)? != 0) as u32,
             Ex::Or(a, b) => (self.operand(a)? != 0 || self.operand(b)? != 0) as u32,
             Ex::Chain(c) => self.chain(c)?,
+            Ex::Pair(p) => self.pair(p)?,
             Ex::IntToFloat(a) => (self.operand(a)? as i32 as f32).to_bits(),
             Ex::FloatToInt(a, span) => {
                 let f = f32::from_bits(self.operand(a)?);
@@ -608,6 +610,27 @@ impl<'c, const COV: bool> Machine<'c, COV> {
                 f as i32 as u32
             }
         })
+    }
+
+    /// A [`Pair`]: both leaves read (left first), then the operation. No recursion, so this
+    /// needs none of the saved registers and stack of [`Machine::eval`].
+    #[inline(never)]
+    fn pair(&mut self, p: &'c Pair) -> R<u32> {
+        let x = self.leaf(p.a)?;
+        let y = self.leaf(p.b)?;
+        match binary(p.op, x, y) {
+            Ok(v) => Ok(v),
+            Err(kind) => self.arith_trap(kind, p.op, x, y, p.span),
+        }
+    }
+
+    #[inline(always)]
+    fn leaf(&mut self, l: Leaf) -> R<u32> {
+        match l {
+            Leaf::Const(v) => Ok(v),
+            Leaf::Local { off, span } => self.load(self.fp + off as usize, span),
+            Leaf::Global { addr } => Ok(self.mem[addr as usize]),
+        }
     }
 
     #[inline(never)]
