@@ -269,7 +269,13 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
 /// The "where the time went" table: worker seconds per phase and their shares.
 fn time_breakdown(s: &mut String, time: &Timing) {
     let total: u64 = Phase::ALL.iter().map(|&p| time.get(p)).sum();
-    let _ = writeln!(s, "\n## Where the time went\n\nWorker time per phase over the recorded programs ({:.1} s in all).\n", total as f64 / 1e6);
+    let _ = writeln!(
+        s,
+        "\n## Where the time went\n\nWall time per phase, summed over the recorded programs ({:.1} s in all). Phases overlap: a \
+         configuration's link and qemu run go on while its worker optimises the next one, so the sum exceeds the workers' \
+         time and each phase's time includes its share of waiting for a core.\n",
+        total as f64 / 1e6
+    );
     let _ = writeln!(s, "| phase | worker s | share |\n|---|---|---|");
     for phase in Phase::ALL {
         let us = time.get(phase);
