@@ -11,6 +11,7 @@
 //!   steps beyond N are skipped. The log of steps names the exact pass and function of any
 //!   step, so a miscompile can be pinned to one step by bisecting N.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cranelift_entity::EntityRef;
@@ -18,7 +19,6 @@ use cranelift_entity::EntityRef;
 use super::{Counters, FunctionCx, ModuleCx, PassBody, PassInfo};
 use crate::analysis::cache::AnalysisCache;
 use crate::analysis::funcinfo::{FuncInfo, FunctionsKey};
-use std::sync::Arc;
 use crate::config::Config;
 use crate::ir::{FuncRef, Function, Module, Type, Value, verifier};
 
@@ -127,8 +127,9 @@ pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<
 ///   stamp): it computes them again, with the same result;
 /// * the report so far, whose step counter numbers the opt-bisect steps.
 ///
-/// Nothing else crosses positions: the counters live for one position, passes keep no global state (the only process-wide
-/// state is the epoch counter, whose values are compared for equality only), and the
+/// Nothing else crosses positions: the counters live for one position, passes keep no
+/// global state (the only process-wide state is the epoch counter, whose values are compared
+/// for equality only, and the functions' identity counter, likewise), and the
 /// manager has no fixpoint groups, rounds or budgets spanning positions (the inliner's
 /// limits are per call). The configuration's faults, `verify_each` and `opt_bisect_limit`
 /// are not held: a state must be resumed under the settings it was started with (the
