@@ -167,12 +167,12 @@ impl FunctionCx<'_> {
         if let Some(info) = self.funcinfo.as_ref() {
             return Arc::clone(info);
         }
-        let kept = self.kept_funcinfo.as_ref().filter(|(key, _)| key.matches(self.module, self.func_ref, func));
-        let info = match kept {
+        let key = FunctionsKey::of(self.module, self.func_ref, func);
+        let info = match self.kept_funcinfo.as_ref().filter(|(kept, _)| *kept == key) {
             Some((_, info)) => Arc::clone(info),
             None => {
                 let info = Arc::new(FuncInfo::compute_with(self.module, self.func_ref, func));
-                *self.kept_funcinfo = Some((FunctionsKey::of(self.module, self.func_ref, func), Arc::clone(&info)));
+                *self.kept_funcinfo = Some((key, Arc::clone(&info)));
                 info
             }
         };

@@ -159,36 +159,23 @@ fn settle(slots: &mut [Option<(Row, Option<Failure>)>], planned_index: usize, mu
     slots[planned_index] = Some((row, verdict.err()));
 }
 
-/// Waits for the run in flight and settles the rows waiting for it.
+/// Waits for the run in flight and settles the rows waiting for it: the first one made the
+/// run (its link counts in its compile time), the others share it.
 fn land(in_flight: InFlight<'_>, cache: &mut Cache, slots: &mut [Option<(Row, Option<Failure>)>], timing: &mut Timing) {
     let (native, run_timing) = match in_flight.handle.join() {
         Ok(ran) => ran,
         // A panic in the harness's own code: re-raised in the worker, where panics are caught.
         Err(panic) => std::panic::resume_unwind(panic),
     };
-    landed(in_flight.asm_hash, native, run_timing, in_flight.waiting, cache, slots, timing);
-}
-
-/// Settles the rows waiting for a finished run; the first one made it (its link counts in
-/// its compile time), the others share it.
-fn landed(
-    asm_hash: String,
-    native: Native,
-    run_timing: Timing,
-    waiting: Vec<Waiting>,
-    cache: &mut Cache,
-    slots: &mut [Option<(Row, Option<Failure>)>],
-    timing: &mut Timing,
-) {
     timing.merge(&run_timing);
-    for (i, Waiting { planned_index, mut row }) in waiting.into_iter().enumerate() {
+    for (i, Waiting { planned_index, mut row }) in in_flight.waiting.into_iter().enumerate() {
         if i == 0 {
             row.compile_us += run_timing.get(Phase::Link);
         }
         let verdict = finish_row(&mut row, &native);
         settle(slots, planned_index, row, verdict);
     }
-    cache.native.insert(asm_hash, native);
+    cache.native.insert(in_flight.asm_hash, native);
 }
 
 impl Checker {
@@ -245,10 +232,7 @@ impl Checker {
             prefix::PrefixCache::new(&lowered, &run_configs.iter().collect::<Vec<_>>())
         });
         let mut slots: Vec<Option<(Row, Option<Failure>)>> = vec![None; configs.len()];
-        // Each configuration's qemu run goes to a thread of its own while the worker goes on
-        // with the next configuration's optimiser and back end: the qemu child and the worker
-        // then keep two cores busy between them instead of taking turns. At most one run is in
-        // flight; rows are filled in when their run lands.
+        // Runs go to a thread of their own (see "Overlap" in the module documentation).
         std::thread::scope(|scope| {
             let mut in_flight: Option<InFlight<'_>> = None;
             for (run_index, (&planned_index, config)) in order.iter().zip(&run_configs).enumerate() {

@@ -334,6 +334,19 @@ impl Machine<'_, '_> {
                 }
             };
         }
+        // A word of memory as a register value: `undef` when uninitialised, unless the
+        // configuration traps on that.
+        macro_rules! load {
+            ($p:expr) => {
+                match mem_try!(self.mem.load($p)) {
+                    Some(w) => w as u64,
+                    None if self.config.trap_on_uninit_load => {
+                        stop!(trap(TrapKind::UninitRead, "load of an uninitialised word"))
+                    }
+                    None => UNDEF,
+                }
+            };
+        }
         macro_rules! arith {
             ($d:expr, $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {{
                 let ($x, $y) = (r!($a), r!($b));
@@ -428,13 +441,7 @@ impl Machine<'_, '_> {
                 }
                 Op::Load(d, a) => {
                     let p = r!(a);
-                    r!(d) = match mem_try!(self.mem.load(p)) {
-                        Some(w) => w as u64,
-                        None if self.config.trap_on_uninit_load => {
-                            stop!(trap(TrapKind::UninitRead, "load of an uninitialised word"))
-                        }
-                        None => UNDEF,
-                    };
+                    r!(d) = load!(p);
                 }
                 Op::Store(a, v) => {
                     let (p, v) = (r!(a), r!(v));
@@ -443,13 +450,7 @@ impl Machine<'_, '_> {
                 Op::Gep(d, b, i, scale) => r!(d) = gep(r!(b), r!(i), scale),
                 Op::LoadGep(d, b, i, scale) => {
                     let p = gep(r!(b), r!(i), scale);
-                    r!(d) = match mem_try!(self.mem.load(p)) {
-                        Some(w) => w as u64,
-                        None if self.config.trap_on_uninit_load => {
-                            stop!(trap(TrapKind::UninitRead, "load of an uninitialised word"))
-                        }
-                        None => UNDEF,
-                    };
+                    r!(d) = load!(p);
                 }
                 Op::StoreGep(b, i, scale, v) => {
                     let (p, v) = (gep(r!(b), r!(i), scale), r!(v));
