@@ -4,6 +4,7 @@
 CARGO ?= cargo
 MINUTES ?= 3
 JOBS ?= 2
+PGO ?= 1
 
 .PHONY: deps build test campaign conform fuzz-smoke bench speedup clean
 
@@ -18,9 +19,10 @@ test: deps
 	bash scripts/test.sh
 
 # The main job: a short differential campaign with a report under results/ (the `campaign`
-# profile: release with fat LTO, see Cargo.toml).
+# profile: release with fat LTO, see Cargo.toml; profile-guided unless PGO=0, see
+# scripts/build-campaign.sh).
 campaign: deps
-	$(CARGO) build --profile campaign -p harness -p sysy-cost-plugin
+	CARGO=$(CARGO) PGO=$(PGO) bash scripts/build-campaign.sh
 	./target/campaign/harness campaign --minutes $(MINUTES) --jobs $(JOBS)
 
 # libFuzzer smoke run: every target for FUZZ_SECONDS (stable toolchain; see scripts/fuzz.sh).
