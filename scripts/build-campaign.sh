@@ -60,16 +60,8 @@ find_profdata() {
 
 profdata=$(find_profdata)
 if [ -z "$profdata" ] && command -v apt-get >/dev/null 2>&1; then
-    sudo=()
-    if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then sudo=(sudo); fi
-    if [ "$(id -u)" -eq 0 ] || ((${#sudo[@]})); then
-        echo "build-campaign: installing llvm-$llvm_major for llvm-profdata" >&2
-        { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "llvm-$llvm_major" ||
-            { "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q &&
-                "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "llvm-$llvm_major"; }; } >&2 ||
-            true
-        profdata=$(find_profdata)
-    fi
+    bash scripts/install-deps.sh "llvm-$llvm_major" >&2 || true
+    profdata=$(find_profdata)
 fi
 if [ -z "$profdata" ] && command -v rustup >/dev/null 2>&1; then
     timeout 120 rustup component add llvm-tools >&2 || true

@@ -2,9 +2,10 @@
 # Installs the system packages the project needs if they are missing: the ARM cross toolchain
 # (assembler, linker, armhf glibc for static linking) and the user-mode emulator qemu-arm.
 # Idempotent; uses sudo when not run as root. Rust (cargo) must already be installed.
+# Arguments name further packages to install (scripts/build-campaign.sh: `llvm-<major>`).
 set -euo pipefail
 
-missing=()
+missing=("$@")
 command -v arm-linux-gnueabihf-gcc >/dev/null 2>&1 || missing+=(gcc-arm-linux-gnueabihf)
 # The armhf C library headers and static libc are only a recommendation of the cross gcc, which
 # `--no-install-recommends` skips: without them the runtime library does not compile.
