@@ -136,7 +136,8 @@ impl AutoTriage {
         if saved.kind == FailureKind::Timeout {
             options.reduce.max_candidates = options.reduce.max_candidates.min(HANG_REDUCTION_CANDIDATES);
         }
-        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), heartbeat: Some(super::isolate::heartbeat) };
+        let heartbeat = super::isolate::Heartbeat::of_this_thread();
+        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), heartbeat: heartbeat.as_ref() };
         let report = triage(&case, &checks, &options)?;
         let mut text = String::from("== original program\n");
         text.push_str(&report.bisect.render(&case.config));
@@ -169,7 +170,13 @@ impl AutoTriage {
         record.bytes_before = source.len();
         record.program_hash = program_hash(&source);
         let exe = std::env::current_exe().map_err(|e| format!("locating the harness executable: {e}"))?;
-        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, beat: &super::isolate::heartbeat };
+        let heartbeat = super::isolate::Heartbeat::of_this_thread();
+        let beat = || {
+            if let Some(heartbeat) = &heartbeat {
+                heartbeat.beat();
+            }
+        };
+        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, beat: &beat };
         let report = prober.locate()?;
         record.culprit = report.culprit.name();
         record.culprit_detail = report.describe();

@@ -36,7 +36,8 @@
 //!   even with several workers. The supervisor appends it to `crashed.txt` with the cause
 //!   `hang after N s`, kills the child's process group and restarts it; on resume the pair
 //!   is a row of kind `compiler-hang`. Triage, which runs for long, re-stamps its entry
-//!   before each check of a candidate ([`heartbeat`]), so only a single check is timed.
+//!   before each check of a candidate ([`Heartbeat`], from whichever thread runs the check),
+//!   so only a single check is timed.
 //! * **Memory.** The child runs under a data limit (`RLIMIT_DATA`, `--memory-limit`, default
 //!   [`default_memory_limit`]), inherited by every qemu run it starts: a compiler step that
 //!   allocates without bound fails an allocation and aborts (SIGABRT), which is a crash as
@@ -105,18 +106,33 @@ pub fn is_hang(cause: &str) -> bool {
 }
 
 thread_local! {
-    /// This thread's journal file and entry while a step is in flight (for [`heartbeat`]).
+    /// This thread's journal file and entry while a step is in flight (for [`Heartbeat`]).
     static CURRENT: RefCell<Option<(PathBuf, String)>> = const { RefCell::new(None) };
 }
 
-/// Re-stamps the calling thread's journal entry, if it has one: the step is making progress
-/// (one check of a long triage is done). Outside a campaign worker it does nothing.
-pub fn heartbeat() {
-    CURRENT.with(|current| {
-        if let Some((file, entry)) = current.borrow().as_ref() {
-            let _ = std::fs::write(file, entry);
-        }
-    });
+/// A worker's journal entry as a handle that any thread can re-stamp: the step is making
+/// progress (one check of a long triage is done).
+///
+/// Taken on the worker thread that entered the step and handed to the code it runs: triage
+/// checks its reduction candidates on the rayon pool, so the thread that finishes a check
+/// is often another worker's (re-stamping that thread's own entry would leave the triaging
+/// worker's entry to go stale, and blame a long triage as a hang).
+#[derive(Clone, Debug)]
+pub struct Heartbeat {
+    file: PathBuf,
+    entry: String,
+}
+
+impl Heartbeat {
+    /// The calling thread's entry; `None` outside a campaign worker's step.
+    pub fn of_this_thread() -> Option<Heartbeat> {
+        CURRENT.with(|current| current.borrow().as_ref().map(|(file, entry)| Heartbeat { file: file.clone(), entry: entry.clone() }))
+    }
+
+    /// Re-stamps the entry.
+    pub fn beat(&self) {
+        let _ = std::fs::write(&self.file, &self.entry);
+    }
 }
 
 /// True in the campaign child started by the supervisor.
@@ -493,13 +509,17 @@ mod tests {
         let old = SystemTime::now() - Duration::from_secs(600);
         std::fs::File::options().write(true).open(&file).and_then(|f| f.set_modified(old)).expect("back-dated");
         assert!(overdue(dir.path(), limit, SystemTime::now()).is_some(), "back-dated entry is stale");
-        heartbeat();
+        let heartbeat = Heartbeat::of_this_thread().expect("a step in flight");
+        // Another thread beats for this worker (as triage's parallel candidate checks do).
+        std::thread::scope(|scope| {
+            scope.spawn(|| heartbeat.beat());
+        });
         assert_eq!(overdue(dir.path(), limit, SystemTime::now()), None, "the heartbeat re-stamped it");
         assert_eq!(in_flight(dir.path()), vec![(3, "abc".to_string())], "with the same entry");
 
-        // Nothing in flight: nothing to blame, and a heartbeat writes nothing.
+        // Nothing in flight: nothing to blame, and no heartbeat to take.
         journal.leave();
-        heartbeat();
+        assert!(Heartbeat::of_this_thread().is_none());
         assert_eq!(overdue(dir.path(), limit, later(600)), None);
         assert!(in_flight(dir.path()).is_empty());
         assert!(is_hang(&format!("{HANG} after 60 s")));

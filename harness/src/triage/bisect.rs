@@ -39,6 +39,7 @@ use sysyc::runtime::Outcome;
 
 use super::case::FailureCase;
 use super::ddmin::ddmin;
+use crate::campaign::isolate::Heartbeat;
 use crate::failure::{Failure, FailureKind, Stage};
 use crate::oracles::per_pass::{self, Budget};
 use crate::qemu::Runner;
@@ -191,9 +192,9 @@ pub fn unified_diff(before: &str, after: &str) -> String {
 pub struct Checks<'a> {
     pub timeout: Duration,
     pub runner: Option<&'a Runner>,
-    /// Called before each check: tells the campaign's watchdog that a long triage is making
-    /// progress (see [`crate::campaign::isolate::heartbeat`]).
-    pub heartbeat: Option<fn()>,
+    /// Beaten before each check, from whichever thread runs it: tells the campaign's watchdog
+    /// that a long triage is making progress.
+    pub heartbeat: Option<&'a Heartbeat>,
 }
 
 impl Checks<'_> {
@@ -201,9 +202,7 @@ impl Checks<'_> {
     /// `stage`'s way: the IR interpreter for a failure found in the IR, the binary otherwise.
     /// `Err` when the harness cannot decide.
     pub fn check(&self, case: &Case, config: &Config, stage: Stage) -> Result<Result<(), Failure>, String> {
-        if let Some(beat) = self.heartbeat {
-            beat();
-        }
+        self.beat();
         let config = &Config { verify_each: true, ..config.clone() };
         let result = match stage {
             Stage::Lowering | Stage::Pipeline | Stage::IrInterp => stages::check_ir(case, config, self.timeout),
@@ -215,6 +214,13 @@ impl Checks<'_> {
         match result {
             Err(f) if f.kind == FailureKind::HarnessError => Err(f.detail),
             r => Ok(r),
+        }
+    }
+
+    /// Tells the watchdog that the triage is making progress (see [`Checks::heartbeat`]).
+    fn beat(&self) {
+        if let Some(heartbeat) = self.heartbeat {
+            heartbeat.beat();
         }
     }
 
@@ -287,6 +293,9 @@ pub fn locate(case: &Case, config: &Config, checks: &Checks<'_>) -> Result<Optio
 pub fn still_fails(case: &Case, config: &Config, checks: &Checks<'_>, located: &Located) -> bool {
     match &located.culprit {
         Culprit::Lowering | Culprit::Pass { .. } => {
+            // The per-pass oracle, not `Checks::check`: beat here, or the reduction of a pass
+            // culprit would look hung to the watchdog once it runs longer than a step may.
+            checks.beat();
             per_pass::first_failure(case, config, Budget { timeout: checks.timeout, max_steps: None }).is_some_and(|pf| {
                 let culprit = match pf.pass {
                     None => Culprit::Lowering,

@@ -313,6 +313,32 @@ int main() {
         assert_eq!(report.culprit(), Culprit::NotReproduced);
     }
 
+    /// Reducing a pass culprit checks candidates with the per-pass oracle, not with
+    /// `Checks::check`; each such check still re-stamps the campaign worker's journal entry,
+    /// or the watchdog would take a reduction longer than a step's limit for a hang.
+    #[test]
+    fn checks_of_a_pass_culprit_beat_the_heartbeat() {
+        use super::super::bisect::still_fails;
+        use crate::campaign::isolate::{Heartbeat, Journal, in_flight};
+        use crate::subject::Case;
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let journal = Journal::open(dir.path()).expect("journal");
+        journal.enter(7, "triage");
+        let heartbeat = Heartbeat::of_this_thread().expect("a step in flight");
+        let checks = Checks { timeout: Limits::GENERATED.timeout, runner: None, heartbeat: Some(&heartbeat) };
+        let case = case();
+        let located = bisect(&case, &checks, &Limits::GENERATED).expect("bisects").located.expect("the fault shows");
+        assert!(matches!(located.culprit, Culprit::Pass { .. }));
+        // The entry emptied, as if gone stale; one reduction check from another thread.
+        journal.leave();
+        assert!(in_flight(dir.path()).is_empty());
+        let judged = Case::with_truth(case.subject.clone(), &Limits::GENERATED).expect("judged");
+        std::thread::scope(|scope| {
+            scope.spawn(|| assert!(still_fails(&judged, &case.config, &checks, &located)));
+        });
+        assert_eq!(in_flight(dir.path()), vec![(7, "triage".to_string())]);
+    }
+
     #[test]
     fn triage_reduces_the_fault_to_a_few_trap_free_lines() {
         let dir = tempfile::tempdir().expect("temporary directory");
