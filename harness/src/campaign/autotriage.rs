@@ -16,6 +16,7 @@
 //! ([`crate::triage::hang`]) and not reduced.
 
 use super::failures::SavedFailure;
+use super::isolate::Heartbeat;
 use crate::failure::FailureKind;
 use crate::qemu::Runner;
 use crate::triage::bisect::{Checks, Culprit};
@@ -98,10 +99,13 @@ impl AutoTriage {
         let start = Instant::now();
         let mut record =
             TriageRecord { failure: saved.id.clone(), kind: Some(saved.kind), stage: Some(saved.stage), ..TriageRecord::default() };
+        // This worker's journal entry, re-stamped before each check or probe from whichever
+        // thread makes it.
+        let heartbeat = Heartbeat::of_this_thread();
         let outcome = if saved.kind == FailureKind::CompilerHang {
-            self.locate_hang(saved, &mut record)
+            self.locate_hang(saved, &mut record, heartbeat.as_ref())
         } else {
-            self.triage_into(saved, &mut record)
+            self.triage_into(saved, &mut record, heartbeat.as_ref())
         };
         if let Err(e) = outcome {
             record.culprit = "error".into();
@@ -116,7 +120,7 @@ impl AutoTriage {
         record
     }
 
-    fn triage_into(&self, saved: &SavedFailure, record: &mut TriageRecord) -> Result<(), String> {
+    fn triage_into(&self, saved: &SavedFailure, record: &mut TriageRecord, heartbeat: Option<&Heartbeat>) -> Result<(), String> {
         let case = FailureCase::from_dir(&saved.dir, &ConfigArgs::default())?;
         record.lines_before = count_lines(&case.subject.source);
         record.bytes_before = case.subject.source.len();
@@ -136,8 +140,7 @@ impl AutoTriage {
         if saved.kind == FailureKind::Timeout {
             options.reduce.max_candidates = options.reduce.max_candidates.min(HANG_REDUCTION_CANDIDATES);
         }
-        let heartbeat = super::isolate::Heartbeat::of_this_thread();
-        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), heartbeat: heartbeat.as_ref() };
+        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), heartbeat };
         let report = triage(&case, &checks, &options)?;
         let mut text = String::from("== original program\n");
         text.push_str(&report.bisect.render(&case.config));
@@ -164,19 +167,13 @@ impl AutoTriage {
 
     /// Names the pass of a compiler hang by probes in child processes (see
     /// [`crate::triage::hang`]); writes `triage.txt`.
-    fn locate_hang(&self, saved: &SavedFailure, record: &mut TriageRecord) -> Result<(), String> {
+    fn locate_hang(&self, saved: &SavedFailure, record: &mut TriageRecord, heartbeat: Option<&Heartbeat>) -> Result<(), String> {
         let source = std::fs::read_to_string(saved.dir.join("prog.sy")).map_err(|e| format!("cannot read prog.sy: {e}"))?;
         record.lines_before = count_lines(&source);
         record.bytes_before = source.len();
         record.program_hash = program_hash(&source);
         let exe = std::env::current_exe().map_err(|e| format!("locating the harness executable: {e}"))?;
-        let heartbeat = super::isolate::Heartbeat::of_this_thread();
-        let beat = || {
-            if let Some(heartbeat) = &heartbeat {
-                heartbeat.beat();
-            }
-        };
-        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, beat: &beat };
+        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, heartbeat };
         let report = prober.locate()?;
         record.culprit = report.culprit.name();
         record.culprit_detail = report.describe();

@@ -20,6 +20,7 @@
 //!   earlier one hang.
 //! * No reduction: every candidate that still hangs would cost the time limit too.
 
+use crate::campaign::isolate::Heartbeat;
 use crate::triage::case::FailureCase;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -67,8 +68,8 @@ pub struct Prober<'a> {
     pub dir: PathBuf,
     /// A probe running longer than this hangs.
     pub limit: Duration,
-    /// Called before each probe (the campaign's journal heartbeat).
-    pub beat: &'a dyn Fn(),
+    /// Beaten before each probe (the campaign's journal heartbeat), as [`super::Checks`] does.
+    pub heartbeat: Option<&'a Heartbeat>,
 }
 
 /// One probe made: its step limit (`None`: all steps), whether it hung, and its time.
@@ -136,7 +137,9 @@ impl HangReport {
 impl Prober<'_> {
     /// One probe with `steps` opt-bisect steps run (`None`: all).
     pub fn probe(&self, steps: Option<u64>) -> Result<Probe, String> {
-        (self.beat)();
+        if let Some(heartbeat) = self.heartbeat {
+            heartbeat.beat();
+        }
         let mut args = vec![PROBE_COMMAND.to_string(), self.dir.display().to_string()];
         if let Some(n) = steps {
             args.push(format!("--opt-bisect-limit={n}"));
