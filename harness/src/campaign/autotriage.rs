@@ -156,7 +156,7 @@ impl AutoTriage {
             record.bytes_after = Some(reduced.source.len());
             record.program_hash = program_hash(&reduced.source);
             text.push_str("\n== reduced program, bisected\n");
-            text.push_str(&rb.render(&case.config));
+            text.push_str(&rb.render(report.reduced_config.as_ref().unwrap_or(&case.config)));
             std::fs::write(saved.dir.join("reduced.sy"), &reduced.source)
                 .map_err(|e| format!("cannot write reduced.sy: {e}"))?;
         }

@@ -142,7 +142,7 @@ pub fn run_reduce(args: &ReduceArgs) -> anyhow::Result<ExitCode> {
                 return Ok(status(false));
             };
             errln!("reducing: {} in the {} stage, culprit {}", located.kind, located.stage, located.culprit);
-            reduce_failure(&case, &checks, &located, &options)
+            reduce_failure(&case, &case.config, &checks, &located, &options)
         }
     }
     .map_err(|e| anyhow!(e))?;
@@ -187,7 +187,7 @@ pub fn run_triage(args: &TriageArgs) -> anyhow::Result<ExitCode> {
         outln!("== reduced program")?;
         out!("{}", reduced.source)?;
         outln!("== reduced program, bisected")?;
-        out!("{}", rb.render(&case.config))?;
+        out!("{}", rb.render(report.reduced_config.as_ref().unwrap_or(&case.config)))?;
     }
     if let Some(path) = &report.regression {
         outln!("regression case: {}", path.display())?;

@@ -1,6 +1,14 @@
 //! `harness triage`: bisect, reduce, bisect the reduced program again, and keep the result
 //! as a regression case that the test suite runs from then on.
 //!
+//! The reduction runs under the bisection's minimal pipeline when the failure shows there
+//! with the same culprit ([`reduction_config`]): the passes that are not needed for the
+//! failure only constrain the reduction (a load-elimination bug needs a call between two
+//! reads; under `-O2` that call must also survive `inline`, so the reducer must keep the
+//! callee too big to inline, and the program stays large) and make every candidate slower
+//! to compile. The reduced program, its bisection and the regression case then carry that
+//! configuration: they reproduce with it, not necessarily with the original one.
+//!
 //! A regression case is `NAME.sy` (header comment, then the reduced program), `NAME.in`
 //! (its stdin, when not empty) and `NAME.out` (the reference outcome in the conformance
 //! suite's convention: stdout, a newline if it lacks one, the exit status). The header
@@ -17,7 +25,7 @@ use sysyc::config::Config;
 use sysyc::faults::FaultSet;
 use sysyc::runtime::Outcome;
 
-use super::bisect::{BisectReport, Checks, Located, bisect_with, still_fails};
+use super::bisect::{BisectReport, Checks, Culprit, Located, bisect_with, locate, still_fails};
 use super::case::FailureCase;
 use super::reduce::{ReduceOptions, Reduced, reduce};
 use crate::failure::Expected;
@@ -43,6 +51,8 @@ pub struct TriageReport {
     pub reduced: Option<Reduced>,
     /// Bisection of the reduced program (minimal pipeline and step for the small program).
     pub reduced_bisect: Option<BisectReport>,
+    /// The configuration the program was reduced (and the reduced program bisected) under.
+    pub reduced_config: Option<Config>,
     /// The regression case written.
     pub regression: Option<PathBuf>,
 }
@@ -52,23 +62,66 @@ pub fn triage(case: &FailureCase, checks: &Checks<'_>, options: &TriageOptions) 
     let judged = Case::with_truth(case.subject.clone(), &options.limits).map_err(|e| e.to_string())?;
     let bisect = bisect_with(&judged, &case.config, checks)?;
     let Some(located) = bisect.located.clone() else {
-        return Ok(TriageReport { bisect, reduced: None, reduced_bisect: None, regression: None });
+        return Ok(TriageReport { bisect, reduced: None, reduced_bisect: None, reduced_config: None, regression: None });
     };
-    let reduced = reduce_failure(case, checks, &located, &options.reduce)?;
+    let (config, located) = reduction_config(&judged, &case.config, &bisect, located, checks)?;
+    let reduced = reduce_failure(case, &config, checks, &located, &options.reduce)?;
     let subject = Subject::parse(&case.subject.name, &reduced.source, &reduced.stdin).map_err(|f| f.detail)?;
     let reduced_case =
         Case::with_truth(subject, &options.limits).map_err(|e| format!("the reduced program is no longer valid: {e}"))?;
-    let reduced_bisect = bisect_with(&reduced_case, &case.config, checks)?;
+    let reduced_bisect = bisect_with(&reduced_case, &config, checks)?;
     let regression = match &options.regressions_dir {
-        Some(dir) => Some(write_case(dir, case, &reduced, &reduced_bisect)?),
+        Some(dir) => Some(write_case(dir, case, &config, &reduced, &reduced_bisect)?),
         None => None,
     };
-    Ok(TriageReport { bisect, reduced: Some(reduced), reduced_bisect: Some(reduced_bisect), regression })
+    Ok(TriageReport {
+        bisect,
+        reduced: Some(reduced),
+        reduced_bisect: Some(reduced_bisect),
+        reduced_config: Some(config),
+        regression,
+    })
 }
 
-/// Reduces `case` keeping its failure exactly as `located` describes it.
-pub fn reduce_failure(case: &FailureCase, checks: &Checks<'_>, located: &Located, options: &ReduceOptions) -> Result<Reduced, String> {
-    let interesting = |c: &Case| still_fails(c, &case.config, checks, located);
+/// The configuration to reduce under, and the failure as located there: `config` with the
+/// bisection's minimal pipeline when that is shorter and the failure shows under it with
+/// the same culprit (the same pass by name, wherever it now sits; the same back-end
+/// culprit), else `config` and `located` as they are. See the module documentation.
+pub fn reduction_config(
+    case: &Case,
+    config: &Config,
+    bisect: &BisectReport,
+    located: Located,
+    checks: &Checks<'_>,
+) -> Result<(Config, Located), String> {
+    let minimal: Option<Vec<_>> =
+        bisect.minimal_pipeline.as_ref().and_then(|names| names.iter().map(|n| sysyc::passes::lookup(n)).collect());
+    let Some(minimal) = minimal.filter(|m| m.len() < config.pipeline.len()) else {
+        return Ok((config.clone(), located));
+    };
+    let narrowed = config.with_pipeline(minimal);
+    let same_culprit = |there: &Culprit| match (&located.culprit, there) {
+        (Culprit::Pass { name, .. }, Culprit::Pass { name: there, .. }) => name == there,
+        (Culprit::Lowering | Culprit::NotReproduced, _) => false,
+        (here, there) => here == there,
+    };
+    Ok(match locate(case, &narrowed, checks)? {
+        Some((there, _, _)) if there.kind == located.kind && there.stage == located.stage && same_culprit(&there.culprit) => {
+            (narrowed, there)
+        }
+        _ => (config.clone(), located),
+    })
+}
+
+/// Reduces `case` keeping its failure under `config` exactly as `located` describes it.
+pub fn reduce_failure(
+    case: &FailureCase,
+    config: &Config,
+    checks: &Checks<'_>,
+    located: &Located,
+    options: &ReduceOptions,
+) -> Result<Reduced, String> {
+    let interesting = |c: &Case| still_fails(c, config, checks, located);
     reduce(&case.subject.name, &case.subject.source, &case.subject.stdin, &interesting, options)
 }
 
@@ -82,10 +135,12 @@ pub fn expected_out(outcome: &Outcome) -> Vec<u8> {
     out
 }
 
-/// Writes the regression case `DIR/NAME.{sy,in,out}` and returns the `.sy` path.
+/// Writes the regression case `DIR/NAME.{sy,in,out}` (reduced under `config`) and returns
+/// the `.sy` path.
 pub fn write_case(
     dir: &Path,
     case: &FailureCase,
+    config: &Config,
     reduced: &Reduced,
     report: &BisectReport,
 ) -> Result<PathBuf, String> {
@@ -97,12 +152,12 @@ pub fn write_case(
         let _ = writeln!(text, "// culprit: {}", l.culprit);
         let _ = writeln!(text, "// failure: {} in the {} stage", l.kind, l.stage);
     }
-    let _ = writeln!(text, "// config: {}", Config { faults: FaultSet::none(), ..case.config.clone() });
+    let _ = writeln!(text, "// config: {}", Config { faults: FaultSet::none(), ..config.clone() });
     if let Some(p) = &report.minimal_pipeline {
         let _ = writeln!(text, "// minimal-pipeline: {}", p.join(","));
     }
-    if !case.config.faults.is_empty() {
-        let _ = writeln!(text, "// faults: {} (injected)", case.config.faults.names().join(","));
+    if !config.faults.is_empty() {
+        let _ = writeln!(text, "// faults: {} (injected)", config.faults.names().join(","));
     }
     text.push_str(&reduced.source);
     let write = |ext: &str, bytes: &[u8]| {

@@ -190,6 +190,44 @@ fn edits_enumerate_sites_in_a_fixed_order() {
 }
 
 #[test]
+fn deleting_a_declaration_rewrites_its_uses() {
+    use super::reduce::edits::{EditKind, apply};
+    use sysyc::frontend::{parse, pretty::print};
+    let unit = parse(
+        "int g(int v) { return v; }\n\
+         int main() { int x = 3; int y = x + 1; x = 5; x = g(7); if (y) x = 1; { int x = 9; putint(x); } putint(x + y); return 0; }",
+    )
+    .expect("parses");
+    // Site 0 of the block items of `g` is its return; site 1 is `int x = 3;` in `main`.
+    let text = print(&apply(&unit, EditKind::DeleteBlockItem, 1).expect("site 1"));
+    // Reads become 0; a plain assignment goes, one with a call keeps the call; a branch
+    // keeps an empty statement; the inner `x` shadows the deleted one and stays.
+    assert!(text.contains("int y = 0 + 1;"), "{text}");
+    assert!(!text.contains("x = 5") && text.contains("g(7);") && !text.contains("x = g(7)"), "{text}");
+    assert!(text.contains("int x = 9;") && text.contains("putint(x);"), "{text}");
+    assert!(text.contains("putint(0 + y);"), "{text}");
+    let after = judged("scrubbed.sy", &text, b"");
+    assert_eq!(after.truth().map(|t| t.stdout.as_slice()), Some(&b"91"[..]), "{text}");
+
+    // Deleting a function turns its calls into 0.
+    let text = print(&apply(&unit, EditKind::DeleteItem, 0).expect("site 0"));
+    assert!(!text.contains("int g(") && text.contains("0;") && !text.contains("g(7)"), "{text}");
+}
+
+#[test]
+fn runs_of_block_items_split_like_ddmin() {
+    use super::reduce::edits::{EditKind, apply, count};
+    use sysyc::frontend::{parse, pretty::print};
+    let unit = parse("int main() { putint(1); putint(2); putint(3); putint(4); putint(5); return 0; }").expect("parses");
+    // Six items: runs of 4 ([0,4), [4,6)), then of 2 ([0,2), [2,4), [4,6)).
+    assert_eq!(count(&unit, EditKind::DeleteRun), 5);
+    let first = print(&apply(&unit, EditKind::DeleteRun, 0).expect("site 0"));
+    assert!(first.contains("putint(5);") && !first.contains("putint(4)") && !first.contains("putint(1)"), "{first}");
+    let last = print(&apply(&unit, EditKind::DeleteRun, 4).expect("site 4"));
+    assert!(last.contains("putint(4);") && !last.contains("putint(5)") && !last.contains("return"), "{last}");
+}
+
+#[test]
 fn the_reducer_cuts_stdin_to_what_is_read() {
     let source = "int main() { int a = getint(); int b = getint(); putint(a * 10 + b); return 0; }";
     let stdin = b"4 2 99 100\n17 -3\n";

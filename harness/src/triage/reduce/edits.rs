@@ -8,15 +8,26 @@
 //!
 //! Moves do not check validity: a candidate that breaks scoping, typing or `break`
 //! placement is rejected by the front end in the driver's test, which is simpler and exactly
-//! as strict as the language.
+//! as strict as the language. The deletions do one thing for validity: what referred to a
+//! deleted declaration or function is rewritten ([`scrub`]), since otherwise no declaration
+//! with a use could ever go.
+
+use std::ops::Range;
 
 use sysyc::frontend::ast::*;
+
+use super::scrub::{self, Removed};
 
 /// A family of moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EditKind {
     /// Delete a top-level declaration or function (never `main`).
     DeleteItem,
+    /// Delete a run of consecutive items of a block: the block split into aligned runs of
+    /// half its length (rounded down to a power of two), then quarters, ... down to pairs,
+    /// longest first, as ddmin splits a list. One candidate removes what would take many
+    /// single deletions, and a declaration goes together with the statements using it.
+    DeleteRun,
     /// Delete a statement or declaration of a block.
     DeleteBlockItem,
     /// `if` → its then or else branch, `if/else` → `if`, `while` → its body once, a nested
@@ -38,8 +49,9 @@ pub enum EditKind {
 
 impl EditKind {
     /// Every kind, coarse moves first (they remove the most per accepted candidate).
-    pub const ALL: [EditKind; 8] = [
+    pub const ALL: [EditKind; 9] = [
         EditKind::DeleteItem,
+        EditKind::DeleteRun,
         EditKind::DeleteBlockItem,
         EditKind::SimplifyStmt,
         EditKind::DeleteDef,
@@ -101,7 +113,12 @@ impl Walker {
                 for i in 0..unit.items.len() {
                     let is_main = matches!(&unit.items[i], Item::Func(f) if f.name.name == "main");
                     if !is_main && self.hit() {
-                        unit.items.remove(i);
+                        let removed = unit.items.remove(i);
+                        let rest = &mut unit.items[i..];
+                        match &removed {
+                            Item::Decl(d) => scrub::declared(d).for_each(|name| scrub::unit_items(rest, name, Removed::Var)),
+                            Item::Func(f) => scrub::unit_items(rest, &f.name.name, Removed::Func),
+                        }
                         return;
                     }
                 }
@@ -157,10 +174,27 @@ impl Walker {
 
     fn block(&mut self, block: &mut Block) {
         match self.kind {
+            EditKind::DeleteRun => {
+                let n = block.items.len();
+                if n >= 3 {
+                    // The largest power of two below n.
+                    let mut len = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
+                    while len >= 2 {
+                        for start in (0..n).step_by(len) {
+                            let end = (start + len).min(n);
+                            if end - start >= 2 && self.hit() {
+                                delete_items(block, start..end);
+                                return;
+                            }
+                        }
+                        len /= 2;
+                    }
+                }
+            }
             EditKind::DeleteBlockItem => {
                 for i in 0..block.items.len() {
                     if self.hit() {
-                        block.items.remove(i);
+                        delete_items(block, i..i + 1);
                         return;
                     }
                 }
@@ -385,6 +419,20 @@ impl Walker {
             _ => None,
         }
     }
+}
+
+/// Deletes `range` of the block's items; what referred to a declaration among them is
+/// rewritten in the rest of the block.
+fn delete_items(block: &mut Block, range: Range<usize>) {
+    let start = range.start;
+    let removed: Vec<BlockItem> = block.items.drain(range).collect();
+    let mut rest = block.items.split_off(start);
+    for item in &removed {
+        if let BlockItem::Decl(d) = item {
+            scrub::declared(d).for_each(|name| scrub::block_items(&mut rest, name, Removed::Var));
+        }
+    }
+    block.items.append(&mut rest);
 }
 
 /// Calls `f` on every expression of `unit` (outer before inner).

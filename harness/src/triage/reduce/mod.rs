@@ -27,6 +27,7 @@
 //! trap in the reference interpreter, so a cut that starves the program is rejected).
 
 pub mod edits;
+mod scrub;
 
 use std::time::Instant;
 
