@@ -90,7 +90,7 @@ impl Gen<'_> {
                 ParamKind::Scalar => g.arg_value(p.ty, c),
                 ParamKind::Array { inner, min_len } => {
                     let (e, id) =
-                        g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed);
+                        g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed, false);
                     if !f.pure {
                         g.note_global_write(id);
                     }
@@ -122,7 +122,9 @@ impl Gen<'_> {
         }
     }
 
-    /// An array argument for `ty p[][inner..]`: a whole array or a row `a[i]..`.
+    /// An array argument for `ty p[][inner..]`: a whole array or a row `a[i]..`; with
+    /// `favour_locals`, preferably one of this function's own local arrays.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn array_arg(
         &mut self,
         ty: Ty,
@@ -131,13 +133,17 @@ impl Gen<'_> {
         writes: bool,
         callee_globals: &[VarId],
         already: &[VarId],
+        favour_locals: bool,
     ) -> (Expr, VarId) {
         let views = self.array_views(ty, inner, min_len, writes);
         let aliasing = self.cfg.knobs.aliasing;
         let weights: Vec<u32> = views
             .iter()
             .map(|(id, fixed)| {
-                let base = if *fixed > 0 { 4 } else { 2 };
+                let mut base = if *fixed > 0 { 4 } else { 2 };
+                if favour_locals && self.env.vars[*id].storage == Storage::Local {
+                    base *= 4;
+                }
                 if callee_globals.contains(id) || already.contains(id) {
                     base + aliasing as u32 / 5
                 } else {
@@ -308,9 +314,28 @@ impl Gen<'_> {
         }
         self.feature(Feature::Recursion);
         let params = r.params.clone();
+        let callee_globals = self.fcx.globals_used.clone();
+        let mut passed: Vec<VarId> = Vec::new();
         let args = self.siblings(params.len(), ctx.deeper(), &mut |g, c, i| {
             let p = &params[i];
             match &p.kind {
+                // Now and then another array than the one received (a local one of this
+                // activation, a global, a row): the callee then works on memory of its
+                // caller's frame (tail recursion must not reuse that frame; alias analysis
+                // must tell activations apart). Any view with at least `min_len` rows keeps
+                // the guarantees of the length parameters, which are passed on unchanged.
+                ParamKind::Array { inner, min_len }
+                    if !g.array_views(p.ty, inner, *min_len, !r.pure).is_empty()
+                        && g.c.chance(f64::from(g.cfg.knobs.aliasing) / 100.0) =>
+                {
+                    let (e, id) = g.array_arg(p.ty, inner, *min_len, !r.pure, &callee_globals, &passed, true);
+                    if !r.pure {
+                        g.note_global_write(id);
+                    }
+                    passed.push(id);
+                    g.feature(Feature::RecursionOtherArray);
+                    GExpr::int(e, None, false, 1)
+                }
                 ParamKind::Depth => {
                     let step = g.c.range(1, 2) as i32;
                     g.charge(2);

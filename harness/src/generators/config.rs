@@ -121,7 +121,9 @@ pub struct Knobs {
     pub timers: u8,
     /// Declarations that shadow an outer name.
     pub shadowing: u8,
-    /// The same array reachable under two names in one function.
+    /// The same array reachable under two names in one function; also self-calls of a
+    /// recursive function that pass other arrays than the one received (locals of the
+    /// calling activation among them).
     pub aliasing: u8,
     /// Stores overwritten before being read.
     pub dead_stores: u8,

@@ -53,6 +53,7 @@ features! {
     VoidFunction => "void-function",
     FloatFunction => "float-function",
     Recursion => "recursion",
+    RecursionOtherArray => "recursion-other-array",
     ArrayParam => "array-param",
     MultiDimArrayParam => "multi-dim-array-param",
     PartialRowArg => "partial-row-arg",

@@ -160,6 +160,17 @@ impl Gen<'_> {
                 sites: 0,
                 max_sites,
             });
+            // Sometimes a local array shaped like an array parameter: the self-calls may pass
+            // it on (see `self_call`), handing the callee memory of this activation.
+            for p in &params {
+                if let ParamKind::Array { inner, min_len } = &p.kind
+                    && self.c.chance(f64::from(k.aliasing) / 100.0)
+                {
+                    let mut dims = vec![*min_len];
+                    dims.extend(inner);
+                    items.push(BlockItem::Decl(self.local_array_with_dims(p.ty, dims)));
+                }
+            }
         }
         items.extend(self.stmts_in_scope(self.cfg.max_block_stmts.max(2)));
         // A recursive function often ends in a self tail call (`return f(d - 1, ..);`, or the

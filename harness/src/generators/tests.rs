@@ -316,3 +316,27 @@ fn configs_without_the_new_knobs_still_parse() {
     assert_eq!((c.knobs.straight_loops, c.knobs.trip_params), (0, 0));
     assert_eq!(c.attempts, GenConfig::default().attempts);
 }
+
+/// Self-calls of recursive functions pass on other arrays than the one received (a local
+/// array of the calling activation among them) only with the `aliasing` knob, and such
+/// programs run to the end in the reference interpreter.
+#[test]
+fn recursion_passes_other_arrays_with_the_aliasing_knob() {
+    let mut off = GenConfig::default();
+    off.knobs.aliasing = 0;
+    let mut on = GenConfig::default();
+    on.knobs.recursion = 100;
+    on.knobs.aliasing = 100;
+    let mut seen = 0;
+    for seed in 0..80u64 {
+        let p = generate(seed, &off);
+        assert!(!p.features.contains(Feature::RecursionOtherArray), "seed {seed}: another array without aliasing");
+        let p = generate(seed, &on);
+        if p.features.contains(Feature::RecursionOtherArray) {
+            seen += 1;
+            let truth = p.reference.as_ref().unwrap_or_else(|| panic!("seed {seed}: no probe outcome"));
+            assert!(truth.trap.is_none(), "seed {seed}: {:?}", truth.trap);
+        }
+    }
+    assert!(seen > 0, "no self-call passing another array in 80 programs");
+}
