@@ -21,14 +21,14 @@ use super::scrub::{self, Removed};
 /// A family of moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EditKind {
-    /// Delete a top-level declaration or function (never `main`).
+    /// Delete a top-level declaration or function (never `main`); later uses rewritten.
     DeleteItem,
     /// Delete a run of consecutive items of a block: the block split into aligned runs of
     /// half its length (rounded down to a power of two), then quarters, ... down to pairs,
     /// longest first, as ddmin splits a list. One candidate removes what would take many
     /// single deletions, and a declaration goes together with the statements using it.
     DeleteRun,
-    /// Delete a statement or declaration of a block.
+    /// Delete a statement or declaration of a block; later uses rewritten.
     DeleteBlockItem,
     /// `if` → its then or else branch, `if/else` → `if`, `while` → its body once, a nested
     /// `{ ... }` → its items spliced into the enclosing block.
