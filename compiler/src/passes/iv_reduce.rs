@@ -10,19 +10,24 @@
 //! *basic IV* is a header phi `i = phi [P: init], [latch: i + s]` with a constant step `s`
 //! (as in [`crate::analysis::counted`]). A value `v` is *affine in `i`* with coefficient `c`
 //! when it is `i`, a value defined outside the loop (coefficient 0), or an in-loop `add`,
-//! `sub`, `mul` by a constant, or `gep` (`base + index·scale` bytes) of affine operands — so
-//! that `v = c·i + r` with `r` loop-invariant. A *root* is such a value with `c ≠ 0` that
-//! some instruction other than another affine one uses, and whose expression involves real
-//! work: an IV-dependent `mul`, a `gep` whose scale is not a shift amount, or a `gep` of an
-//! IV-dependent `gep` (a multi-dimensional address). Each root `v` is replaced by
-//! `ψ = phi [P: v₀], [latch: ψ + c·s]`, where `v₀` is `v`'s expression cloned into `P` with
-//! `i := init` (the add/sub/mul/gep copies are pure and cannot trap, and their other operands
-//! are defined outside the loop, so they are available in `P`). At most [`MAX_NEW_PHIS`]
-//! roots per loop, to bound register pressure.
+//! `sub`, `mul`, or `gep` (`base + index·scale` bytes) of affine operands — so that
+//! `v = c·i + r` with `r` loop-invariant. A coefficient is a constant `k` or `k·f` for one
+//! loop-invariant factor `f`: `i * n` with `n` invariant has coefficient `1·n` (the column
+//! walk `a[j * n + i]` along `j`, the `b[k * n + j]` of a matrix product along `k`); a sum of
+//! terms with different factors, or a product of two factors, is not affine here. A *root*
+//! is such a value with `c ≠ 0` that some instruction other than another affine one uses,
+//! and whose expression involves real work: an IV-dependent `mul`, a `gep` whose scale is
+//! not a shift amount, or a `gep` of an IV-dependent `gep` (a multi-dimensional address).
+//! Each root `v` is replaced by `ψ = phi [P: v₀], [latch: ψ + c·s]`, where `v₀` is `v`'s
+//! expression cloned into `P` with `i := init`, and a factor's `c·s = (k·s)·f` is computed
+//! in `P` too (the add/sub/mul/gep copies are pure and cannot trap, and their operands are
+//! defined outside the loop or are such copies, so they are available in `P`). At most
+//! [`MAX_NEW_PHIS`] roots per loop, to bound register pressure.
 //!
 //! # Exactness under wrapping
-//! `add`, `sub`, `mul` by a constant and `gep` offsets are ring operations modulo 2³² (the
-//! IR wraps, pointers included), and `v` is a degree-1 polynomial in `i` over that ring. So
+//! `add`, `sub`, `mul` and `gep` offsets are ring operations modulo 2³² (the IR wraps,
+//! pointers included), and `v` is a degree-1 polynomial in `i` over that ring (its
+//! coefficient `k·f` is one ring element, whatever `f` is at run time). So
 //! `v(i + s) − v(i) = c·s (mod 2³²)` for every `i`, overflow or not: the recurrence computes
 //! exactly the original value in every iteration; nothing assumes the absence of overflow.
 //!
@@ -80,9 +85,44 @@ struct BasicIv {
 #[derive(Clone, Copy)]
 struct Affine {
     iv: Option<Value>,
-    coef: i32,
+    coef: Coef,
     /// The expression contains work worth removing (see the module documentation).
     costly: bool,
+}
+
+/// A coefficient `k` or `k·factor`, `factor` a loop-invariant affine value (coefficient 0);
+/// `k = 0` is zero whatever the factor.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Coef {
+    k: i32,
+    factor: Option<Value>,
+}
+
+impl Coef {
+    const ZERO: Coef = Coef { k: 0, factor: None };
+    const ONE: Coef = Coef { k: 1, factor: None };
+
+    fn is_zero(self) -> bool {
+        self.k == 0
+    }
+
+    /// `self + sign·other`, when both are multiples of the same factor (or one is zero).
+    fn add(self, other: Coef, sign: i32) -> Option<Coef> {
+        let other = Coef { k: other.k.wrapping_mul(sign), ..other };
+        if other.is_zero() {
+            Some(self)
+        } else if self.is_zero() {
+            Some(other)
+        } else if self.factor == other.factor {
+            Some(Coef { k: self.k.wrapping_add(other.k), factor: self.factor })
+        } else {
+            None
+        }
+    }
+
+    fn scale(self, c: i32) -> Coef {
+        Coef { k: self.k.wrapping_mul(c), ..self }
+    }
 }
 
 struct Analysis<'a> {
@@ -111,9 +151,9 @@ impl Analysis<'_> {
     }
 
     fn compute(&mut self, v: Value, depth: u32) -> Option<Affine> {
-        let invariant = Affine { iv: None, coef: 0, costly: false };
+        let invariant = Affine { iv: None, coef: Coef::ZERO, costly: false };
         if self.ivs.iter().any(|iv| iv.phi == v) {
-            return Some(Affine { iv: Some(v), coef: 1, costly: false });
+            return Some(Affine { iv: Some(v), coef: Coef::ONE, costly: false });
         }
         let Some(inst) = self.in_loop_inst(v) else { return Some(invariant) };
         if depth >= MAX_DEPTH {
@@ -133,25 +173,29 @@ impl Analysis<'_> {
         };
         let costly = a.costly || b.costly;
         let (coef, costly) = match op {
-            Opcode::Add => (a.coef.wrapping_add(b.coef), costly),
-            Opcode::Sub => (a.coef.wrapping_sub(b.coef), costly),
+            Opcode::Add => (a.coef.add(b.coef, 1)?, costly),
+            Opcode::Sub => (a.coef.add(b.coef, -1)?, costly),
             Opcode::Mul => {
                 if a.iv.is_some() && b.iv.is_some() {
                     return None;
                 }
                 if iv.is_none() {
-                    (0, costly)
+                    (Coef::ZERO, costly)
                 } else {
-                    let (var, k) = if a.iv.is_some() { (a, args[1]) } else { (b, args[0]) };
-                    let k = func.as_int_const(k)?;
-                    (var.coef.wrapping_mul(k), true)
+                    let (var, other) = if a.iv.is_some() { (a, args[1]) } else { (b, args[0]) };
+                    match (func.as_int_const(other), var.coef.factor) {
+                        (Some(k), _) => (var.coef.scale(k), true),
+                        // `other` is invariant (the operands do not both vary) and affine.
+                        (None, None) => (Coef { k: var.coef.k, factor: Some(other) }, true),
+                        (None, Some(_)) => return None,
+                    }
                 }
             }
             Opcode::Gep { scale } => {
                 let index_varies = b.iv.is_some();
                 let scaled_work = index_varies && !matches!(scale, 1 | 2 | 4 | 8);
                 let nested = a.iv.is_some() && index_varies;
-                let coef = a.coef.wrapping_add(b.coef.wrapping_mul(scale as i32));
+                let coef = a.coef.add(b.coef.scale(scale as i32), 1)?;
                 (coef, costly || scaled_work || nested)
             }
             _ => return None,
@@ -161,7 +205,7 @@ impl Analysis<'_> {
             // The IV cancelled (`i - i`, `i * 0`): the value is invariant, but its expression
             // still reads the IV phi (and perhaps another IV's), which cannot be cloned into
             // the preheader; such a value is left alone.
-            Some(_) if coef == 0 => None,
+            Some(_) if coef.is_zero() => None,
             Some(_) => Some(Affine { iv, coef, costly }),
         }
     }
@@ -175,7 +219,7 @@ fn basic_ivs(func: &Function, header: Block, pre: Block, latch: Block) -> Vec<Ba
             continue;
         }
         let (Some(init), Some(next)) = (phi_input(func, phi, pre), phi_input(func, phi, latch)) else { continue };
-        let Some(inst) = func.def_inst(next) else { continue };
+        let Some(inst) = through_single_input_phis(func, next) else { continue };
         let args = func.args(inst);
         let step = match func.opcode(inst) {
             Opcode::Add if args[0] == r => func.as_int_const(args[1]),
@@ -188,6 +232,19 @@ fn basic_ivs(func: &Function, header: Block, pre: Block, latch: Block) -> Vec<Ba
         }
     }
     ivs
+}
+
+/// The instruction defining `v`, looking through phis of one input (such as a latch's
+/// `phi [body: i + 1]` that `loop-idle-exit` leaves): they equal their input.
+fn through_single_input_phis(func: &Function, mut v: Value) -> Option<Inst> {
+    for _ in 0..MAX_DEPTH {
+        let inst = func.def_inst(v)?;
+        match func.args(inst) {
+            [only] if func.opcode(inst) == Opcode::Phi => v = *only,
+            _ => return Some(inst),
+        }
+    }
+    None
 }
 
 /// Reduces the roots of loop `l`; returns how many.
@@ -231,21 +288,44 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
     let latch_term = func.terminator(latch).expect("latch has a terminator");
     let n = roots.len();
     // All start values first: a root's expression may contain another root, which must
-    // still be its original instruction when cloned.
+    // still be its original instruction when cloned. Copies are shared per IV (a root's
+    // expression involves one IV only), factors included.
+    let mut clones: FxHashMap<Value, FxHashMap<Value, Value>> = FxHashMap::default();
     let starts: Vec<Value> = roots
         .iter()
         .map(|&(_, v, a)| {
             let iv = ivs.iter().find(|x| Some(x.phi) == a.iv).expect("root depends on a basic IV");
-            clone_at_init(func, loops, l, iv, v, pre_term, &mut FxHashMap::default())
+            clone_at_init(func, loops, l, iv, v, pre_term, clones.entry(iv.phi).or_default())
         })
         .collect();
+    // Each distinct step `c·s` once: roots along the same column share it.
+    let mut deltas: FxHashMap<(Option<Value>, i32), Value> = FxHashMap::default();
     for ((inst, v, a), start) in roots.into_iter().zip(starts) {
         let iv = ivs.iter().find(|x| Some(x.phi) == a.iv).expect("root depends on a basic IV");
         let ty = func.value_type(v);
         let phi = func.create_inst(InstData::phi(ty, &[(pre, start)]));
         func.prepend_inst(header, phi);
         let psi = func.result(phi).expect("phi has a result");
-        let delta = func.iconst(a.coef.wrapping_mul(iv.step));
+        let k = a.coef.k.wrapping_mul(iv.step);
+        let delta = match deltas.get(&(a.coef.factor, k)) {
+            Some(&d) => d,
+            None => {
+                let d = match a.coef.factor {
+                    None => func.iconst(k),
+                    Some(f) => {
+                        let f = clone_at_init(func, loops, l, iv, f, pre_term, clones.entry(iv.phi).or_default());
+                        if k == 1 {
+                            f
+                        } else {
+                            let k = func.iconst(k);
+                            func.insert_value_before(pre_term, InstData::binary(Opcode::Mul, f, k, Type::I32))
+                        }
+                    }
+                };
+                deltas.insert((a.coef.factor, k), d);
+                d
+            }
+        };
         let next = match ty {
             Type::Ptr => InstData::gep(psi, delta, 1),
             _ => InstData::binary(Opcode::Add, psi, delta, Type::I32),
