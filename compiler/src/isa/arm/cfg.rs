@@ -6,10 +6,13 @@
 //! * Loop nesting from dominators (Cooper–Harvey–Kennedy iteration over reverse post-order)
 //!   and back edges (`b → h` with `h` dominating `b`); a natural loop is `h` plus every block
 //!   reaching a latch without passing `h`.
-//! * A *hoisting point* for each block inside a loop: the immediate dominator of the header
-//!   of the outermost loop containing it. Constants and addresses that need instructions to
-//!   materialise are computed there once instead of on every iteration. (In code from
-//!   structured sources that block lies outside every loop; it dominates the whole loop.)
+//! * *Hoisting points* for each block inside a loop: the immediate dominator of the header of
+//!   each loop containing it, outermost first. Constants and addresses that need
+//!   instructions to materialise are computed at one of them once instead of on every
+//!   iteration (see `isel::materialise` for which). A point is kept only when it lies in
+//!   exactly the loops enclosing its loop (in code from structured sources the idom of a
+//!   header is its preheader), so it runs once per entry into that loop; it dominates the
+//!   whole loop.
 
 use cranelift_entity::SecondaryMap;
 use smallvec::SmallVec;
@@ -17,12 +20,9 @@ use smallvec::SmallVec;
 use super::BackendError;
 use crate::ir::{Block, Const, Function, Opcode, ValueDef};
 
-/// Where loop-invariant materialisations of a block's instructions go.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Where loop-invariant materialisations of a block's instructions may go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Hoist {
-    /// Not in a loop: materialise next to the use.
-    #[default]
-    InPlace,
     /// At the end of this block (before its terminator).
     Block(Block),
     /// In the synthetic entry block (the IR entry block heads a loop).
@@ -41,7 +41,8 @@ pub struct CfgInfo {
     pub loop_depth: SecondaryMap<Block, u32>,
     /// Headers of the loops containing each block, outermost first (`loop_depth` entries).
     pub loops: SecondaryMap<Block, SmallVec<[Block; 4]>>,
-    pub hoist: SecondaryMap<Block, Hoist>,
+    /// Hoisting points, outermost first (empty outside loops).
+    pub hoist: SecondaryMap<Block, SmallVec<[Hoist; 4]>>,
     /// Immediate dominators (`None` for the entry block).
     pub idom: SecondaryMap<Block, Option<Block>>,
 }
@@ -174,11 +175,23 @@ impl CfgInfo {
                 }
             }
         }
-        let mut hoist: SecondaryMap<Block, Hoist> = SecondaryMap::new();
+        let mut hoist: SecondaryMap<Block, SmallVec<[Hoist; 4]>> = SecondaryMap::new();
         for &b in &rpo {
-            if let Some(h) = outermost[b] {
-                hoist[b] = if h == entry { Hoist::Entry } else { idom[h].map_or(Hoist::InPlace, Hoist::Block) };
+            if outermost[b].is_none() {
+                continue;
             }
+            let chain: SmallVec<[Hoist; 4]> = loops[b]
+                .iter()
+                .enumerate()
+                .filter_map(|(depth, &h)| {
+                    if h == entry {
+                        return (depth == 0).then_some(Hoist::Entry);
+                    }
+                    let p = idom[h]?;
+                    (loops[p][..] == loops[b][..depth]).then_some(Hoist::Block(p))
+                })
+                .collect();
+            hoist[b] = chain;
         }
         idom[entry] = None;
         Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, loops, hoist, idom })

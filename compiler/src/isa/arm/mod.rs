@@ -158,7 +158,7 @@ const STAGES: [(&str, &str); NUM_STAGES] = [
     ("arm-addr-fold", "fold gep chains into [base, #imm] and [base, index, lsl #k] addressing modes"),
     ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
-    ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop"),
+    ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop with room (a few values per loop)"),
     ("arm-spill-elim", "after allocation: drop reloads and stores of spill slots whose value the register already holds (across blocks)"),
     ("arm-remat", "after allocation: reloads of spill slots that only ever hold one cheap constant or stack address rebuild it; the stores go"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),

@@ -23,10 +23,11 @@
 //! at each use; longer ones are built once and reused by later uses in the same block and in
 //! the blocks it dominates (blocks are selected in reverse post-order, so a dominator's
 //! materialisations already exist). For blocks inside a loop
-//! (with the `arm-const-hoist` stage) the materialisation goes instead to the loop's
-//! hoisting point (see [`super::cfg`]), before that block's terminator, and is shared by the
-//! whole loop nest — at most a handful of one-instruction values per loop nest, since each
-//! occupies a register throughout and the allocator cannot rematerialise. A constant passed
+//! (with the `arm-const-hoist` stage) the materialisation goes instead to one of the
+//! block's hoisting points (see [`super::cfg`]), before that point's terminator, and is
+//! shared by the loops below it — the outermost point with room, since each hoisted value
+//! occupies a register throughout and the allocator cannot rematerialise (see
+//! `materialise`). A constant passed
 //! along a CFG edge is built on that edge (the edge needs a move anyway).
 //!
 //! Folding decisions (compare+branch, address modes, multiply-accumulate) are made up front
@@ -93,11 +94,12 @@ pub fn select(
         term_start: Vec::new(),
         hoisted: Vec::new(),
         cheap_hoisted: Vec::new(),
+        wide_hoisted: Vec::new(),
         value_regs: FxHashMap::default(),
         stack_params: FxHashMap::default(),
         num_vregs: 0,
         cur: Block::new(0),
-        hoist_ctx: Hoist::InPlace,
+        hoist_ctx: SmallVec::new(),
         local_cache: FxHashMap::default(),
         dom_chain: Vec::new(),
         hoist_cache: FxHashMap::default(),
@@ -135,14 +137,18 @@ struct ISel<'a> {
     hoisted: Vec<Vec<MInst>>,
     /// Per hoisting target: how many one-instruction values were hoisted there.
     cheap_hoisted: Vec<usize>,
+    /// Per hoisting target: how many longer values (addresses, wide constants) were hoisted
+    /// there.
+    wide_hoisted: Vec<usize>,
     value_regs: FxHashMap<Value, Reg>,
     /// Stack-passed parameters and their offsets in the incoming argument area.
     stack_params: FxHashMap<Value, u32>,
     num_vregs: usize,
     /// The machine block being filled.
     cur: Block,
-    /// Where materialisations for the current block go.
-    hoist_ctx: Hoist,
+    /// Where materialisations for the current block may go: its hoisting points, outermost
+    /// first (empty: in place).
+    hoist_ctx: SmallVec<[Hoist; 4]>,
     local_cache: FxHashMap<(Block, Mat), Reg>,
     /// The machine blocks whose in-place materialisations are available in the block being
     /// filled: itself and the blocks of its dominators, innermost first.
@@ -178,6 +184,7 @@ impl ISel<'_> {
         self.term_start.push(0);
         self.hoisted.push(Vec::new());
         self.cheap_hoisted.push(0);
+        self.wide_hoisted.push(0);
         b
     }
 
@@ -363,7 +370,7 @@ impl ISel<'_> {
     fn lower_fresh_entry(&mut self) -> Result<(), BackendError> {
         self.cur = Block::new(0);
         self.dom_chain = vec![Block::new(0)];
-        self.hoist_ctx = Hoist::InPlace;
+        self.hoist_ctx = SmallVec::new();
         self.lower_params()?;
         self.term_start[0] = self.blocks[0].insts.len();
         let entry = self.cfg.order[0];
@@ -394,7 +401,8 @@ impl ISel<'_> {
     fn lower_block(&mut self, b: ir::Block) -> Result<(), BackendError> {
         self.cur = self.mblock_of[&b];
         self.set_dom_chain(None, b);
-        self.hoist_ctx = if self.opts.enabled(Stage::ConstHoist) { self.cfg.hoist[b] } else { Hoist::InPlace };
+        self.hoist_ctx =
+            if self.opts.enabled(Stage::ConstHoist) { self.cfg.hoist[b].clone() } else { SmallVec::new() };
         if b == self.cfg.order[0] && !self.fresh_entry {
             self.lower_params()?;
         }
@@ -500,7 +508,7 @@ impl ISel<'_> {
             };
             // A one-instruction constant passed along an edge costs the same as the copy the
             // edge needs anyway: build it here rather than keeping a hoisted register alive.
-            let saved = self.hoist_ctx;
+            let saved = self.hoist_ctx.clone();
             if let Some(c) = func.as_const(v)
                 && is_cheap(match c {
                     Const::Int(i) => Mat::Int(i),
@@ -508,7 +516,7 @@ impl ISel<'_> {
                     Const::Float(bits) => Mat::Float(bits),
                 })
             {
-                self.hoist_ctx = Hoist::InPlace;
+                self.hoist_ctx.clear();
             }
             let r = self.value_reg(v);
             self.hoist_ctx = saved;
@@ -584,32 +592,55 @@ impl ISel<'_> {
     }
 
     /// Builds (or reuses) a register holding `m`, where the current hoisting context says.
+    ///
+    /// A hoisted value occupies a register through the whole loop nest below its point, and
+    /// the allocator cannot rematerialise it: a nest that uses many constants and global
+    /// addresses (a `main` with every function inlined) would keep them all live in its
+    /// innermost loops and spill there. So each point takes a few values: a value goes to
+    /// the outermost point with room, or to the innermost one when none has room (a
+    /// one-instruction value is then rebuilt at its use instead). A value already hoisted to
+    /// an enclosing point is reused.
     fn materialise(&mut self, m: Mat) -> Reg {
-        let (mut target, mut hoisted) = match self.hoist_ctx {
-            Hoist::InPlace => (self.cur, false),
-            Hoist::Block(b) => (self.mblock_of[&b], true),
-            Hoist::Entry => (Block::new(0), true),
-        };
-        // One-instruction values are rebuilt at every use in straight-line code: reusing
-        // them would only lengthen live ranges (often across calls) without saving anything.
+        /// One-instruction values hoisted per point, at most.
+        const MAX_CHEAP_HOISTED: usize = 6;
+        /// Longer values hoisted per point before the next inner point is used (on
+        /// `corpus/bench`, 3 to 6 all beat unlimited by about 1% in cycles and instructions).
+        const MAX_WIDE_HOISTED: usize = 4;
         let cheap = is_cheap(m);
-        if hoisted && !self.hoist_cache.contains_key(&(target, m)) && cheap {
-            // A hoisted value occupies a register through the whole loop nest and the
-            // allocator cannot rematerialise it; past a few, a one-instruction value is
-            // better rebuilt at its use than spilled and reloaded.
-            const MAX_CHEAP_HOISTED: usize = 6;
-            let count = &mut self.cheap_hoisted[target.index()];
-            if *count >= MAX_CHEAP_HOISTED {
-                (target, hoisted) = (self.cur, false);
-            } else {
-                *count += 1;
-            }
+        let points: SmallVec<[Block; 4]> = self
+            .hoist_ctx
+            .iter()
+            .map(|h| match *h {
+                Hoist::Block(b) => self.mblock_of[&b],
+                Hoist::Entry => Block::new(0),
+            })
+            .collect();
+        if let Some(r) = points.iter().find_map(|&p| self.hoist_cache.get(&(p, m)).copied()) {
+            return r;
         }
-        if hoisted {
-            if let Some(&r) = self.hoist_cache.get(&(target, m)) {
-                return r;
+        let has_room = |this: &Self, p: Block| {
+            if cheap {
+                this.cheap_hoisted[p.index()] < MAX_CHEAP_HOISTED
+            } else {
+                this.wide_hoisted[p.index()] < MAX_WIDE_HOISTED
             }
-        } else if let Some(r) = self.dom_chain.iter().find_map(|&d| self.local_cache.get(&(d, m)).copied()) {
+        };
+        let chosen = match points.iter().copied().find(|&p| has_room(self, p)) {
+            Some(p) => Some(p),
+            None if cheap => None,
+            None => points.last().copied(),
+        };
+        let (target, hoisted) = match chosen {
+            Some(p) => {
+                let count = if cheap { &mut self.cheap_hoisted } else { &mut self.wide_hoisted };
+                count[p.index()] += 1;
+                (p, true)
+            }
+            None => (self.cur, false),
+        };
+        if !hoisted
+            && let Some(r) = self.dom_chain.iter().find_map(|&d| self.local_cache.get(&(d, m)).copied())
+        {
             // Built earlier in this block or in a dominating one.
             return r;
         }
@@ -668,6 +699,8 @@ impl ISel<'_> {
             self.hoist_cache.insert((target, m), r);
         } else {
             self.blocks[target.index()].insts.extend(insts);
+            // One-instruction values are rebuilt at every use in straight-line code: reusing
+            // them would only lengthen live ranges (often across calls) without saving anything.
             if !cheap {
                 self.local_cache.insert((target, m), r);
             }
