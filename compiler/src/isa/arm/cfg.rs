@@ -148,7 +148,6 @@ impl CfgInfo {
 
         // Natural loops.
         let mut loop_depth: SecondaryMap<Block, u32> = SecondaryMap::new();
-        let mut outermost: SecondaryMap<Block, Option<Block>> = SecondaryMap::new();
         let mut loops: SecondaryMap<Block, SmallVec<[Block; 4]>> = SecondaryMap::new();
         for &h in &rpo {
             let latches: Vec<Block> = preds[h].iter().copied().filter(|&p| dominates(h, p)).collect();
@@ -167,20 +166,14 @@ impl CfgInfo {
             for &b in &rpo {
                 if in_loop[b] {
                     loop_depth[b] += 1;
+                    // Headers are visited in RPO, so `loops[b]` lists the outermost first.
                     loops[b].push(h);
-                    // Headers are visited in RPO, so the first header seen is the outermost.
-                    if outermost[b].is_none() {
-                        outermost[b] = Some(h);
-                    }
                 }
             }
         }
         let mut hoist: SecondaryMap<Block, SmallVec<[Hoist; 4]>> = SecondaryMap::new();
         for &b in &rpo {
-            if outermost[b].is_none() {
-                continue;
-            }
-            let chain: SmallVec<[Hoist; 4]> = loops[b]
+            hoist[b] = loops[b]
                 .iter()
                 .enumerate()
                 .filter_map(|(depth, &h)| {
@@ -191,7 +184,6 @@ impl CfgInfo {
                     (loops[p][..] == loops[b][..depth]).then_some(Hoist::Block(p))
                 })
                 .collect();
-            hoist[b] = chain;
         }
         idom[entry] = None;
         Ok(CfgInfo { order, rpo, reachable, succs, preds, loop_depth, loops, hoist, idom })

@@ -625,11 +625,8 @@ impl ISel<'_> {
                 this.wide_hoisted[p.index()] < MAX_WIDE_HOISTED
             }
         };
-        let chosen = match points.iter().copied().find(|&p| has_room(self, p)) {
-            Some(p) => Some(p),
-            None if cheap => None,
-            None => points.last().copied(),
-        };
+        let fallback = if cheap { None } else { points.last().copied() };
+        let chosen = points.iter().copied().find(|&p| has_room(self, p)).or(fallback);
         let (target, hoisted) = match chosen {
             Some(p) => {
                 let count = if cheap { &mut self.cheap_hoisted } else { &mut self.wide_hoisted };
