@@ -145,7 +145,7 @@ pub fn write_case(
     report: &BisectReport,
 ) -> Result<PathBuf, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let name = sanitize(&case.name);
+    let name = unused_name(dir, &sanitize(&case.name));
     let mut text = String::new();
     let _ = writeln!(text, "// Regression case reduced by `harness triage` from {}.", case.subject.name);
     if let Some(l) = &report.located {
@@ -171,6 +171,16 @@ pub fn write_case(
     }
     write("out", &expected_out(&reduced.expected))?;
     Ok(sy)
+}
+
+/// `base`, or `base-2`, `base-3`, … : the first name with no `.sy` in `dir` yet. One program
+/// can fail under several configurations of a campaign, each triaged into its own case; a
+/// later one must not overwrite an earlier one.
+pub(crate) fn unused_name(dir: &Path, base: &str) -> String {
+    (1u32..)
+        .map(|n| if n == 1 { base.to_string() } else { format!("{base}-{n}") })
+        .find(|name| !dir.join(format!("{name}.sy")).exists())
+        .unwrap_or_else(|| base.to_string())
 }
 
 /// `name` as a file-name component: ASCII letters, digits, `_` and `-`, the rest as `_`.

@@ -5,7 +5,7 @@
 use super::bisect::{Culprit, bisect_stages};
 use super::case::FailureCase;
 use super::reduce::{ReduceOptions, count_lines, reduce};
-use super::regression::{check_case, header_value};
+use super::regression::{check_case, header_value, unused_name};
 use crate::failure::{Failure, FailureKind, Stage};
 use crate::qemu::{CostMode, Runner};
 use crate::subject::{Case, Limits, Subject};
@@ -22,6 +22,20 @@ fn fake_binary(culprits: &'static [&'static str]) -> impl FnMut(&[BackendStage])
         let all_on = culprits.iter().all(|c| on.iter().any(|s| s.name() == *c));
         Ok(if all_on { Err(failure(FailureKind::WrongOutput)) } else { Ok(()) })
     }
+}
+
+/// Two failures of one program (under two configurations) become two regression cases.
+#[test]
+fn regression_names_never_overwrite_an_earlier_case() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    assert_eq!(unused_name(dir.path(), "prog"), "prog");
+    std::fs::write(dir.path().join("prog.sy"), "").expect("write");
+    assert_eq!(unused_name(dir.path(), "prog"), "prog-2");
+    std::fs::write(dir.path().join("prog-2.sy"), "").expect("write");
+    assert_eq!(unused_name(dir.path(), "prog"), "prog-3");
+    // Other files of the case (`.out`, `.in`) do not count: the `.sy` names the case.
+    std::fs::write(dir.path().join("other.out"), "").expect("write");
+    assert_eq!(unused_name(dir.path(), "other"), "other");
 }
 
 #[test]
