@@ -797,7 +797,7 @@ pub struct PFunction {
 
 impl PFunction {
     /// The successors of every block, as positions in [`PFunction::blocks`]: the targets of
-    /// its final `b`/`b<cc>`; a block ending otherwise than in `b`, `b<cc>` + `b` or a return
+    /// its final `b`/`b<cc>` (both of a final `b<cc>` + `b` pair); a block ending otherwise than in `b`, `b<cc>` + `b` or a return
     /// (a fall-through branch after layout) also reaches the next block.
     pub fn successor_positions(&self) -> Vec<SmallVec<[u32; 2]>> {
         let pos: rustc_hash::FxHashMap<Block, u32> =
@@ -806,8 +806,13 @@ impl PFunction {
         (0..self.blocks.len())
             .map(|i| {
                 let mut out: SmallVec<[u32; 2]> = SmallVec::new();
-                let falls_through = match self.blocks[i].1.insts.last() {
+                let insts = &self.blocks[i].1.insts;
+                let falls_through = match insts.last() {
                     Some(MInst::Jump { target }) => {
+                        // `b<cc> x; b y`, as `arm-if-convert` leaves a loop latch.
+                        if let Some(MInst::BranchCond { target: x, .. }) = insts.len().checked_sub(2).map(|k| &insts[k]) {
+                            out.extend(at(x));
+                        }
                         out.extend(at(target));
                         false
                     }
