@@ -438,6 +438,7 @@ pub static REGISTRY: &[PassInfo] = &[
     PassInfo::backend(Stage::OpFold),
     PassInfo::backend(Stage::ConstDiv),
     PassInfo::backend(Stage::ConstHoist),
+    PassInfo::backend(Stage::ShrinkWrap),
     PassInfo::backend(Stage::SpillElim),
     PassInfo::backend(Stage::Remat),
     PassInfo::backend(Stage::CopyProp),

@@ -123,6 +123,8 @@ struct FnEmitter<'a> {
     out: &'a mut String,
     layout: &'a FrameLayout,
     fn_index: usize,
+    /// The current block runs with the frame set up (its returns run the epilogue).
+    in_frame: bool,
 }
 
 impl FnEmitter<'_> {
@@ -294,10 +296,11 @@ impl FnEmitter<'_> {
                 self.line(format_args!("b\t{}", self.label(*not_taken)));
             }
             MInst::BranchCond { cc, target } => self.line(format_args!("b{}\t{}", cc.name(), self.label(*target))),
-            MInst::Ret { .. } => self.layout.epilogue(self.out),
+            MInst::Ret { .. } if self.in_frame => self.layout.epilogue(self.out),
+            MInst::Ret { .. } => self.line(format_args!("bx\tlr")),
             MInst::Pred { cc, inst } => {
                 let mut text = String::new();
-                FnEmitter { out: &mut text, layout: self.layout, fn_index: self.fn_index }.inst(inst);
+                FnEmitter { out: &mut text, layout: self.layout, fn_index: self.fn_index, in_frame: self.in_frame }.inst(inst);
                 for line in text.lines() {
                     self.out.push_str(&predicated_line(line, *cc));
                     self.out.push('\n');
@@ -376,11 +379,17 @@ impl fmt::Display for Label {
 pub fn emit_function(out: &mut String, pf: &PFunction, layout: &FrameLayout, fn_index: usize) {
     let sym = &pf.sym;
     let _ = writeln!(out, "\n\t.align\t2\n\t.global\t{sym}\n\t.type\t{sym}, %function\n{sym}:");
-    layout.prologue(out);
-    let mut e = FnEmitter { out, layout, fn_index };
-    for (id, block) in &pf.blocks {
+    if layout.wrap.is_none() {
+        layout.prologue(out);
+    }
+    let mut e = FnEmitter { out, layout, fn_index, in_frame: true };
+    for (position, (id, block)) in pf.blocks.iter().enumerate() {
         let label = e.label(*id);
         let _ = writeln!(e.out, "{label}:\t@ {}", origin_comment(block.origin));
+        if layout.wrap.as_ref().is_some_and(|w| w.start == position) {
+            layout.prologue(e.out);
+        }
+        e.in_frame = layout.in_frame(position);
         for inst in &block.insts {
             e.inst(inst);
         }

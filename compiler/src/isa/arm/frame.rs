@@ -45,6 +45,10 @@ pub struct FrameLayout {
     spill_base: u32,
     alloca_offsets: Vec<u32>,
     incoming_base: u32,
+    /// Where the prologue goes when `arm-shrink-wrap` moved it off the entry: the region's
+    /// start and the blocks inside, as positions in the function's block list (see
+    /// [`super::shrinkwrap`]); returns outside it are a bare `bx lr`.
+    pub wrap: Option<super::shrinkwrap::Region>,
 }
 
 impl FrameLayout {
@@ -95,7 +99,18 @@ impl FrameLayout {
             locals,
             spill_base,
             alloca_offsets,
+            wrap: None,
         })
+    }
+
+    /// Whether the prologue does anything (saves a register or reserves stack).
+    pub fn has_prologue(&self) -> bool {
+        !self.saved_gprs.is_empty() || self.saved_dregs_last.is_some() || self.locals > 0
+    }
+
+    /// Whether the block at `position` runs with the frame set up.
+    pub fn in_frame(&self, position: usize) -> bool {
+        self.wrap.as_ref().is_none_or(|w| w.inside[position])
     }
 
     /// Offset of a stack object from `sp` (after the prologue).

@@ -10,12 +10,16 @@
 //! 2. [`regalloc`] — `regalloc2` assigns physical registers ([`regs`] documents the
 //!    reservations: `d16`–`d31` are the back end's scratch, and `ip` too in the rare
 //!    functions whose frame needs it) and inserts moves, spills and reloads.
+//!    Before it, [`shrinkwrap`] (`arm-shrink-wrap`) copies the values an early exit's
+//!    frame-free path shares with the rest, so the allocator can keep them out of
+//!    callee-saved registers there.
 //! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`remat`]
 //!    (`arm-remat`), [`copyprop`]
 //!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`),
 //!    [`ifconv`] (`arm-if-convert`) and [`branches`] (`arm-branch-opt`).
-//! 4. [`frame`] lays out the stack frame from what the code uses; [`emit`] prints the
-//!    assembly, expanding pseudo-instructions.
+//! 4. [`frame`] lays out the stack frame from what the code uses (with `arm-shrink-wrap`,
+//!    the prologue goes where the blocks needing it begin); [`emit`] prints the assembly,
+//!    expanding pseudo-instructions.
 //!
 //! Optional stages are named (see [`Stage`]; each is an entry of the pass registry) so a harness can switch them off one
 //! by one to bisect a miscompilation, exactly like IR passes. Stages inside instruction
@@ -61,6 +65,7 @@ mod peephole;
 mod regalloc;
 pub mod regs;
 mod remat;
+mod shrinkwrap;
 mod spills;
 pub mod verify;
 
@@ -102,6 +107,7 @@ pub enum Stage {
     OpFold,
     ConstDiv,
     ConstHoist,
+    ShrinkWrap,
     SpillElim,
     Remat,
     CopyProp,
@@ -112,7 +118,7 @@ pub enum Stage {
 }
 
 /// Number of optional stages.
-const NUM_STAGES: usize = 11;
+const NUM_STAGES: usize = 12;
 
 impl Stage {
     /// Every stage, in back-end order.
@@ -121,6 +127,7 @@ impl Stage {
         Stage::OpFold,
         Stage::ConstDiv,
         Stage::ConstHoist,
+        Stage::ShrinkWrap,
         Stage::SpillElim,
         Stage::Remat,
         Stage::CopyProp,
@@ -159,6 +166,7 @@ const STAGES: [(&str, &str); NUM_STAGES] = [
     ("arm-op-fold", "fold single-use multiplications into mla/mls/vmla or shifted add/sub operands"),
     ("arm-const-div", "division and remainder by constants via shifts or smmul with a magic multiplier"),
     ("arm-const-hoist", "materialise constants and addresses used in loops once, before the outermost loop with room (a few values per loop)"),
+    ("arm-shrink-wrap", "set up the frame only on the paths that need it: early exits that neither call nor spill return without a prologue"),
     ("arm-spill-elim", "after allocation: drop reloads and stores of spill slots whose value the register already holds (across blocks)"),
     ("arm-remat", "after allocation: reloads of spill slots that only ever hold one cheap constant or stack address rebuild it; the stores go"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
@@ -292,6 +300,10 @@ fn allocate_and_lay_out(
     ip_allocatable: bool,
     opts: &BackendOptions,
 ) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
+    let mut mf = mf;
+    if opts.enabled(Stage::ShrinkWrap) {
+        shrinkwrap::split_entry_values(&mut mf);
+    }
     let mut pf = regalloc::allocate(mf, ip_allocatable)?;
     let check = |pf: &mir::PFunction, after: &str| -> Result<(), BackendError> {
         if !opts.verify {
@@ -321,7 +333,10 @@ fn allocate_and_lay_out(
             rewrite_then_check(&mut pf, opts.verify, run, |pf| check(pf, &format!("stage `{}`", stage.name())))?;
         }
     }
-    let layout = frame::FrameLayout::compute(&pf)?;
+    let mut layout = frame::FrameLayout::compute(&pf)?;
+    if opts.enabled(Stage::ShrinkWrap) {
+        layout.wrap = shrinkwrap::place(&pf, &layout);
+    }
     Ok((pf, layout))
 }
 
