@@ -291,21 +291,21 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
     // still be its original instruction when cloned. Copies are shared per IV (a root's
     // expression involves one IV only), factors included.
     let mut clones: FxHashMap<Value, FxHashMap<Value, Value>> = FxHashMap::default();
+    let mut consed: FxHashMap<InstData, Value> = FxHashMap::default();
     let starts: Vec<Value> = roots
         .iter()
         .map(|&(_, v, a)| {
             let iv = ivs.iter().find(|x| Some(x.phi) == a.iv).expect("root depends on a basic IV");
-            clone_at_init(func, loops, l, iv, v, pre_term, clones.entry(iv.phi).or_default())
+            clone_at_init(func, loops, l, iv, v, pre_term, clones.entry(iv.phi).or_default(), &mut consed)
         })
         .collect();
+    // Roots with the same start and step are the same sequence: one recurrence serves them.
+    let mut recurrences: FxHashMap<(Value, Value), Value> = FxHashMap::default();
     // Each distinct step `c·s` once: roots along the same column share it.
     let mut deltas: FxHashMap<(Option<Value>, i32), Value> = FxHashMap::default();
     for ((inst, v, a), start) in roots.into_iter().zip(starts) {
         let iv = ivs.iter().find(|x| Some(x.phi) == a.iv).expect("root depends on a basic IV");
         let ty = func.value_type(v);
-        let phi = func.create_inst(InstData::phi(ty, &[(pre, start)]));
-        func.prepend_inst(header, phi);
-        let psi = func.result(phi).expect("phi has a result");
         let k = a.coef.k.wrapping_mul(iv.step);
         let delta = match deltas.get(&(a.coef.factor, k)) {
             Some(&d) => d,
@@ -313,7 +313,7 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
                 let d = match a.coef.factor {
                     None => func.iconst(k),
                     Some(f) => {
-                        let f = clone_at_init(func, loops, l, iv, f, pre_term, clones.entry(iv.phi).or_default());
+                        let f = clone_at_init(func, loops, l, iv, f, pre_term, clones.entry(iv.phi).or_default(), &mut consed);
                         if k == 1 {
                             f
                         } else {
@@ -326,12 +326,22 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
                 d
             }
         };
-        let next = match ty {
-            Type::Ptr => InstData::gep(psi, delta, 1),
-            _ => InstData::binary(Opcode::Add, psi, delta, Type::I32),
+        let psi = match recurrences.get(&(start, delta)) {
+            Some(&psi) => psi,
+            None => {
+                let phi = func.create_inst(InstData::phi(ty, &[(pre, start)]));
+                func.prepend_inst(header, phi);
+                let psi = func.result(phi).expect("phi has a result");
+                let next = match ty {
+                    Type::Ptr => InstData::gep(psi, delta, 1),
+                    _ => InstData::binary(Opcode::Add, psi, delta, Type::I32),
+                };
+                let next = func.insert_value_before(latch_term, next);
+                func.push_phi_incoming(phi, latch, next);
+                recurrences.insert((start, delta), psi);
+                psi
+            }
         };
-        let next = func.insert_value_before(latch_term, next);
-        func.push_phi_incoming(phi, latch, next);
         func.replace_all_uses(v, psi);
         debug_assert!(!func.has_uses(v), "{inst} still used");
     }
@@ -339,9 +349,10 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
 }
 
 /// `v`'s expression cloned before `pos` (in the preheader) with the IV replaced by its initial
-/// value. Only called on values [`Analysis::affine`] accepted. Iterative (post-order with an
-/// explicit stack): the analysis accepts chains of any length through its memo, so the
-/// expression can be far deeper than the native stack allows recursion.
+/// value, identical copies shared through `consed`. Only called on values
+/// [`Analysis::affine`] accepted. Iterative (post-order with an explicit stack): the analysis
+/// accepts chains of any length through its memo, so the expression can be far deeper than
+/// the native stack allows recursion.
 fn clone_at_init(
     func: &mut Function,
     loops: &LoopForest,
@@ -350,6 +361,7 @@ fn clone_at_init(
     v: Value,
     pos: Inst,
     clones: &mut FxHashMap<Value, Value>,
+    consed: &mut FxHashMap<InstData, Value>,
 ) -> Value {
     let in_loop = |func: &Function, x: Value| match func.value_def(x) {
         ValueDef::Inst(i) if func.inst_block(i).is_some_and(|b| loops.contains(l, b)) => Some(i),
@@ -370,7 +382,16 @@ fn clone_at_init(
         for arg in data.args.iter_mut() {
             *arg = if *arg == iv.phi { iv.init } else { clones.get(arg).copied().unwrap_or(*arg) };
         }
-        let c = func.insert_value_before(pos, data);
+        // Identical copies are one value (the copies are pure), so that two roots spelling
+        // the same expression get the same start.
+        let c = match consed.get(&data) {
+            Some(&c) => c,
+            None => {
+                let c = func.insert_value_before(pos, data.clone());
+                consed.insert(data, c);
+                c
+            }
+        };
         clones.insert(x, c);
     }
     if v == iv.phi { iv.init } else { clones.get(&v).copied().unwrap_or(v) }
