@@ -8,6 +8,13 @@
 //! triage input as it stands. Automatic triage adds `triage.txt`, `triage.json` and
 //! `reduced.sy` (see [`super::autotriage`]).
 //!
+//! A program the campaign discarded (the front end or the reference interpreter rejected it:
+//! a generator problem) gets a directory too, `discarded-<campaign>-s<seed>` (outside the
+//! failure directories' `<campaign>-s` names, which reports and merges read), with
+//! `prog.sy`, `prog.in`, `gen-config.json` and `reason.txt` (see [`save_discarded`]): the
+//! generator's configuration depends on the guide's weights when the program was made, so the
+//! seed alone does not regenerate it.
+//!
 //! A program usually fails under many configurations at once; grouping by kind and stage
 //! keeps the corpus to one directory per distinct symptom, with the failing configurations
 //! listed, the shortest pipeline first (the best starting point for bisection).
@@ -123,4 +130,51 @@ pub fn save(
     }
     std::fs::write(dir.join("gen-config.json"), p.config.to_json())?;
     Ok(SavedFailure { id, dir, seed, kind: failure.kind, stage: failure.stage, config, repro })
+}
+
+/// Writes the directory of a program the campaign discarded (see the module documentation)
+/// under `root`; returns it.
+pub fn save_discarded(root: &Path, campaign_id: &str, p: &GeneratedProgram, reason: &str) -> Result<PathBuf> {
+    let seed = p.seed.unwrap_or_default();
+    let dir = root.join(format!("discarded-{campaign_id}-s{seed}"));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let text = format!(
+        "discarded: {reason}\nseed: {seed}\ngen-config: {}\nregenerate: harness gen --seed {seed} --config gen-config.json -o prog.sy\n",
+        p.config.id()
+    );
+    let json = p.config.to_json();
+    let files: [(&str, &[u8]); 4] = [
+        ("prog.sy", p.source.as_bytes()),
+        ("prog.in", &p.stdin),
+        ("gen-config.json", json.as_bytes()),
+        ("reason.txt", text.as_bytes()),
+    ];
+    for (name, bytes) in files {
+        std::fs::write(dir.join(name), bytes).with_context(|| format!("writing {}/{name}", dir.display()))?;
+    }
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generators::{GenConfig, generate};
+
+    /// A discarded program's directory regenerates exactly that program.
+    #[test]
+    fn discarded_program_is_kept_with_its_generator_configuration() {
+        let root = tempfile::tempdir().expect("temporary directory");
+        let config = GenConfig::swarm(7);
+        let program = generate(31, &config);
+        let dir = save_discarded(root.path(), "camp", &program, "the front end rejected the program: test").expect("saved");
+        assert_eq!(dir.file_name().and_then(|n| n.to_str()), Some("discarded-camp-s31"));
+        assert!(crate::campaign::autotriage::failure_dirs(root.path(), "camp").is_empty());
+        let source = std::fs::read_to_string(dir.join("prog.sy")).expect("prog.sy");
+        assert_eq!(source, program.source);
+        let reason = std::fs::read_to_string(dir.join("reason.txt")).expect("reason.txt");
+        assert!(reason.contains("the front end rejected the program: test"), "{reason}");
+        let json = std::fs::read_to_string(dir.join("gen-config.json")).expect("gen-config.json");
+        let again = generate(31, &GenConfig::from_json(&json).expect("parses"));
+        assert_eq!(again.source, program.source);
+    }
 }

@@ -502,6 +502,9 @@ fn check_one(
     let configs = plan.for_program(seed);
     let mut checked = checker.check(index, &program, &configs);
     checked.line.timing.add(records::Phase::Generate, generated);
+    if checked.line.status == "discarded" && options.corpus.is_none() {
+        failures::save_discarded(&options.failures_dir, &options.campaign_id, &program, &checked.line.reason)?;
+    }
 
     // Group failures by symptom before saving (see `failures`).
     let mut groups: BTreeMap<(FailureKind, Stage), (Failure, Vec<String>)> = BTreeMap::new();

@@ -238,7 +238,11 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
         }
     }
     if !stats.discard_reasons.is_empty() {
-        let _ = writeln!(s, "\n## Discarded programs\n\n| reason | programs |\n|---|---|");
+        let _ = writeln!(
+            s,
+            "\n## Discarded programs\n\nEach is kept, with its generator configuration, in `discarded-<campaign>-s<seed>/` \
+             next to the failure directories.\n\n| reason | programs |\n|---|---|"
+        );
         for (r, n) in &stats.discard_reasons {
             let _ = writeln!(s, "| {} | {n} |", r.replace('|', "\\|"));
         }
