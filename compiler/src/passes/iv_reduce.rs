@@ -290,13 +290,12 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
     // All start values first: a root's expression may contain another root, which must
     // still be its original instruction when cloned. Copies are shared per IV (a root's
     // expression involves one IV only), factors included.
-    let mut clones: FxHashMap<Value, FxHashMap<Value, Value>> = FxHashMap::default();
-    let mut consed: FxHashMap<InstData, Value> = FxHashMap::default();
+    let mut copies = PreheaderCopies::default();
     let starts: Vec<Value> = roots
         .iter()
         .map(|&(_, v, a)| {
             let iv = ivs.iter().find(|x| Some(x.phi) == a.iv).expect("root depends on a basic IV");
-            clone_at_init(func, loops, l, iv, v, pre_term, clones.entry(iv.phi).or_default(), &mut consed)
+            clone_at_init(func, loops, l, iv, v, pre_term, &mut copies)
         })
         .collect();
     // Roots with the same start and step are the same sequence: one recurrence serves them.
@@ -313,7 +312,7 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
                 let d = match a.coef.factor {
                     None => func.iconst(k),
                     Some(f) => {
-                        let f = clone_at_init(func, loops, l, iv, f, pre_term, clones.entry(iv.phi).or_default(), &mut consed);
+                        let f = clone_at_init(func, loops, l, iv, f, pre_term, &mut copies);
                         if k == 1 {
                             f
                         } else {
@@ -348,8 +347,18 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
     n
 }
 
+/// The copies made in a loop's preheader.
+#[derive(Default)]
+struct PreheaderCopies {
+    /// Per basic IV (its phi): loop value → its copy with the IV at its initial value.
+    by_iv: FxHashMap<Value, FxHashMap<Value, Value>>,
+    /// Every copy by its contents: identical copies are one value (they are pure), so that
+    /// two roots spelling the same expression get the same start.
+    consed: FxHashMap<InstData, Value>,
+}
+
 /// `v`'s expression cloned before `pos` (in the preheader) with the IV replaced by its initial
-/// value, identical copies shared through `consed`. Only called on values
+/// value, identical copies shared (see [`PreheaderCopies`]). Only called on values
 /// [`Analysis::affine`] accepted. Iterative (post-order with an explicit stack): the analysis
 /// accepts chains of any length through its memo, so the expression can be far deeper than
 /// the native stack allows recursion.
@@ -360,9 +369,10 @@ fn clone_at_init(
     iv: &BasicIv,
     v: Value,
     pos: Inst,
-    clones: &mut FxHashMap<Value, Value>,
-    consed: &mut FxHashMap<InstData, Value>,
+    copies: &mut PreheaderCopies,
 ) -> Value {
+    let PreheaderCopies { by_iv, consed } = copies;
+    let clones = by_iv.entry(iv.phi).or_default();
     let in_loop = |func: &Function, x: Value| match func.value_def(x) {
         ValueDef::Inst(i) if func.inst_block(i).is_some_and(|b| loops.contains(l, b)) => Some(i),
         _ => None,
@@ -382,8 +392,6 @@ fn clone_at_init(
         for arg in data.args.iter_mut() {
             *arg = if *arg == iv.phi { iv.init } else { clones.get(arg).copied().unwrap_or(*arg) };
         }
-        // Identical copies are one value (the copies are pure), so that two roots spelling
-        // the same expression get the same start.
         let c = match consed.get(&data) {
             Some(&c) => c,
             None => {

@@ -12,7 +12,7 @@
 //!    functions whose frame needs it) and inserts moves, spills and reloads.
 //!    Before it, [`shrinkwrap`] (`arm-shrink-wrap`) copies the values an early exit's
 //!    frame-free path shares with the rest, so the allocator can keep them out of
-//!    callee-saved registers there.
+//!    callee-saved registers there, and gives the slow path returns of its own.
 //! 3. Optional stages on allocated code: [`spills`] (`arm-spill-elim`), [`remat`]
 //!    (`arm-remat`), [`copyprop`]
 //!    (`arm-copy-prop`), [`leafregs`] (`arm-leaf-regs`), [`peephole`] (`arm-peephole`),
@@ -296,11 +296,10 @@ pub fn string_label(s: StrId) -> String {
 /// Register allocation, the optional post-allocation stages and the frame layout, with the
 /// machine-code verifier after allocation and after every stage when `opts.verify`.
 fn allocate_and_lay_out(
-    mf: mir::MFunction,
+    mut mf: mir::MFunction,
     ip_allocatable: bool,
     opts: &BackendOptions,
 ) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
-    let mut mf = mf;
     if opts.enabled(Stage::ShrinkWrap) {
         shrinkwrap::split_entry_values(&mut mf);
     }

@@ -28,7 +28,10 @@
 //!   copy, an argument used after a call lives in one callee-saved register from the entry
 //!   on (`mov r9, r0` before the early exit's compare), and the early exit needs the frame
 //!   too. With it, the original lives only outside the region and the allocator keeps it in
-//!   its argument register; the copy is the one that crosses calls.
+//!   its argument register; the copy is the one that crosses calls. When the slow path
+//!   joins the early exit at a block that only returns (`if (n < 2) r = n; else r = …;
+//!   return r;`), its jumps there first become returns of their own ([`fold_shared_returns`]),
+//!   which closes the region.
 //! * After allocation and the other stages, [`place`] computes the region from the
 //!   allocated code (what the allocator actually chose) and the emitter puts the prologue
 //!   at its start. When the allocated code has no such region (pressure forced a
