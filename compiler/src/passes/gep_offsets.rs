@@ -11,10 +11,16 @@
 //! and an `i32` constant `c` (either order) or a `sub x, c`, when the function has at least
 //! two addresses with the same base, scale and variable part `x` but different constants
 //! (`gep(p, x)` itself counts with `c = 0`), and one of them is loaded or stored as an `f32`.
-//! A lone `a[j + 1]` is left alone: splitting it shares nothing. Integer-only groups are left
-//! alone too: ARM word accesses have a register-offset mode that takes `j ± c` (usually
-//! computed anyway, as the induction step) with no address arithmetic at all, while VFP
-//! accesses have none and pay an address computation each unless they share one.
+//! A lone `a[j + 1]` is left alone: splitting it shares nothing. Integer-only groups are
+//! split only on a global or local array (`p` a global or an `alloca`) with at least two
+//! distinct non-zero constants: ARM word accesses have a register-offset mode, but there the
+//! back end folds `c` into the base, `[sy.a+8, j, lsl #2]`, and every `a + 4c` is a constant
+//! of its own in a register across the loop (the four lanes of an unrolled copy loop between
+//! two global arrays took eight registers and made the enclosing loop spill). Split, the back
+//! end computes `gep(p, j)` once and takes `[t, #4c]`: one `add` per iteration for the
+//! registers. On an array parameter the back end already adds `j + c` once per offset, shared
+//! by every array, so a parameter's integer group stays as it is, and so does a group with one
+//! non-zero constant (the induction step `j + 1`, usually computed anyway, is its index).
 //!
 //! Soundness: a `gep` is `base + index·scale` in wrapping 32-bit arithmetic (pointers
 //! included), and so are `add`/`sub`, so `p + (x + c)·s = (p + x·s) + c·s (mod 2³²)` for
@@ -27,7 +33,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{FunctionCx, FunctionPass};
-use crate::ir::{Function, Inst, InstData, Opcode, Type, Value};
+use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
 
 pub struct GepOffsets;
 
@@ -52,6 +58,20 @@ pub fn split_index(func: &Function, index: Value) -> Option<(Value, i32)> {
         _ => return None,
     };
     (func.as_const(x).is_none()).then_some((x, c))
+}
+
+/// Distinct non-zero constant terms from which an integer-only group on a global or local
+/// array is split (the ARM back end's `SHARED_BASE_MIN_WORD_OFFSETS`).
+const MIN_WORD_OFFSETS: usize = 2;
+
+/// Whether `base` is a global or an `alloca`: an address the back end folds constant offsets
+/// into, so each `base + c` would be a constant of its own.
+fn has_constant_address(func: &Function, base: Value) -> bool {
+    match func.value_def(base) {
+        ValueDef::Global(_) => true,
+        ValueDef::Inst(i) => matches!(func.opcode(i), Opcode::Alloca { .. }),
+        _ => false,
+    }
 }
 
 /// Whether a load or store of an `f32` goes through `gep`'s result directly.
@@ -102,7 +122,15 @@ impl FunctionPass for GepOffsets {
         // Deterministic order: by the first instruction of each group.
         let mut splits: Vec<(GroupKey, Vec<(Inst, i32)>)> = groups
             .into_iter()
-            .filter(|(_, g)| g.float_access && g.constants.len() >= 2 && !g.to_split.is_empty())
+            .filter(|((base, ..), g)| {
+                let nonzero = g.constants.iter().filter(|&&c| c != 0).count();
+                let worth = if g.float_access {
+                    g.constants.len() >= 2
+                } else {
+                    nonzero >= MIN_WORD_OFFSETS && has_constant_address(func, *base)
+                };
+                worth && !g.to_split.is_empty()
+            })
             .map(|(key, g)| (key, g.to_split))
             .collect();
         splits.sort_by_key(|(_, to_split)| to_split[0].0);

@@ -10,7 +10,8 @@
 //!   address of a load or store, or the base of another skipped `gep` that absorbs it. This
 //!   is a greatest fixpoint: start by skipping all absorbable `gep`s, un-skip any with a use
 //!   that needs the value, repeat. A `gep` with a variable index that several VFP accesses
-//!   reach at constant offsets is never absorbed: it is computed once and the accesses take
+//!   (or word accesses of a global or frame array at two or more offsets) reach at constant
+//!   offsets is never absorbed: it is computed once and the accesses take
 //!   `[shared, #offset]` (see [`shared_bases`]). A word access at `x + c` uses the program's
 //!   own `x + c` as the index when that is computed anyway.
 //! * **Compares.** An `icmp`/`fcmp` whose every use is the condition of a `br` or `select`,
@@ -311,15 +312,22 @@ impl FoldInfo {
 /// many of them make the base worth a register of its own.
 const SHARED_BASE_MIN_ADDS: usize = 2;
 
+/// Distinct non-zero offsets of word accesses at which a global or frame array's shared
+/// base saves enough registers to pay its `add` (the `gep-offsets` pass splits such groups;
+/// corpus/bench at -O2: 2 gives 0.9945 of the cycles, 3 gives 0.9979).
+const SHARED_BASE_MIN_WORD_OFFSETS: usize = 2;
+
 /// The `gep`s with a variable index worth computing once as a value: `p + x·s` reached by
 /// several VFP loads and stores, directly or through `gep`s with constant indices
 /// (`a[j - 1]`, `a[j]`, `a[j + 1]` after `gep-offsets`). VFP accesses have no register-offset
 /// mode, so folded into each of them the address costs a shifted `add` per access; computed
-/// once, it costs one and every access takes `[shared, #offset]`. Word accesses do not count:
+/// once, it costs one and every access takes `[shared, #offset]`. Word accesses pay no `add`:
 /// they take `[base, index, lsl #k]` (with `index = x + c` for an offset, see
-/// `addr_from_expr`) at no cost. A base is shared when at least [`SHARED_BASE_MIN_ADDS`]
-/// accesses would pay that `add`; a use that needs the value anyway (not a load or store)
-/// counts as one.
+/// `addr_from_expr`). A base is shared when at least [`SHARED_BASE_MIN_ADDS`] accesses would
+/// pay that `add` (a use that needs the value anyway, not a load or store, counts as one), or
+/// when it is a global or frame array reached by word accesses at
+/// [`SHARED_BASE_MIN_WORD_OFFSETS`] distinct non-zero offsets: folded, each offset would be a
+/// base constant of its own (`sy.a+4`, `sy.a+8`, ...), a register live across the loop.
 fn shared_bases(
     info: &mut FoldInfo,
     func: &Function,
@@ -347,6 +355,9 @@ fn shared_bases(
             continue;
         }
         let mut adds = 0;
+        // Distinct non-zero offsets of word accesses: folded, each is a base register of its
+        // own when the base is a global or frame array (`sy.a+4`, `sy.a+8`, ...).
+        let mut word_offsets: Vec<i32> = Vec::new();
         for &u in func.users(v).iter().filter(|&&u| live_user(u)) {
             if let Some(ty) = access_type(u, v) {
                 adds += usize::from(needs_add(ty));
@@ -361,11 +372,17 @@ fn shared_bases(
                 adds += 1;
                 continue;
             };
+            let offset = func.as_int_const(args[1]).unwrap_or(0);
             for &a in func.users(w).iter().filter(|&&a| live_user(a)) {
-                adds += access_type(a, w).map_or(1, |ty| usize::from(needs_add(ty)));
+                let ty = access_type(a, w);
+                adds += ty.map_or(1, |ty| usize::from(needs_add(ty)));
+                if ty.is_some_and(|ty| !needs_add(ty)) && !word_offsets.contains(&offset) {
+                    word_offsets.push(offset);
+                }
             }
         }
-        if adds >= SHARED_BASE_MIN_ADDS {
+        let constant_bases = !matches!(e.base, AddrBase::Reg(_)) && word_offsets.len() >= SHARED_BASE_MIN_WORD_OFFSETS;
+        if adds >= SHARED_BASE_MIN_ADDS || constant_bases {
             shared.insert(v);
         }
     }
