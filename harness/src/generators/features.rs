@@ -128,6 +128,7 @@ features! {
     TailSelfCall => "tail-self-call",
     FloatStencil => "float-stencil",
     TriangleSkip => "triangle-skip",
+    SkipCount => "triangle-skip-count",
     FloatSweep => "float-sweep",
     FlagSearch => "flag-search",
     TriangleNest => "triangle-nest",

@@ -327,9 +327,43 @@ impl Gen<'_> {
             1 => build::bin(BinaryOp::Lt, o, i),
             _ => build::bin(BinaryOp::Ge, i, o),
         };
-        let mut body: Vec<BlockItem> = latch.iter().cloned().map(build::stmt).collect();
+        let mut body: Vec<BlockItem> = self.skip_count(counter).into_iter().collect();
+        body.extend(latch.iter().cloned().map(build::stmt));
         body.push(build::stmt(build::cont()));
         Some(build::stmt(build::if_stmt(test, build::block_stmt(body), None)))
+    }
+
+    /// Sometimes, in a triangle skip, a count of the skipped iterations, `s = s + k;`, in a
+    /// local declared before the loop: the skipped iterations then do more than count the
+    /// inner counter up, and leaving the loop at the first of them (`loop-idle-exit`) would
+    /// lose their updates of `s`.
+    fn skip_count(&mut self, counter: VarId) -> Option<BlockItem> {
+        if !self.c.chance(0.35) {
+            return None;
+        }
+        // Ids are handed out in declaration order: below the counter's, declared before it.
+        let candidates: Vec<VarId> = self
+            .assignable()
+            .into_iter()
+            .filter(|&id| {
+                let v = &self.env.vars[id];
+                id < counter
+                    && v.is_scalar()
+                    && v.ty == Ty::Int
+                    && v.storage != Storage::Global
+                    && v.range.is_none()
+                    && !v.dead
+            })
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let id = candidates[self.pick_index(candidates.len())];
+        let name = self.env.vars[id].name.clone();
+        let k = self.c.range(1, 9) as i32;
+        self.charge(3);
+        self.feature(Feature::SkipCount);
+        Some(build::stmt(build::assign_var(&name, build::bin(BinaryOp::Add, build::var(&name), build::int(k)))))
     }
 
     /// A condition generated at the multiplier of a loop test (`trips + 1` evaluations).

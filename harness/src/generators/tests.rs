@@ -276,6 +276,35 @@ fn triangle_skips_follow_the_continue_knob() {
     assert!(on > 0, "no triangular skip in 60 default programs");
 }
 
+/// A skip that counts its iterations (`s = s + k;` before the latch and its `continue`)
+/// counts in a local other than the loop's counter, declared before the loop (the program is
+/// valid).
+#[test]
+fn skip_counts_update_another_local_before_the_latch() {
+    let update = |line: &str| {
+        let (lhs, rhs) = line.trim().strip_suffix(';')?.split_once(" = ")?;
+        let (var, k) = rhs.split_once(" + ")?;
+        (var == lhs && k.parse::<i32>().is_ok()).then(|| lhs.to_string())
+    };
+    let mut seen = 0;
+    for seed in 0..80u64 {
+        let p = generate(seed, &GenConfig::default());
+        if !p.features.contains(Feature::SkipCount) {
+            continue;
+        }
+        seen += 1;
+        front_end(&p);
+        let lines: Vec<&str> = p.source.lines().collect();
+        // The latch may go on after its update (`if (i >= 3) break;`) before the `continue`.
+        let counted = (0..lines.len().saturating_sub(2)).any(|i| {
+            matches!((update(lines[i]), update(lines[i + 1])), (Some(s), Some(latch)) if s != latch)
+                && lines[i + 2..].iter().take(4).any(|l| l.trim() == "continue;")
+        });
+        assert!(counted, "seed {seed}: no counted skip\n{}", p.source);
+    }
+    assert!(seen > 0, "no counted skip in 80 default programs");
+}
+
 /// The loop kernels of `kernels.rs` follow their knobs (a float sweep needs `float` and
 /// `arrays`, a flag search `breaks`, a triangular nest `nested_loops` and `continues`) and
 /// all occur with the default knobs; a triangular nest always carries its skip.
