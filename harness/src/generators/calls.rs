@@ -80,6 +80,12 @@ impl Gen<'_> {
 
     /// A call of user function `fi` with fresh arguments.
     pub(super) fn call_user(&mut self, fi: usize, ctx: ECtx) -> GExpr {
+        self.call_user_with(fi, ctx, false)
+    }
+
+    /// [`Self::call_user`], with this function's own local arrays preferred as array
+    /// arguments when `favour_locals`.
+    pub(super) fn call_user_with(&mut self, fi: usize, ctx: ECtx, favour_locals: bool) -> GExpr {
         let f = self.env.funcs[fi].clone();
         self.feature(Feature::Call);
         let mut passed: Vec<VarId> = Vec::new();
@@ -90,7 +96,7 @@ impl Gen<'_> {
                 ParamKind::Scalar => g.arg_value(p.ty, c),
                 ParamKind::Array { inner, min_len } => {
                     let (e, id) =
-                        g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed, false);
+                        g.array_arg(p.ty, inner, *min_len, !f.pure, &f.globals_used, &passed, favour_locals);
                     if !f.pure {
                         g.note_global_write(id);
                     }

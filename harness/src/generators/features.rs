@@ -79,6 +79,7 @@ features! {
     GlobalClobberedInLoop => "global-written-by-call-in-loop",
     GlobalWrittenAtLoopExit => "global-written-at-loop-exit",
     InvariantLocalArray => "loop-invariant-local-array",
+    ArrayToWriter => "loop-array-to-writer",
     TrivialUpdate => "trivial-update",
     RegisterPressure => "register-pressure",
     BigFrame => "big-frame",

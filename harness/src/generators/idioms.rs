@@ -17,7 +17,7 @@
 //! `register_pressure`); straight-line loops with recurrences are in `loops.rs`.
 
 use super::build;
-use super::env::{self, Storage, Ty, VarId};
+use super::env::{self, ParamKind, Storage, Ty, VarId};
 use super::features::Feature;
 use super::prelude::Helper;
 use super::state::{ECtx, GExpr, Gen};
@@ -40,6 +40,10 @@ pub(super) enum LoopIdiom {
     /// A counted loop with the triangular skip (`kernels.rs`).
     TriangleInner,
 }
+
+/// Largest array parameter length of a function an invariant local array is passed to (the
+/// array then has at least that many elements).
+const WRITER_MAX_LEN: u32 = 16;
 
 impl Gen<'_> {
     /// A counted loop reading a global (see [`LoopIdiom::GlobalReads`]).
@@ -257,12 +261,15 @@ impl Gen<'_> {
     }
 
     /// `int k[d] = {a, b, ...};` with loop-invariant elements (constants, variables the loop
-    /// does not assign), sometimes one element depending on the counter; then `acc = acc +
-    /// k[i % d];`.
+    /// does not assign), sometimes one element depending on the counter, sometimes then passed
+    /// to a function that may write it; then `acc = acc + k[i % d];`.
     fn invariant_array(&mut self, counter: VarId) -> Vec<BlockItem> {
         self.feature(Feature::InvariantLocalArray);
         let mut out = Vec::new();
-        let d = self.c.range(2, 8) as u32;
+        let floor = (0..self.env.funcs.len()).filter_map(|fi| self.writer_len(fi)).max();
+        let to_writer = !self.fcx.pure && floor.is_some() && self.c.chance(0.6);
+        let floor = if to_writer { floor.unwrap_or(0) } else { 0 };
+        let d = (self.c.range(2, 8) as u32).max(floor);
         let name = self.local_name("k");
         let invariant: Vec<VarId> = self
             .env
@@ -310,6 +317,9 @@ impl Gen<'_> {
             vec![build::int(d as i32)],
             Some(build::init_list(elems)),
         )));
+        if to_writer {
+            out.extend(self.pass_to_writer());
+        }
         let acc = self.accumulator(Ty::Int, &mut out);
         let index = self.index(
             d,
@@ -329,6 +339,38 @@ impl Gen<'_> {
             ),
         )));
         out
+    }
+
+    /// Whether `f` may write an `int` array parameter of at most [`WRITER_MAX_LEN`] elements;
+    /// the longest such parameter's length.
+    fn writer_len(&self, fi: usize) -> Option<u32> {
+        let f = &self.env.funcs[fi];
+        let lens = f.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Array { inner, min_len } if p.ty == Ty::Int && inner.is_empty() => Some(*min_len),
+            _ => None,
+        });
+        lens.max().filter(|&len| !f.pure && len <= WRITER_MAX_LEN)
+    }
+
+    /// Right after a loop's invariant array `int k[d] = {...};` is declared (`d` at least
+    /// every [`Self::writer_len`]), a call of a function that may write an `int` array
+    /// parameter, with local arrays preferred as arguments (usually `k`): the initialisation
+    /// then does not repeat the same contents each iteration, so `array-hoist` must leave it
+    /// in the loop.
+    fn pass_to_writer(&mut self) -> Option<BlockItem> {
+        let ctx = ECtx {
+            impure_ok: true,
+            ..self.stmt_ctx()
+        };
+        let writers: Vec<usize> =
+            self.callable(None, ctx).into_iter().filter(|&fi| self.writer_len(fi).is_some()).collect();
+        if writers.is_empty() {
+            return None;
+        }
+        let fi = writers[self.pick_index(writers.len())];
+        self.feature(Feature::ArrayToWriter);
+        let call = self.call_user_with(fi, ctx, true);
+        Some(build::stmt(build::expr_stmt(call.e)))
     }
 
     /// An update that leaves a local scalar unchanged, or the same value on both sides of an

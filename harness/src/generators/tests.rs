@@ -369,3 +369,32 @@ fn recursion_passes_other_arrays_with_the_aliasing_knob() {
     }
     assert!(seen > 0, "no self-call passing another array in 80 programs");
 }
+
+/// An invariant local array is sometimes followed by a call of a function that may write an
+/// array parameter; the programs stay valid, and the array just declared is among the
+/// arguments in some of them (local arrays are preferred).
+#[test]
+fn invariant_arrays_are_sometimes_passed_to_a_writer() {
+    let (mut calls, mut own_array) = (0, 0);
+    for seed in 0..400u64 {
+        let p = generate(seed, &GenConfig::swarm(seed));
+        if !p.features.contains(Feature::ArrayToWriter) {
+            continue;
+        }
+        calls += 1;
+        front_end(&p);
+        let lines: Vec<&str> = p.source.lines().collect();
+        own_array += lines
+            .windows(2)
+            .filter(|w| {
+                let Some((name, _)) = w[0].trim().strip_prefix("int ").and_then(|d| d.split_once('[')) else {
+                    return false;
+                };
+                name.starts_with('k') && w[0].contains("] = {") && w[1].trim().ends_with(");")
+                    && w[1].split(['(', ',', ')']).any(|arg| arg.trim() == name)
+            })
+            .count();
+    }
+    assert!(calls > 0, "no invariant array passed to a writer in 400 swarm programs");
+    assert!(own_array > 0, "the invariant array itself was never the argument");
+}
