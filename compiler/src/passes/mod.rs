@@ -19,6 +19,7 @@ pub mod full_unroll;
 pub mod fuse_blocks;
 pub mod fuse_branch;
 pub mod gcm;
+pub mod gep_invariant;
 pub mod gep_offsets;
 pub mod global_to_local;
 pub mod gvn;
@@ -327,6 +328,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&unroll::LoopUnroll),
     },
     PassInfo {
+        name: "gep-invariant",
+        description: "split the loop-invariant term off gep indices in loops (gep(p, inv+x) -> gep(q, x), q = gep(p, inv) in the preheader)",
+        catalogue: None,
+        body: PassBody::Function(&gep_invariant::GepInvariant),
+    },
+    PassInfo {
         name: "gep-offsets",
         description: "split constant terms off gep indices (gep(p, x+c) -> gep(gep(p, x), c)) when addresses share p and x",
         catalogue: None,
@@ -578,6 +585,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "unroll",
     "constfold",
     "instcombine",
+    "gep-invariant",
     "gep-offsets",
     "gvn",
     "simplify-cfg",
