@@ -317,6 +317,7 @@ impl Gen<'_> {
         };
         if let Some(rec) = &mut self.fcx.rec {
             rec.sites += 1;
+            rec.tail_local = None;
         }
         self.feature(Feature::Recursion);
         let params = r.params.clone();
@@ -324,6 +325,11 @@ impl Gen<'_> {
         let mut passed: Vec<VarId> = Vec::new();
         let args = self.siblings(params.len(), ctx.deeper(), &mut |g, c, i| {
             let p = &params[i];
+            if let Some((_, local)) = r.tail_local.as_ref().filter(|(pi, _)| *pi == i) {
+                g.charge(1);
+                g.feature(Feature::RecursionOtherArray);
+                return GExpr::int(build::var(local), None, false, 1);
+            }
             match &p.kind {
                 // Now and then another array than the one received (a local one of this
                 // activation, a global, a row): the callee then works on memory of its

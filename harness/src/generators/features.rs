@@ -127,6 +127,7 @@ features! {
     MixCall => "mix-call",
     StatusChecksum => "status-checksum",
     TailSelfCall => "tail-self-call",
+    TailCallLocal => "tail-call-local",
     FloatStencil => "float-stencil",
     TriangleSkip => "triangle-skip",
     SkipCount => "triangle-skip-count",

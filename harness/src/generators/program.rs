@@ -16,7 +16,7 @@ use super::build;
 use super::env::{self, FLOAT_VAR_BOUND, Func, Param, ParamKind, Storage, Ty, VarId};
 use super::features::Feature;
 use super::prelude::{CHECKSUM, Helper};
-use super::state::{ECtx, FnCtx, Gen, RecCtx};
+use super::state::{ECtx, FnCtx, GExpr, Gen, RecCtx};
 use sysyc::frontend::ast::{self, BinaryOp, BlockItem, CompUnit, FuncDef, InitVal, Item, Span};
 
 /// Smallest work budget of a generated function (room for a few statements).
@@ -32,6 +32,11 @@ pub(super) const DRIVER_LIMIT: &str = "n_iter";
 
 /// Name of the function folding the globals into the checksum.
 pub(super) const CHECKSUM_GLOBALS: &str = "checksum_globals";
+
+/// Chance that a recursive function returning a value plans to hand its tail self-call a
+/// local array (see `Gen::tail_local`), when it has an array parameter of its return type
+/// and the `aliasing` knob lets self-calls pass other arrays at all.
+const TAIL_LOCAL_CHANCE: f64 = 0.6;
 
 impl Gen<'_> {
     /// Generates the whole compilation unit.
@@ -99,6 +104,54 @@ impl Gen<'_> {
         self.cond_pool.clear();
     }
 
+    /// The planned tail-call local (`RecCtx::tail_plan`): the tail self-call passes the
+    /// local array declared for that parameter on, right after
+    /// `local[0].. = local[0].. % 1000 + param[0].. % 1000;` (`fclamp(local + param)` for
+    /// floats), which reads the parameter after the local's initialiser ran; the base case
+    /// returns `param[0].. % 1000` (`fclamp(param[0]..)`). A `tail-recursion` that let the
+    /// loop reuse the frame's array for both would have the callee's initialiser overwrite
+    /// what it was handed, so the sums handed down, and the result, change.
+    fn tail_local(&mut self, items: &mut Vec<BlockItem>) {
+        let Some(rec) = self.fcx.rec.as_ref() else { return };
+        let Some(pi) = rec.tail_plan else { return };
+        let Some((_, local)) = rec.locals.iter().find(|(i, _)| *i == pi) else { return };
+        let (local, param) = (local.clone(), rec.params[pi].clone());
+        let Some(id) = self.env.lookup(&local) else { return };
+        let rank = self.env.vars[id].dims.len();
+        let at = |name: &str| build::elem(name, vec![build::int(0); rank]);
+        let value = match param.ty {
+            Ty::Float => {
+                let sum = build::bin(BinaryOp::Add, at(&local), at(&param.name));
+                self.clamp(GExpr::float(sum, 2.0 * FLOAT_VAR_BOUND, false, 3)).e
+            }
+            _ => {
+                self.charge(4);
+                let low = |name: &str| build::bin(BinaryOp::Mod, at(name), build::int(1000));
+                build::bin(BinaryOp::Add, low(&local), low(&param.name))
+            }
+        };
+        items.push(build::stmt(build::assign(build::lval(&local, vec![build::int(0); rank]), value)));
+        self.charge(1);
+        self.feature(Feature::TailCallLocal);
+        if let Some(rec) = &mut self.fcx.rec {
+            rec.tail_local = Some((pi, local));
+        }
+    }
+
+    /// `param[0].. % 1000` for an `int` array parameter, `fclamp(param[0]..)` for a float one.
+    fn low_first_elem(&mut self, param: &Param) -> ast::Expr {
+        let rank = match &param.kind {
+            ParamKind::Array { inner, .. } => 1 + inner.len(),
+            _ => 0,
+        };
+        let first = build::elem(&param.name, vec![build::int(0); rank]);
+        self.charge(3);
+        match param.ty {
+            Ty::Float => self.clamp(GExpr::float(first, FLOAT_VAR_BOUND, false, 2)).e,
+            _ => build::bin(BinaryOp::Mod, first, build::int(1000)),
+        }
+    }
+
     /// One generated function, appended to the program and made callable.
     fn function(&mut self, budget: u64) {
         let k = self.cfg.knobs.clone();
@@ -144,7 +197,15 @@ impl Gen<'_> {
             } else {
                 build::bin(BinaryOp::Lt, build::var(&depth_name), build::int(1))
             };
-            let r = self.return_value();
+            // A planned tail-call local (see `tail_local`): the base case returns what the
+            // parameter it will be passed holds, so the values handed down are observed.
+            let tail_plan = ret
+                .filter(|_| k.aliasing > 0 && self.c.chance(TAIL_LOCAL_CHANCE))
+                .and_then(|ty| params.iter().position(|p| p.ty == ty && matches!(p.kind, ParamKind::Array { .. })));
+            let r = match tail_plan {
+                Some(pi) => build::ret(Some(self.low_first_elem(&params[pi]))),
+                None => self.return_value(),
+            };
             let r = if self.c.chance(0.5) {
                 r
             } else {
@@ -159,16 +220,24 @@ impl Gen<'_> {
                 pure,
                 sites: 0,
                 max_sites,
+                locals: Vec::new(),
+                tail_plan,
+                tail_local: None,
             });
             // Sometimes a local array shaped like an array parameter: the self-calls may pass
             // it on (see `self_call`), handing the callee memory of this activation.
-            for p in &params {
+            for (pi, p) in params.iter().enumerate() {
                 if let ParamKind::Array { inner, min_len } = &p.kind
-                    && self.c.chance(f64::from(k.aliasing) / 100.0)
+                    && (tail_plan == Some(pi) || self.c.chance(f64::from(k.aliasing) / 100.0))
                 {
                     let mut dims = vec![*min_len];
                     dims.extend(inner);
-                    items.push(BlockItem::Decl(self.local_array_with_dims(p.ty, dims)));
+                    let decl = self.local_array_with_dims(p.ty, dims);
+                    let local = decl.defs[0].name.name.clone();
+                    if let Some(rec) = &mut self.fcx.rec {
+                        rec.locals.push((pi, local));
+                    }
+                    items.push(BlockItem::Decl(decl));
                 }
             }
         }
@@ -178,6 +247,7 @@ impl Gen<'_> {
         let ctx = self.stmt_ctx();
         let tail_call = recursive && self.self_call_possible_for(ret, ctx) && self.c.chance(0.9);
         if tail_call {
+            self.tail_local(&mut items);
             let call = self.self_call(ctx);
             self.charge(1);
             self.feature(Feature::TailSelfCall);

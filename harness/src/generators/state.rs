@@ -133,6 +133,12 @@ pub(super) struct RecCtx {
     /// Self-call sites so far (each runs at most once per invocation).
     pub sites: u32,
     pub max_sites: u32,
+    /// The local arrays declared for the self-calls: `(parameter index, local's name)`.
+    pub locals: Vec<(usize, String)>,
+    /// The array parameter whose local the tail self-call will pass on (see `Gen::tail_local`).
+    pub tail_plan: Option<usize>,
+    /// Set for the tail self-call that must pass the local (see `Feature::TailCallLocal`).
+    pub tail_local: Option<(usize, String)>,
 }
 
 #[derive(Clone, Debug, Default)]

@@ -377,7 +377,7 @@ fn recursion_passes_other_arrays_with_the_aliasing_knob() {
 fn invariant_arrays_are_sometimes_passed_to_a_writer() {
     let (mut calls, mut own_array) = (0, 0);
     for seed in 0..400u64 {
-        let p = generate(seed, &GenConfig::swarm(seed));
+        let p = generate(seed, &GenConfig::default());
         if !p.features.contains(Feature::ArrayToWriter) {
             continue;
         }
@@ -395,6 +395,36 @@ fn invariant_arrays_are_sometimes_passed_to_a_writer() {
             })
             .count();
     }
-    assert!(calls > 0, "no invariant array passed to a writer in 400 swarm programs");
+    assert!(calls > 0, "no invariant array passed to a writer in 400 programs");
     assert!(own_array > 0, "the invariant array itself was never the argument");
+}
+
+#[test]
+fn tail_self_calls_sometimes_pass_a_local_array_after_reading_the_parameter() {
+    let (mut functions, mut passed) = (0, 0);
+    for seed in 0..200u64 {
+        let p = generate(seed, &GenConfig::default());
+        if !p.features.contains(Feature::TailCallLocal) {
+            continue;
+        }
+        functions += 1;
+        front_end(&p);
+        let lines: Vec<&str> = p.source.lines().map(str::trim).collect();
+        passed += lines
+            .windows(2)
+            .filter(|w| {
+                // `l0[0] = l0[0] % 1000 + p1[0] % 1000;` right before `return f7(p0 - 1, .., l0, ..);`
+                // (or the void call).
+                let Some((target, value)) = w[0].strip_suffix(';').and_then(|s| s.split_once(" = ")) else {
+                    return false;
+                };
+                let Some(local) = target.strip_suffix("[0]").map(|t| t.trim_end_matches("[0]")) else { return false };
+                let reads_a_parameter = value.contains(target) && value.matches("[0]").count() > target.matches("[0]").count();
+                let call = w[1].strip_prefix("return ").unwrap_or(w[1]);
+                reads_a_parameter && call.contains(" - ") && call.split(['(', ',', ')']).any(|arg| arg.trim() == local)
+            })
+            .count();
+    }
+    assert!(functions > 0, "no tail self-call passing a local array in 200 programs");
+    assert!(passed >= functions, "a program's call does not pass its local right after reading the parameter into it");
 }
