@@ -36,7 +36,7 @@ pub(super) const CHECKSUM_GLOBALS: &str = "checksum_globals";
 /// Chance that a recursive function returning a value plans to hand its tail self-call a
 /// local array (see `Gen::tail_local`), when it has an array parameter of its return type
 /// and the `aliasing` knob lets self-calls pass other arrays at all.
-const TAIL_LOCAL_CHANCE: f64 = 0.6;
+const TAIL_LOCAL_CHANCE: f64 = 0.8;
 
 impl Gen<'_> {
     /// Generates the whole compilation unit.
@@ -106,28 +106,32 @@ impl Gen<'_> {
 
     /// The planned tail-call local (`RecCtx::tail_plan`): the tail self-call passes the
     /// local array declared for that parameter on, right after
-    /// `local[0].. = local[0].. % 1000 + param[0].. % 1000;` (`fclamp(local + param)` for
-    /// floats), which reads the parameter after the local's initialiser ran; the base case
-    /// returns `param[0].. % 1000` (`fclamp(param[0]..)`). A `tail-recursion` that let the
-    /// loop reuse the frame's array for both would have the callee's initialiser overwrite
-    /// what it was handed, so the sums handed down, and the result, change.
+    /// `local[0].. = local[0].. % 1000 + param[0].. % 1000 + d;` (`fclamp(local + param + d)`
+    /// for floats; `d` the depth, at most 24), which reads the parameter after the local's
+    /// initialiser ran; the base case returns `param[0].. % 1000` (`fclamp(param[0]..)`), so
+    /// a correct program returns a sum over every activation's depth. A `tail-recursion` that
+    /// let the loop reuse the frame's array for both would have the callee's initialiser
+    /// overwrite what it was handed, dropping the earlier activations' terms (the depth term
+    /// makes that visible where arrays hold zeros).
     fn tail_local(&mut self, items: &mut Vec<BlockItem>) {
         let Some(rec) = self.fcx.rec.as_ref() else { return };
         let Some(pi) = rec.tail_plan else { return };
         let Some((_, local)) = rec.locals.iter().find(|(i, _)| *i == pi) else { return };
-        let (local, param) = (local.clone(), rec.params[pi].clone());
+        let (local, param, depth) = (local.clone(), rec.params[pi].clone(), rec.params[0].name.clone());
         let Some(id) = self.env.lookup(&local) else { return };
         let rank = self.env.vars[id].dims.len();
         let at = |name: &str| build::elem(name, vec![build::int(0); rank]);
         let value = match param.ty {
             Ty::Float => {
                 let sum = build::bin(BinaryOp::Add, at(&local), at(&param.name));
-                self.clamp(GExpr::float(sum, 2.0 * FLOAT_VAR_BOUND, false, 3)).e
+                let sum = build::bin(BinaryOp::Add, sum, build::var(&depth));
+                self.clamp(GExpr::float(sum, 3.0 * FLOAT_VAR_BOUND, false, 4)).e
             }
             _ => {
-                self.charge(4);
+                self.charge(5);
                 let low = |name: &str| build::bin(BinaryOp::Mod, at(name), build::int(1000));
-                build::bin(BinaryOp::Add, low(&local), low(&param.name))
+                let sum = build::bin(BinaryOp::Add, low(&local), low(&param.name));
+                build::bin(BinaryOp::Add, sum, build::var(&depth))
             }
         };
         items.push(build::stmt(build::assign(build::lval(&local, vec![build::int(0); rank]), value)));
