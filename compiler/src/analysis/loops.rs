@@ -25,7 +25,7 @@ use smallvec::SmallVec;
 
 use super::cfg::ControlFlowGraph;
 use super::domtree::DomTree;
-use crate::ir::Block;
+use crate::ir::{Block, Function, Value, ValueDef};
 
 /// A loop of a [`LoopForest`].
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -212,6 +212,15 @@ impl LoopForest {
 
     pub fn is_header(&self, b: Block) -> bool {
         self.innermost_loop(b).is_some_and(|l| self.header(l) == b)
+    }
+
+    /// Whether `v` is defined outside `l`: a parameter, global or constant, or an instruction
+    /// in a block that `l` does not contain (the same value in every iteration of `l`).
+    pub fn defines_outside(&self, func: &Function, l: Loop, v: Value) -> bool {
+        match func.value_def(v) {
+            ValueDef::Inst(i) => func.inst_block(i).is_some_and(|b| !self.contains(l, b)),
+            _ => true,
+        }
     }
 
     /// `b` is in `l` (or in a loop nested in it).

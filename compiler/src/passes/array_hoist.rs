@@ -88,23 +88,16 @@ struct Hoister<'a> {
 }
 
 impl Hoister<'_> {
-    fn defined_outside(&self, func: &Function, l: Loop, v: Value) -> bool {
-        match func.value_def(v) {
-            ValueDef::Inst(i) => func.inst_block(i).is_some_and(|b| !self.loops.contains(l, b)),
-            _ => true,
-        }
-    }
-
     /// Whether the address `v` can be computed in the preheader of `l`: defined outside, or
     /// a `gep` of such values.
     fn address_available(&self, func: &Function, l: Loop, v: Value) -> bool {
-        if self.defined_outside(func, l, v) {
+        if self.loops.defines_outside(func, l, v) {
             return true;
         }
         match func.value_def(v) {
             ValueDef::Inst(i) if matches!(func.opcode(i), Opcode::Gep { .. }) => {
                 let args = func.args(i);
-                self.defined_outside(func, l, args[1]) && self.address_available(func, l, args[0])
+                self.loops.defines_outside(func, l, args[1]) && self.address_available(func, l, args[0])
             }
             _ => false,
         }
@@ -144,7 +137,7 @@ impl Hoister<'_> {
             if !self.address_available(func, l, args[0]) {
                 return None;
             }
-            if func.opcode(w) == Opcode::Store && !self.defined_outside(func, l, args[1]) {
+            if func.opcode(w) == Opcode::Store && !self.loops.defines_outside(func, l, args[1]) {
                 return None;
             }
         }
@@ -155,7 +148,7 @@ impl Hoister<'_> {
 /// A copy of the address `v` usable before `pos` (cloning in-loop `gep`s; see
 /// [`Hoister::address_available`]).
 fn materialise(func: &mut Function, hoister: &Hoister<'_>, l: Loop, pos: Inst, v: Value) -> Value {
-    if hoister.defined_outside(func, l, v) {
+    if hoister.loops.defines_outside(func, l, v) {
         return v;
     }
     let gep = func.def_inst(v).expect("checked: an in-loop gep");

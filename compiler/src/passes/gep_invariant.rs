@@ -34,20 +34,12 @@ use rustc_hash::FxHashMap;
 
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::{Loop, LoopForest};
-use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
+use crate::ir::{Function, Inst, InstData, Opcode, Type, Value};
 
 pub struct GepInvariant;
 
 /// Most row addresses (`q`) made for one loop: each holds a register across the loop.
 pub const MAX_NEW_BASES: usize = 4;
-
-/// Whether `v` is defined outside loop `l` (parameters, globals and constants are).
-fn defined_outside(func: &Function, loops: &LoopForest, l: Loop, v: Value) -> bool {
-    match func.value_def(v) {
-        ValueDef::Inst(i) => func.inst_block(i).is_none_or(|b| !loops.contains(l, b)),
-        _ => true,
-    }
-}
 
 /// The split of the index `add` `index` of loop `l`: `(p, inv, x, s)` and the `gep`s using it.
 fn splittable(func: &Function, loops: &LoopForest, l: Loop, index: Inst) -> Option<((Value, Value, u32), Value, Vec<Inst>)> {
@@ -56,10 +48,10 @@ fn splittable(func: &Function, loops: &LoopForest, l: Loop, index: Inst) -> Opti
         return None;
     }
     let [a, b] = *func.args(index) else { return None };
-    let invariant = |v: Value| func.as_const(v).is_none() && defined_outside(func, loops, l, v);
+    let invariant = |v: Value| func.as_const(v).is_none() && loops.defines_outside(func, l, v);
     let (inv, x) = match (invariant(a), invariant(b)) {
-        (true, false) if !defined_outside(func, loops, l, b) => (a, b),
-        (false, true) if !defined_outside(func, loops, l, a) => (b, a),
+        (true, false) if !loops.defines_outside(func, l, b) => (a, b),
+        (false, true) if !loops.defines_outside(func, l, a) => (b, a),
         _ => return None,
     };
     let users = func.users(result);
@@ -67,7 +59,7 @@ fn splittable(func: &Function, loops: &LoopForest, l: Loop, index: Inst) -> Opti
     for &g in users {
         let Opcode::Gep { scale } = func.opcode(g) else { return None };
         let [p, i] = *func.args(g) else { return None };
-        if i != result || p == result || !defined_outside(func, loops, l, p) {
+        if i != result || p == result || !loops.defines_outside(func, l, p) {
             return None;
         }
         match key {

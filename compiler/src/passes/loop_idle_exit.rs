@@ -49,7 +49,7 @@
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::cfg::ControlFlowGraph;
 use crate::analysis::{Loop, LoopForest};
-use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value, ValueDef};
+use crate::ir::{Block, Function, Inst, InstData, IntCC, Opcode, Type, Value};
 
 pub struct LoopIdleExit;
 
@@ -116,13 +116,6 @@ struct Plan {
     n_inclusive: bool,
 }
 
-fn defined_outside(func: &Function, loops: &LoopForest, l: Loop, v: Value) -> bool {
-    match func.value_def(v) {
-        ValueDef::Inst(i) => func.inst_block(i).is_some_and(|b| !loops.contains(l, b)),
-        _ => true,
-    }
-}
-
 fn block_of(func: &Function, v: Value) -> Option<Block> {
     func.def_inst(v).and_then(|i| func.inst_block(i))
 }
@@ -183,7 +176,7 @@ fn plan(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: Loop) ->
     for j_phi in func.block_phis(header).collect::<Vec<_>>() {
         let j = func.result(j_phi)?;
         let Some((cc, x)) = oriented(func, guard, j) else { continue };
-        if !defined_outside(func, loops, l, x) {
+        if !loops.defines_outside(func, l, x) {
             continue;
         }
         // The side taken when `j cc x` holds, or when it fails, must be up-closed in `j`.
@@ -294,7 +287,7 @@ fn plan_for(
     // The latch stays while `u < n` (or `u <= C`, C < INT_MAX).
     let (cc, n) = oriented(func, func.args(latch_term)[0], u)?;
     let cc = if stay_when { cc } else { cc.inverse() };
-    if !defined_outside(func, loops, l, n) {
+    if !loops.defines_outside(func, l, n) {
         return None;
     }
     let n_inclusive = match cc {
@@ -339,7 +332,7 @@ fn plan_for(
     for phi in func.block_phis(exit) {
         let from_latch = func.inst(phi).phi_incoming().filter(|&(b, _)| b == latch).map(|(_, x)| x).next()?;
         let v = along_idle(from_latch);
-        if !(kept_header_phi(v) || defined_outside(func, loops, l, v)) {
+        if !(kept_header_phi(v) || loops.defines_outside(func, l, v)) {
             return None;
         }
         exit_values.push((phi, v));
@@ -347,7 +340,7 @@ fn plan_for(
     let mut read_after_values = Vec::new();
     for v in read_after {
         let idle = along_idle(v);
-        if !(kept_header_phi(idle) || defined_outside(func, loops, l, idle)) {
+        if !(kept_header_phi(idle) || loops.defines_outside(func, l, idle)) {
             return None;
         }
         read_after_values.push((v, idle));

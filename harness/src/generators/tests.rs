@@ -414,7 +414,6 @@ fn tail_self_calls_sometimes_pass_a_local_array_after_reading_the_parameter() {
             .windows(2)
             .filter(|w| {
                 // `l0[0] = l0[0] % 1000 + p1[0] % 1000 + p0;` right before `return f7(p0 - 1, .., l0, ..);`
-                // (or the void call).
                 let Some((target, value)) = w[0].strip_suffix(';').and_then(|s| s.split_once(" = ")) else {
                     return false;
                 };
