@@ -231,9 +231,27 @@ impl<'q, 'a> MemDepQuery<'q, 'a> {
     /// `loc` in any execution ([`Context::AcrossIterations`]); `None` when no instruction of
     /// `blocks` writes it — e.g. `blocks` = a loop's body: `loc` is then invariant in the loop.
     pub fn first_writer(&self, blocks: &[Block], loc: MemLoc) -> Option<Inst> {
+        self.first_writer_among(&self.writers(blocks), loc)
+    }
+
+    /// The instructions of `blocks` (in order) that may write some location: stores,
+    /// `memzero`s, `alloca`s and calls (and a malformed load, which the alias analysis treats
+    /// as writing anything). No other instruction writes memory, so [`Self::first_writer`]
+    /// needs only these; a caller asking about many locations collects them once.
+    pub fn writers(&self, blocks: &[Block]) -> Vec<Inst> {
         blocks
             .iter()
             .flat_map(|&b| self.func.block_insts(b))
-            .find(|&inst| self.aa.inst_may_write(self.func, inst, loc, Context::AcrossIterations))
+            .filter(|&inst| match self.func.opcode(inst) {
+                Opcode::Store | Opcode::MemZero { .. } | Opcode::Alloca { .. } | Opcode::Call(_) => true,
+                Opcode::Load => self.aa.access(self.func, inst).is_none(),
+                _ => false,
+            })
+            .collect()
+    }
+
+    /// [`Self::first_writer`] over instructions already collected by [`Self::writers`].
+    pub fn first_writer_among(&self, writers: &[Inst], loc: MemLoc) -> Option<Inst> {
+        writers.iter().copied().find(|&inst| self.aa.inst_may_write(self.func, inst, loc, Context::AcrossIterations))
     }
 }

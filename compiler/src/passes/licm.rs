@@ -36,6 +36,7 @@
 //! guaranteed-execution rule is not used (a cycle not through the header could run forever).
 
 use cranelift_entity::SecondaryMap;
+use rustc_hash::FxHashMap;
 
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::alias::Reach;
@@ -67,7 +68,7 @@ impl FunctionPass for Licm {
             if !cfg.is_reachable(pre) {
                 continue;
             }
-            let mut h = LoopHoister { func: &mut *func, cfg: &cfg, domtree: &domtree, loops: &loops, info: &info, aa: &aa, l, pre, written: None };
+            let mut h = LoopHoister { func: &mut *func, cfg: &cfg, domtree: &domtree, loops: &loops, info: &info, aa: &aa, l, pre, written: None, writers: None, written_words: FxHashMap::default() };
             hoisted += h.run();
         }
         cx.count("insts_hoisted", hoisted);
@@ -86,6 +87,10 @@ struct LoopHoister<'a, 'i> {
     pre: Block,
     /// Objects written by instructions of the loop (computed on first need).
     written: Option<Vec<Reach>>,
+    /// The instructions of the loop that may write memory (computed on first need).
+    writers: Option<Vec<Inst>>,
+    /// Per load address: whether one of `writers` may write its word.
+    written_words: FxHashMap<Value, bool>,
 }
 
 impl LoopHoister<'_, '_> {
@@ -110,6 +115,9 @@ impl LoopHoister<'_, '_> {
             if !changed {
                 return hoisted;
             }
+            // A hoisted call is no longer the loop's: collect the writers again.
+            self.writers = None;
+            self.written_words.clear();
         }
     }
 
@@ -144,9 +152,18 @@ impl LoopHoister<'_, '_> {
             }
             Opcode::Load => {
                 let addr = self.func.args(inst)[0];
-                let written = {
-                    let mq = MemDepQuery::new(self.func, self.aa, self.cfg, self.domtree);
-                    mq.first_writer(self.loops.blocks(self.l), MemLoc::word(addr)).is_some()
+                // Hoisting never moves a writer, so the loop's writers are collected once and
+                // the answer for an address is remembered (a loop with thousands of loads of a
+                // few variables made this quadratic in its size).
+                let written = match self.written_words.get(&addr) {
+                    Some(&written) => written,
+                    None => {
+                        let mq = MemDepQuery::new(self.func, self.aa, self.cfg, self.domtree);
+                        let writers = self.writers.get_or_insert_with(|| mq.writers(self.loops.blocks(self.l)));
+                        let written = mq.first_writer_among(writers, MemLoc::word(addr)).is_some();
+                        self.written_words.insert(addr, written);
+                        written
+                    }
                 };
                 !written && (self.in_bounds_constant_address(addr) || self.guaranteed(inst))
             }

@@ -54,29 +54,62 @@ use regalloc2::{PReg, PRegSet};
 use super::mir::{Addr, FrameObj, MInst, Op2, PFunction, Reg};
 use crate::analysis::dataflow::graph::reverse_postorder;
 
-/// Registers known to hold each spill slot's value, indexed by slot.
+/// Registers known to hold each spill slot's value: `(slot, registers)` sorted by slot, the
+/// slots with no known register left out, and the number of slots. Sparse because a function
+/// can have thousands of slots (unoptimised code) while only a few registers hold any at a
+/// time: a dense table made every register write cost a pass over all slots.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Facts(Vec<PRegSet>);
+struct Facts {
+    known: Vec<(usize, PRegSet)>,
+    slots: usize,
+}
 
 impl Facts {
     fn nothing(slots: usize) -> Facts {
-        Facts(vec![PRegSet::empty(); slots])
+        Facts { known: Vec::new(), slots }
+    }
+
+    fn get(&self, slot: usize) -> PRegSet {
+        match self.known.binary_search_by_key(&slot, |&(n, _)| n) {
+            Ok(i) => self.known[i].1,
+            Err(_) => PRegSet::empty(),
+        }
+    }
+
+    fn set(&mut self, slot: usize, regs: PRegSet) {
+        match self.known.binary_search_by_key(&slot, |&(n, _)| n) {
+            Ok(i) if regs == PRegSet::empty() => {
+                self.known.remove(i);
+            }
+            Ok(i) => self.known[i].1 = regs,
+            Err(_) if regs == PRegSet::empty() => {}
+            Err(i) => self.known.insert(i, (slot, regs)),
+        }
     }
 
     fn meet(&mut self, other: &Facts) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            a.intersect_from(*b);
-        }
+        let mut theirs = other.known.iter().peekable();
+        self.known.retain_mut(|(slot, regs)| {
+            while theirs.next_if(|&&(n, _)| n < *slot).is_some() {}
+            match theirs.peek() {
+                Some(&&(n, other_regs)) if n == *slot => {
+                    regs.intersect_from(other_regs);
+                    *regs != PRegSet::empty()
+                }
+                _ => false,
+            }
+        });
     }
 
     fn forget_reg(&mut self, p: PReg) {
-        for set in &mut self.0 {
-            set.remove(p);
-        }
+        self.known.retain_mut(|(_, regs)| {
+            regs.remove(p);
+            *regs != PRegSet::empty()
+        });
     }
 
     fn forget_all(&mut self) {
-        self.0.iter_mut().for_each(|s| *s = PRegSet::empty());
+        self.known.clear();
     }
 }
 
@@ -125,21 +158,25 @@ fn store(inst: &MInst) -> Option<(PReg, usize)> {
 
 /// Applies `inst` to `facts` and says what the rewrite may do with it.
 fn transfer(inst: &MInst, facts: &mut Facts) -> Action {
-    if let Some((p, n)) = reload(inst).filter(|&(_, n)| n < facts.0.len()) {
-        if facts.0[n].contains(p) {
+    if let Some((p, n)) = reload(inst).filter(|&(_, n)| n < facts.slots) {
+        let holding = facts.get(n);
+        if holding.contains(p) {
             return Action::Delete;
         }
-        let other = facts.0[n].into_iter().find(|q| q.class() == p.class());
+        let other = holding.into_iter().find(|q| q.class() == p.class());
         facts.forget_reg(p);
-        facts.0[n].add(p);
+        let mut holding = facts.get(n);
+        holding.add(p);
+        facts.set(n, holding);
         return other.map_or(Action::Keep, Action::CopyFrom);
     }
-    if let Some((p, n)) = store(inst).filter(|&(_, n)| n < facts.0.len()) {
-        if facts.0[n].contains(p) {
+    if let Some((p, n)) = store(inst).filter(|&(_, n)| n < facts.slots) {
+        if facts.get(n).contains(p) {
             return Action::Delete;
         }
-        facts.0[n] = PRegSet::empty();
-        facts.0[n].add(p);
+        let mut only = PRegSet::empty();
+        only.add(p);
+        facts.set(n, only);
         return Action::Keep;
     }
     if addresses_spill_slot(inst) {
