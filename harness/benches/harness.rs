@@ -12,12 +12,16 @@
 //!   target directory; skipped, saying so, when it is not built), in programs per second;
 //!   and `process-start`, one start of a trivial process (`sysyc --version`): the cost of
 //!   the campaign supervisor, which starts one child per session (see
-//!   `harness::campaign::isolate`).
+//!   `harness::campaign::isolate`);
+//! * `guide-weights` — the coverage-guided swarm's weights of one batch (`campaign::guide`),
+//!   from its window of `WINDOW` programs' feedback, against the 50,000 programs (an hour of a
+//!   campaign) every earlier program would be.
 //!
 //! Steps are counted by one run outside the measurement. Measurement times are short; the
 //! figures are for comparing revisions on one machine.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use harness::campaign::guide::{Feedback, WINDOW, weights_from};
 use harness::generators::{self, GenConfig};
 use harness::refinterp::{self, RefConfig};
 use std::hint::black_box;
@@ -198,12 +202,33 @@ fn isolation(c: &mut Criterion) {
     group.finish();
 }
 
+/// Feedback like a campaign's: 12 of the knobs, and a pass set that depends on two of them.
+fn feedback(programs: u64) -> Vec<Feedback> {
+    let passes = ["mem2reg", "gvn", "licm", "dce", "instcombine", "simplify-cfg", "sccp", "unroll", "inline", "gcm"];
+    (0..programs)
+        .map(|p| {
+            let knobs = (p + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 20 & 0xfff;
+            let changed = passes.iter().enumerate().filter(|(i, _)| knobs >> (i % 12) & 1 == 1 || *i < 4).map(|(_, n)| n.to_string()).collect();
+            Feedback { program: p, knobs_on: knobs, coverage: Some(0.5 + (knobs & 0xf) as f64 / 32.0), changed, checked: true }
+        })
+        .collect()
+}
+
+fn guide_weights(c: &mut Criterion) {
+    let mut group = c.benchmark_group("guide-weights");
+    for programs in [WINDOW, 50_000] {
+        let results = feedback(programs);
+        group.bench_function(format!("{programs}-programs"), |b| b.iter(|| black_box(weights_from(&results))));
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = group;
     config = Criterion::default()
         .sample_size(10)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
-    targets = benches, isolation
+    targets = benches, isolation, guide_weights
 }
 criterion_main!(group);

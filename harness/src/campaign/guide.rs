@@ -14,10 +14,14 @@
 //!
 //! # Weights, reproducibly
 //! The shard's programs are taken in batches of `batch` (by their position in the shard).
-//! The weights of batch `b` are a pure function ([`weights_from`]) of the feedback of every
-//! program before batch `b - 1` — not `b`, so that with several workers the programs of one
-//! batch can start while the last ones of the previous batch are still being checked; a
-//! worker that would need a result not yet in waits for it. The programs of a campaign are
+//! The weights of batch `b` are a pure function ([`weights_from`]) of the feedback of the
+//! [`WINDOW`] programs before batch `b - 1` — not `b`, so that with several workers the
+//! programs of one batch can start while the last ones of the previous batch are still being
+//! checked; a worker that would need a result not yet in waits for it. A window rather than
+//! every earlier program: the guide then follows what the recent programs did, and a batch's
+//! weights cost the same after hours as after minutes, as does the feedback kept in memory
+//! (with every program, a night's campaign recomputed ever longer sums every eight programs
+//! and held a few KiB per program it had checked). The programs of a campaign are
 //! therefore a function of its seed and options only, whatever `--jobs`, and `--resume`
 //! recomputes the same weights from `feedback.csv`. (A check the supervisor skipped after it
 //! killed the process, or a run that timed out, can change what later programs see.)
@@ -56,6 +60,10 @@ pub struct GuideOptions {
 
 /// The default batch size of a guided campaign.
 pub const DEFAULT_BATCH: u64 = 8;
+
+/// How many programs' feedback the weights of a batch are computed from (the last ones
+/// before the batch before it).
+pub const WINDOW: u64 = 2048;
 
 /// What one program told the campaign.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -200,6 +208,7 @@ pub fn weights_from<'a>(results: impl IntoIterator<Item = &'a Feedback>) -> Swar
 
 /// The feedback and weights of one campaign session, shared by its workers.
 pub struct Guide {
+    dir: PathBuf,
     options: Option<GuideOptions>,
     shard: Shard,
     state: Mutex<State>,
@@ -208,6 +217,7 @@ pub struct Guide {
 }
 
 struct State {
+    /// The feedback still needed: of the programs in the windows of the batches to come.
     results: BTreeMap<u64, Feedback>,
     /// Weights per batch, once computed.
     weights: BTreeMap<u64, SwarmWeights>,
@@ -252,13 +262,26 @@ impl Guide {
             // A kill can leave a partial last line: start ours on a fresh one.
             file.write_all(b"\n")?;
         }
-        Ok(Guide {
+        let guide = Guide {
+            dir: dir.to_path_buf(),
             options: options.filter(|o| o.batch > 0),
             shard,
             state: Mutex::new(State { results, weights: BTreeMap::new(), aborted: false }),
             ready: Condvar::new(),
             file: Mutex::new(file),
-        })
+        };
+        // A resumed campaign reads its whole feedback file; what no batch to come reads goes.
+        if let (Some(options), Ok(mut state)) = (&guide.options, guide.state.lock()) {
+            let next = state.results.keys().next_back().map_or(0, |&p| guide.position(p) / options.batch);
+            let keep_from = guide.window_start(next.saturating_sub(2), options.batch);
+            state.results.retain(|&p, _| guide.position(p) >= keep_from);
+        }
+        Ok(guide)
+    }
+
+    /// The first position whose feedback the weights of batch `batch` or a later one read.
+    fn window_start(&self, batch: u64, batch_size: u64) -> u64 {
+        (batch.saturating_sub(1) * batch_size).saturating_sub(WINDOW)
     }
 
     fn position(&self, program: u64) -> u64 {
@@ -278,11 +301,18 @@ impl Guide {
             if let Some(w) = state.weights.get(&batch) {
                 return w.clone();
             }
+            let window = needed.saturating_sub(WINDOW)..needed;
             let prefix: Vec<&Feedback> =
-                (0..needed).filter_map(|k| self.shard.nth(k)).filter_map(|p| state.results.get(&p)).collect();
-            if prefix.len() as u64 == needed {
+                window.clone().filter_map(|k| self.shard.nth(k)).filter_map(|p| state.results.get(&p)).collect();
+            if prefix.len() as u64 == window.end - window.start {
                 let w = weights_from(prefix);
                 state.weights.insert(batch, w.clone());
+                // A worker asks for the weights of its batch before it checks its program, and
+                // a batch's weights wait for the results up to the batch before it: no worker
+                // can still ask for a batch three or more below this one, so what only earlier
+                // windows read can go.
+                let keep_from = self.window_start(batch.saturating_sub(2), options.batch);
+                state.results.retain(|&p, _| self.position(p) >= keep_from);
                 return w;
             }
             if state.aborted {
@@ -318,24 +348,37 @@ impl Guide {
         self.ready.notify_all();
     }
 
-    /// `weights.csv`: per batch up to the last recorded program, its first program and the
-    /// probability of each knob being on.
+    /// `weights.csv`: per batch, its first program, how many programs' feedback its weights
+    /// came from, and the probability of each knob being on. The batches of this session come
+    /// from the weights computed; those of earlier sessions of the campaign, whose feedback is
+    /// no longer kept, from the `weights.csv` they wrote.
     pub fn weights_csv(&self) -> Result<String> {
         let state = self.state.lock().map_err(|_| anyhow::anyhow!("a worker panicked"))?;
         let mut header = vec!["batch".to_string(), "first_program".into(), "programs_used".into()];
         header.extend(Knobs::NAMES.iter().map(|n| format!("on_{n}")));
-        let mut out = csv_line(header)?;
+        let mut out = csv_line(header.clone())?;
         let Some(options) = &self.options else { return Ok(String::from_utf8_lossy(&out).into_owned()) };
-        let last = state.results.keys().next_back().map_or(0, |&p| self.position(p));
-        for batch in 0..=last / options.batch {
-            let used = batch.saturating_sub(1) * options.batch;
-            let prefix: Vec<&Feedback> = (0..used).filter_map(|k| self.shard.nth(k)).filter_map(|p| state.results.get(&p)).collect();
-            if (prefix.len() as u64) < used {
-                break;
+        let mut rows: BTreeMap<u64, Vec<String>> = BTreeMap::new();
+        if let Ok(mut reader) = csv::Reader::from_path(weights_path(&self.dir))
+            && reader.headers().is_ok_and(|h| h.iter().eq(header.iter().map(String::as_str)))
+        {
+            for record in reader.records().map_while(Result::ok) {
+                if let Some(batch) = record.get(0).and_then(|b| b.parse().ok()) {
+                    rows.insert(batch, record.iter().map(str::to_string).collect());
+                }
             }
-            let w = if batch < 2 { SwarmWeights::default() } else { weights_from(prefix) };
+        }
+        // Batches 0 and 1 have the plain swarm's weights (none are computed for them).
+        let last = state.results.keys().next_back().map(|&p| self.position(p) / options.batch);
+        let plain = (0..2).filter(|&b| last.is_some_and(|last| b <= last));
+        let computed = state.weights.iter().map(|(&batch, w)| (batch, w.clone()));
+        for (batch, w) in plain.map(|b| (b, SwarmWeights::default())).chain(computed) {
+            let used = (batch.saturating_sub(1) * options.batch).min(WINDOW);
             let mut line = vec![batch.to_string(), self.shard.nth(batch * options.batch).unwrap_or(0).to_string(), used.to_string()];
             line.extend(w.off.iter().map(|off| format!("{:.3}", 1.0 - off)));
+            rows.insert(batch, line);
+        }
+        for line in rows.into_values() {
             out.extend(csv_line(line)?);
         }
         Ok(String::from_utf8_lossy(&out).into_owned())
@@ -440,6 +483,7 @@ fn weights_section(dir: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::campaign::Shard;
     use crate::generators::KNOB_COUNT;
 
     fn feedback(program: u64, knobs_on: u64, coverage: f64, changed: &[&str]) -> Feedback {
@@ -473,6 +517,46 @@ mod tests {
         let w = weights_from(&results);
         assert!(w.off[5] < SWARM_OFF - 0.1 && (w.off[3] - SWARM_OFF).abs() < 0.1, "{:?}", w.off);
         assert_eq!(weights_from(&results[..3]), SwarmWeights::default(), "too few programs: no move");
+    }
+
+    /// Far into a campaign, a batch's weights come from the last [`WINDOW`] programs before
+    /// the batch before it, and the feedback no batch to come reads is no longer held.
+    #[test]
+    fn weights_come_from_a_window_and_older_feedback_is_dropped() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let whole = Shard { index: 0, count: 1 };
+        let guide = Guide::open(dir.path(), Some(GuideOptions { batch: 8 }), whole, &BTreeSet::new()).expect("guide");
+        let programs = WINDOW + 8 * 6;
+        let made = |p: u64| {
+            let knobs = (p + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 12 & ((1 << KNOB_COUNT) - 1);
+            // The early programs say knob 3 matters, the later ones knob 5.
+            let key = if p < 64 { 3 } else { 5 };
+            let changed: &[&str] = if knobs & (1 << key) != 0 { &["unroll", "dce"] } else { &["dce"] };
+            feedback(p, knobs, 0.9, changed)
+        };
+        for p in 0..programs {
+            guide.record(made(p)).expect("record");
+        }
+        let batch = programs / 8;
+        let needed = (batch - 1) * 8;
+        let window: Vec<Feedback> = (needed - WINDOW..needed).map(made).collect();
+        let w = guide.weights_for(batch * 8);
+        assert_eq!(w, weights_from(&window));
+        let all: Vec<Feedback> = (0..needed).map(made).collect();
+        assert_ne!(w, weights_from(&all), "the window leaves out the first programs");
+        let state = guide.state.lock().expect("state");
+        let oldest = *state.results.keys().next().expect("recent feedback is kept");
+        assert_eq!(oldest, (batch - 3) * 8 - WINDOW, "kept: what batches {} and later read", batch - 2);
+        drop(state);
+        // The earlier batches of the campaign are still computed right (from what is kept).
+        assert_eq!(guide.weights_for((batch - 2) * 8), weights_from(&(((batch - 3) * 8 - WINDOW)..(batch - 3) * 8).map(made).collect::<Vec<_>>()));
+        // A reopened guide (a resumed campaign) keeps the same.
+        drop(guide);
+        let done: BTreeSet<u64> = (0..programs).collect();
+        let reopened = Guide::open(dir.path(), Some(GuideOptions { batch: 8 }), whole, &done).expect("guide");
+        assert_eq!(reopened.weights_for(batch * 8), w);
+        let state = reopened.state.lock().expect("state");
+        assert!(*state.results.keys().next().expect("kept") >= (batch - 3) * 8 - WINDOW);
     }
 
     #[test]
