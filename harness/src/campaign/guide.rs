@@ -224,6 +224,11 @@ struct State {
     aborted: bool,
 }
 
+/// The first position whose feedback the weights of batch `batch` or a later one read.
+fn window_start(batch: u64, batch_size: u64) -> u64 {
+    (batch.saturating_sub(1) * batch_size).saturating_sub(WINDOW)
+}
+
 pub fn feedback_path(dir: &Path) -> PathBuf {
     dir.join("feedback.csv")
 }
@@ -234,25 +239,53 @@ pub fn weights_path(dir: &Path) -> PathBuf {
 
 /// Reads `feedback.csv` (the last line of each program; a cut last line is ignored).
 pub fn read_feedback(dir: &Path) -> Result<BTreeMap<u64, Feedback>> {
-    let path = feedback_path(dir);
     let mut out = BTreeMap::new();
+    for_each_feedback(dir, |f| {
+        out.insert(f.program, f);
+    })?;
+    Ok(out)
+}
+
+/// Hands every line of `feedback.csv` to `f` in file order (a program checked again after a
+/// resume has a later line too); a cut last line is ignored. One line at a time: a night's
+/// campaign writes hundreds of thousands.
+pub fn for_each_feedback(dir: &Path, mut f: impl FnMut(Feedback)) -> Result<()> {
+    let path = feedback_path(dir);
     if !path.exists() {
-        return Ok(out);
+        return Ok(());
     }
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-    for record in reader.records().map_while(Result::ok) {
-        if let Some(f) = Feedback::from_record(&record) {
-            out.insert(f.program, f);
+    let mut record = csv::StringRecord::new();
+    while reader.read_record(&mut record).unwrap_or(false) {
+        if let Some(line) = Feedback::from_record(&record) {
+            f(line);
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 impl Guide {
     /// Opens the guide of the campaign in `dir`, keeping the feedback of the `done` programs.
     pub fn open(dir: &Path, options: Option<GuideOptions>, shard: Shard, done: &BTreeSet<u64>) -> Result<Guide> {
-        let mut results = read_feedback(dir)?;
-        results.retain(|p, _| done.contains(p));
+        let options = options.filter(|o| o.batch > 0);
+        let position = |program: u64| program.saturating_sub(shard.index) / shard.count;
+        let mut results = BTreeMap::new();
+        let mut last = 0;
+        for_each_feedback(dir, |f| {
+            if !done.contains(&f.program) {
+                return;
+            }
+            last = last.max(position(f.program));
+            results.insert(f.program, f);
+            // What no batch to come reads goes as the file is read (see `window_start`; the
+            // bound only rises with `last`), so a night's file is never held whole.
+            if let Some(o) = &options
+                && results.len() as u64 > 2 * (WINDOW + 4 * o.batch)
+            {
+                let keep_from = window_start((last / o.batch).saturating_sub(2), o.batch);
+                results.retain(|&p, _| position(p) >= keep_from);
+            }
+        })?;
         let path = feedback_path(dir);
         let fresh = !path.exists();
         let mut file = OpenOptions::new().create(true).append(true).open(&path).with_context(|| format!("opening {}", path.display()))?;
@@ -264,24 +297,18 @@ impl Guide {
         }
         let guide = Guide {
             dir: dir.to_path_buf(),
-            options: options.filter(|o| o.batch > 0),
+            options,
             shard,
             state: Mutex::new(State { results, weights: BTreeMap::new(), aborted: false }),
             ready: Condvar::new(),
             file: Mutex::new(file),
         };
-        // A resumed campaign reads its whole feedback file; what no batch to come reads goes.
+        // What no batch to come reads goes.
         if let (Some(options), Ok(mut state)) = (&guide.options, guide.state.lock()) {
-            let next = state.results.keys().next_back().map_or(0, |&p| guide.position(p) / options.batch);
-            let keep_from = guide.window_start(next.saturating_sub(2), options.batch);
+            let keep_from = window_start((last / options.batch).saturating_sub(2), options.batch);
             state.results.retain(|&p, _| guide.position(p) >= keep_from);
         }
         Ok(guide)
-    }
-
-    /// The first position whose feedback the weights of batch `batch` or a later one read.
-    fn window_start(&self, batch: u64, batch_size: u64) -> u64 {
-        (batch.saturating_sub(1) * batch_size).saturating_sub(WINDOW)
     }
 
     fn position(&self, program: u64) -> u64 {
@@ -311,7 +338,7 @@ impl Guide {
                 // a batch's weights wait for the results up to the batch before it: no worker
                 // can still ask for a batch three or more below this one, so what only earlier
                 // windows read can go.
-                let keep_from = self.window_start(batch.saturating_sub(2), options.batch);
+                let keep_from = window_start(batch.saturating_sub(2), options.batch);
                 state.results.retain(|&p, _| self.position(p) >= keep_from);
                 return w;
             }
@@ -394,15 +421,35 @@ fn csv_line(fields: Vec<String>) -> Result<Vec<u8>> {
 /// The `summary.md` section on coverage and pass activity, from `feedback.csv` and
 /// `weights.csv` in `dir` (empty when the directory has no feedback, e.g. a merge).
 pub fn section(dir: &Path) -> String {
-    let Ok(feedback) = read_feedback(dir) else { return String::new() };
-    let checked: Vec<&Feedback> = feedback.values().filter(|f| f.checked).collect();
+    // Per program, its last line, kept small: a night has hundreds of thousands of programs,
+    // and a line's pass names are held as indices into one table of names.
+    let mut names: Vec<String> = Vec::new();
+    let mut index: BTreeMap<String, u16> = BTreeMap::new();
+    let mut programs: BTreeMap<u64, (bool, Option<f64>, Box<[u16]>)> = BTreeMap::new();
+    let read = for_each_feedback(dir, |f| {
+        let changed = f
+            .changed
+            .into_iter()
+            .map(|name| {
+                *index.entry(name).or_insert_with_key(|name| {
+                    names.push(name.clone());
+                    (names.len() - 1) as u16
+                })
+            })
+            .collect();
+        programs.insert(f.program, (f.checked, f.coverage, changed));
+    });
+    if read.is_err() {
+        return String::new();
+    }
+    let checked: Vec<(Option<f64>, &[u16])> = programs.values().filter(|p| p.0).map(|p| (p.1, &p.2[..])).collect();
     if checked.is_empty() {
         return String::new();
     }
     let mut s = String::new();
     let n = checked.len();
     let _ = writeln!(s, "\n## Executed coverage and what changed the programs\n");
-    let mut coverage: Vec<f64> = checked.iter().filter_map(|f| f.coverage).collect();
+    let mut coverage: Vec<f64> = checked.iter().filter_map(|f| f.0).collect();
     coverage.sort_by(f64::total_cmp);
     if coverage.is_empty() {
         let _ = writeln!(s, "Statement coverage: not measured (programs generated with one attempt are not probed).\n");
@@ -425,9 +472,9 @@ pub fn section(dir: &Path) -> String {
     for name in sysyc::passes::ir_passes().map(|p| p.name).chain(sysyc::isa::arm::Stage::ALL.iter().map(|s| s.name())) {
         counts.insert(name.to_string(), 0);
     }
-    for f in &checked {
-        for c in &f.changed {
-            *counts.entry(c.clone()).or_default() += 1;
+    for (_, changed) in &checked {
+        for &c in *changed {
+            *counts.entry(names[c as usize].clone()).or_default() += 1;
         }
     }
     // A stage's effect shows only between two checks that differ in that stage alone; without

@@ -430,9 +430,16 @@ fn run(
     }
     let weights = guide::weights_path(dir);
     std::fs::write(&weights, guide.weights_csv()?).with_context(|| format!("writing {}", weights.display()))?;
-    let rows = records::read_runs(dir)?;
     let programs = records::read_programs(dir)?;
-    let stats = summary::Stats::compute(&rows, &programs, &records::read_selftests(dir)?);
+    let mut stats = summary::Stats::fold(&programs, &records::read_selftests(dir)?);
+    let mut costs = reproduce::CostTotals::default();
+    let mut qemu_runs = 0;
+    records::for_each_run(dir, |r| {
+        stats.add(&r);
+        costs.add(&r);
+        qemu_runs += u64::from(!done.contains(&r.program) && !r.asm_hash.is_empty() && !r.asm_shared);
+    })?;
+    let stats = stats.finish();
     let session = summary::Session {
         campaign_id: options.campaign_id.clone(),
         seconds: progress.elapsed().as_secs_f64(),
@@ -441,10 +448,10 @@ fn run(
         jobs,
         interrupted: stop.load(Ordering::SeqCst),
         failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
-        qemu_runs: rows.iter().filter(|r| !done.contains(&r.program) && !r.asm_hash.is_empty() && !r.asm_shared).count() as u64,
+        qemu_runs,
     };
     let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
-    let opening = reproduce::section(dir, options, &State::read(dir)?, &rows, &programs);
+    let opening = reproduce::section(dir, options, &State::read(dir)?, &costs, &programs);
     write_report(dir, &stats, &session, &failure_dirs, options.previous.as_deref(), &opening)?;
     Ok(Report { dir: dir.to_path_buf(), stats, session })
 }

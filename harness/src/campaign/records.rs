@@ -584,17 +584,30 @@ fn truncate_partial_line(path: &Path) -> Result<()> {
 
 /// Every row of `runs.csv` in `dir`.
 pub fn read_runs(dir: &Path) -> Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    for_each_run(dir, |row| rows.push(row))?;
+    Ok(rows)
+}
+
+/// Hands every row of `runs.csv` in `dir` to `f`, one at a time: a night's campaign writes
+/// millions of rows, more than its reports should hold in memory at once.
+pub fn for_each_run(dir: &Path, mut f: impl FnMut(Row)) -> Result<()> {
     let path = runs_path(dir);
     let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
     let header = reader.headers().with_context(|| format!("reading {}", path.display()))?.clone();
-    let mut rows = Vec::new();
-    for record in reader.records() {
-        // A partial last record (the campaign is being killed right now) is skipped.
-        if let Some(row) = record.ok().and_then(|r| Row::from_record(&header, &r)) {
-            rows.push(row);
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => {
+                if let Some(row) = Row::from_record(&header, &record) {
+                    f(row);
+                }
+            }
+            // A partial last record (the campaign is being killed right now) is skipped.
+            Err(_) => {}
         }
     }
-    Ok(rows)
 }
 
 /// Every self-test of `selftests.csv` in `dir` (none when the file is absent).

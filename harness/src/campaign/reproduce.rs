@@ -93,29 +93,32 @@ pub struct CostTotals {
 impl CostTotals {
     pub fn compute(rows: &[Row]) -> CostTotals {
         let mut t = CostTotals::default();
-        for r in rows {
-            t.checks += 1;
-            t.compile_us += r.compile_us;
-            t.run_us += r.run_us;
-            if r.asm_shared || r.insns.is_none() {
-                continue;
-            }
-            t.qemu_runs += 1;
-            t.insns += r.insns.unwrap_or(0);
-            t.program_insns += r.program_insns.unwrap_or(0);
-            t.cycles += r.cycles.unwrap_or(0);
-            if let Some(counts) = r.class_counts {
-                for (total, n) in t.classes.iter_mut().zip(counts) {
-                    *total += n;
-                }
+        rows.iter().for_each(|r| t.add(r));
+        t
+    }
+
+    /// Adds one row (the totals are a fold over `runs.csv`, read one row at a time).
+    pub fn add(&mut self, r: &Row) {
+        let t = self;
+        t.checks += 1;
+        t.compile_us += r.compile_us;
+        t.run_us += r.run_us;
+        if r.asm_shared || r.insns.is_none() {
+            return;
+        }
+        t.qemu_runs += 1;
+        t.insns += r.insns.unwrap_or(0);
+        t.program_insns += r.program_insns.unwrap_or(0);
+        t.cycles += r.cycles.unwrap_or(0);
+        if let Some(counts) = r.class_counts {
+            for (total, n) in t.classes.iter_mut().zip(counts) {
+                *total += n;
             }
         }
-        t
     }
 }
 
-fn cost_section(s: &mut String, rows: &[Row]) {
-    let t = CostTotals::compute(rows);
+fn cost_section(s: &mut String, t: &CostTotals) {
     let _ = writeln!(s, "### Cost totals (from runs.csv)\n");
     let _ = writeln!(s, "| figure | value |\n|---|---|");
     let _ = writeln!(s, "| checks | {} |", t.checks);
@@ -142,7 +145,7 @@ fn programs_reached(programs: &[ProgramLine]) -> Option<u64> {
 }
 
 /// The section for the campaign directory `dir`.
-pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row], programs: &[ProgramLine]) -> String {
+pub fn section(dir: &Path, options: &CampaignOptions, state: &State, costs: &CostTotals, programs: &[ProgramLine]) -> String {
     let mut s = String::from("## Reproduce\n\n");
     let _ = writeln!(s, "Run the same campaign again (same seed, strategies and limits):\n");
     let _ = writeln!(s, "```sh\n{}\n```\n", campaign_command(options, &limit_options(options), dir));
@@ -183,7 +186,7 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, rows: &[Row
         let _ = writeln!(s, "| stop after | {n} failing program{} |", if n == 1 { "" } else { "s" });
     }
     s.push('\n');
-    cost_section(&mut s, rows);
+    cost_section(&mut s, costs);
     s
 }
 
@@ -196,7 +199,7 @@ fn revisions(state: &State) -> String {
 }
 
 /// The section for a merged directory `out` of the shards `dirs` (with their options).
-pub fn merged_section(out: &Path, dirs: &[std::path::PathBuf], shards: &[CampaignOptions], states: &[State], rows: &[Row]) -> String {
+pub fn merged_section(out: &Path, dirs: &[std::path::PathBuf], shards: &[CampaignOptions], states: &[State], costs: &CostTotals) -> String {
     let mut s = String::from("## Reproduce\n\n");
     let _ = writeln!(s, "Run the shards again, then merge:\n\n```sh");
     for (dir, o) in dirs.iter().zip(shards) {
@@ -226,7 +229,7 @@ pub fn merged_section(out: &Path, dirs: &[std::path::PathBuf], shards: &[Campaig
         let _ = writeln!(s, "| timeout of each run | {} s |", o.timeout_secs);
         s.push('\n');
     }
-    cost_section(&mut s, rows);
+    cost_section(&mut s, costs);
     s
 }
 
@@ -277,7 +280,7 @@ mod tests {
         ];
         let programs = vec![ProgramLine { program: 5, ..ProgramLine::default() }];
         let state = State { elapsed_secs: 61.0, sessions: 2, revisions: vec!["v1-3-gabc".into()] };
-        let md = section(Path::new("/r/my night"), &options(), &state, &rows, &programs);
+        let md = section(Path::new("/r/my night"), &options(), &state, &CostTotals::compute(&rows), &programs);
         let run = "harness campaign --seed 42 --strategy o-levels,random --random-configs 4 --timeout 10 --shard 1/4";
         assert!(md.contains(&format!("{run} --minutes 1.5 --out '/r/my night'")), "{md}");
         assert!(md.contains(&format!("{run} --programs 6 --out '/r/my night'")), "{md}");

@@ -62,8 +62,64 @@ pub struct Stats {
     pub time: Timing,
 }
 
+/// [`Stats`] being computed from `runs.csv` one row at a time ([`Stats::fold`]): the sets
+/// behind its distinct counts.
+pub struct StatsFold {
+    stats: Stats,
+    /// Hashes of the configuration ids seen (a night has millions of rows, most of them with
+    /// a configuration of their own).
+    configs: rustc_hash::FxHashSet<u64>,
+    failing_programs: BTreeSet<u64>,
+}
+
+impl StatsFold {
+    pub fn add(&mut self, r: &Row) {
+        let s = &mut self.stats;
+        self.configs.insert(std::hash::BuildHasher::hash_one(&rustc_hash::FxBuildHasher, &r.config_id));
+        s.checks += 1;
+        if !r.asm_hash.is_empty() {
+            if r.ir_shared { s.backend_shared += 1 } else { s.backend_runs += 1 }
+            if r.asm_shared { s.qemu_shared += 1 } else { s.qemu_runs += 1 }
+        }
+        if !r.asm_shared {
+            s.insns += r.insns.unwrap_or(0);
+        }
+        if let Some(kind) = r.kind {
+            s.failures += 1;
+            self.failing_programs.insert(r.program);
+            *s.by_kind.entry(kind).or_default() += 1;
+            s.by_config.entry(r.label.clone()).or_insert_with(|| (r.config_id.clone(), 0)).1 += 1;
+            if kind == FailureKind::Timeout {
+                s.timeouts += 1;
+            }
+        }
+        // Rows of a compiler that had passes this one does not know parse to nothing.
+        let passes = r.config.parse::<Config>().map(|c| c.pass_names()).unwrap_or_default();
+        for (pass, changed) in passes.into_iter().zip(r.passes_changed.chars()) {
+            let e = match s.pass_changes.get_mut(pass) {
+                Some(e) => e,
+                None => s.pass_changes.entry(pass.to_string()).or_default(),
+            };
+            e.0 += 1;
+            e.1 += u64::from(changed == '1');
+        }
+    }
+
+    pub fn finish(self) -> Stats {
+        Stats { configs: self.configs.len() as u64, failing_programs: self.failing_programs.len() as u64, ..self.stats }
+    }
+}
+
 impl Stats {
     pub fn compute(rows: &[Row], programs: &[ProgramLine], selftests: &[SelfTest]) -> Stats {
+        let mut fold = Stats::fold(programs, selftests);
+        rows.iter().for_each(|r| fold.add(r));
+        fold.finish()
+    }
+
+    /// The figures of `programs.csv` and `selftests.csv`, to which the rows of `runs.csv`
+    /// are then added one by one.
+    pub fn fold(programs: &[ProgramLine], selftests: &[SelfTest]) -> StatsFold {
         let mut s = Stats { selftest_failures: selftests.iter().filter(|t| t.kind.is_some()).count() as u64, ..Stats::default() };
         s.encoder_texts = selftests.iter().filter(|t| t.oracle == "encoder").map(|t| t.checked).sum();
         for p in programs {
@@ -77,38 +133,7 @@ impl Stats {
                 *s.discard_reasons.entry(reason).or_default() += 1;
             }
         }
-        let mut configs = BTreeSet::new();
-        let mut failing_programs = BTreeSet::new();
-        for r in rows {
-            configs.insert(r.config_id.clone());
-            s.checks += 1;
-            if !r.asm_hash.is_empty() {
-                if r.ir_shared { s.backend_shared += 1 } else { s.backend_runs += 1 }
-                if r.asm_shared { s.qemu_shared += 1 } else { s.qemu_runs += 1 }
-            }
-            if !r.asm_shared {
-                s.insns += r.insns.unwrap_or(0);
-            }
-            if let Some(kind) = r.kind {
-                s.failures += 1;
-                failing_programs.insert(r.program);
-                *s.by_kind.entry(kind).or_default() += 1;
-                s.by_config.entry(r.label.clone()).or_insert_with(|| (r.config_id.clone(), 0)).1 += 1;
-                if kind == FailureKind::Timeout {
-                    s.timeouts += 1;
-                }
-            }
-            // Rows of a compiler that had passes this one does not know parse to nothing.
-            let passes = r.config.parse::<Config>().map(|c| c.pass_names()).unwrap_or_default();
-            for (pass, changed) in passes.into_iter().zip(r.passes_changed.chars()) {
-                let e = s.pass_changes.entry(pass.to_string()).or_default();
-                e.0 += 1;
-                e.1 += u64::from(changed == '1');
-            }
-        }
-        s.configs = configs.len() as u64;
-        s.failing_programs = failing_programs.len() as u64;
-        s
+        StatsFold { stats: s, configs: Default::default(), failing_programs: BTreeSet::new() }
     }
 
     /// Share of checks (that reached the back end) that reused an earlier back-end result.
