@@ -22,7 +22,7 @@ use crate::failure::{Failure, FailureKind, Stage, one_line};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use sysy_cost_model::{InsnClass, NUM_CLASSES};
@@ -477,46 +477,69 @@ impl Records {
         truncate_partial_line(&selftests_file)?;
         restore_header(&selftests_file, &header_of(&SELFTEST_COLUMNS))?;
 
-        let mut reader = csv::Reader::from_path(&runs_file).with_context(|| format!("reading {}", runs_file.display()))?;
-        let header = reader.headers().with_context(|| format!("reading {}", runs_file.display()))?.clone();
-        let mut records = Vec::new();
+        // The files are read a record at a time, twice where something must go: a night's
+        // shard has millions of rows, more than a retried pod should hold in memory.
+        let bad_run = || format!("parsing {} (fix or remove the bad line to resume)", runs_file.display());
         let mut rows_of: BTreeMap<u64, u64> = BTreeMap::new();
-        for record in reader.records() {
-            let record = record.with_context(|| format!("parsing {} (fix or remove the bad line to resume)", runs_file.display()))?;
-            let program = Row::from_record(&header, &record).map(|row| row.program);
-            if let Some(p) = program {
-                *rows_of.entry(p).or_insert(0) += 1;
+        let mut rows = 0u64;
+        for_each_record(&runs_file, |header, record| {
+            let record = record.with_context(bad_run)?;
+            rows += 1;
+            if let Some(row) = Row::from_record(header, record) {
+                *rows_of.entry(row.program).or_insert(0) += 1;
             }
-            records.push((program, record));
-        }
+            Ok(())
+        })?;
         // Complete: a `programs.csv` line and exactly as many rows as it says it checked (a
         // `runs.csv` cut short by hand or by a full disk loses rows of finished programs;
         // those are checked again rather than reported with rows missing).
-        let mut lines_read = 0usize;
-        let mut complete = Vec::new();
-        let mut done = BTreeSet::new();
-        for line in read_program_records(&programs_file)? {
-            lines_read += 1;
-            if let Some(line) = line.filter(|l| rows_of.get(&l.program) == Some(&l.checks) && !done.contains(&l.program)) {
-                done.insert(line.program);
-                complete.push(line.record());
+        let complete_lines = |mut keep: Box<dyn FnMut(&ProgramLine) -> Result<()> + '_>| -> Result<(BTreeSet<u64>, u64)> {
+            let (mut done, mut lines_read) = (BTreeSet::new(), 0u64);
+            for_each_record(&programs_file, |_, record| {
+                lines_read += 1;
+                let line = record.ok().and_then(ProgramLine::from_record);
+                if let Some(line) = line.filter(|l| rows_of.get(&l.program) == Some(&l.checks) && !done.contains(&l.program)) {
+                    done.insert(line.program);
+                    keep(&line)?;
+                }
+                Ok(())
+            })?;
+            Ok((done, lines_read))
+        };
+        let (done, lines_read) = complete_lines(Box::new(|_| Ok(())))?;
+        if (done.len() as u64) < lines_read {
+            rewrite_with(dir, &programs_file, &program_header(), |w| {
+                complete_lines(Box::new(|line| Ok(w.write_record(line.record())?))).map(drop)
+            })?;
+        }
+        if rows_of.iter().filter(|(p, _)| done.contains(p)).map(|(_, n)| n).sum::<u64>() < rows {
+            rewrite_with(dir, &runs_file, &runs_header(), |w| {
+                for_each_record(&runs_file, |header, record| {
+                    let record = record.with_context(bad_run)?;
+                    if Row::from_record(header, record).is_some_and(|row| done.contains(&row.program)) {
+                        w.write_record(record)?;
+                    }
+                    Ok(())
+                })
+            })?;
+        }
+        let (mut tests, mut kept_tests) = (0u64, 0u64);
+        for_each_record(&selftests_file, |_, record| {
+            if let Some(test) = record.ok().and_then(SelfTest::from_record) {
+                tests += 1;
+                kept_tests += u64::from(done.contains(&test.program));
             }
-        }
-        if complete.len() < lines_read {
-            rewrite(dir, &programs_file, &program_header(), complete)?;
-        }
-        let kept: Vec<Vec<String>> = records
-            .iter()
-            .filter(|(program, _)| program.is_some_and(|p| done.contains(&p)))
-            .map(|(_, r)| r.iter().map(str::to_string).collect())
-            .collect();
-        if kept.len() < records.len() {
-            rewrite(dir, &runs_file, &runs_header(), kept)?;
-        }
-        let selftests = read_selftests(dir)?;
-        let kept_tests: Vec<Vec<String>> = selftests.iter().filter(|t| done.contains(&t.program)).map(SelfTest::record).collect();
-        if kept_tests.len() < selftests.len() {
-            rewrite(dir, &selftests_file, &header_of(&SELFTEST_COLUMNS), kept_tests)?;
+            Ok(())
+        })?;
+        if kept_tests < tests {
+            rewrite_with(dir, &selftests_file, &header_of(&SELFTEST_COLUMNS), |w| {
+                for_each_record(&selftests_file, |_, record| {
+                    if let Some(test) = record.ok().and_then(SelfTest::from_record).filter(|t| done.contains(&t.program)) {
+                        w.write_record(test.record())?;
+                    }
+                    Ok(())
+                })
+            })?;
         }
         let records = Records {
             runs: append_file(&runs_file)?,
@@ -541,23 +564,47 @@ impl Records {
 
 /// Replaces the record file `path` by `columns` and `records`, through a synced temporary
 /// file in `dir` and a rename: a failure (a full disk) leaves the original as it was.
-fn rewrite(dir: &Path, path: &Path, header: &[String], records: Vec<Vec<String>>) -> Result<()> {
+/// Replaces `path` by `header` and the records `fill` writes, streamed to a temporary file
+/// in `dir` that then takes the file's place.
+fn rewrite_with(dir: &Path, path: &Path, header: &[String], fill: impl FnOnce(&mut csv::Writer<std::io::BufWriter<&File>>) -> Result<()>) -> Result<()> {
     let tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    let header = header.to_vec();
-    let bytes = csv_bytes(std::iter::once(header).chain(records))?;
     let context = || format!("writing the new {}", path.display());
-    tmp.as_file().write_all(&bytes).with_context(context)?;
+    {
+        let mut w = csv::WriterBuilder::new().has_headers(false).from_writer(std::io::BufWriter::new(tmp.as_file()));
+        w.write_record(header).with_context(context)?;
+        fill(&mut w).with_context(context)?;
+        w.flush().with_context(context)?;
+    }
     tmp.as_file().sync_all().with_context(context)?;
     // On failure the temporary file is removed when `tmp` drops.
     tmp.persist(path).map_err(|e| e.error).with_context(|| format!("replacing {}", path.display()))?;
     Ok(())
 }
 
+/// Hands the header and each record (or its parse error) of the CSV file `path` to `f`, one
+/// at a time; stops at `f`'s first error.
+fn for_each_record(path: &Path, mut f: impl FnMut(&csv::StringRecord, csv::Result<&csv::StringRecord>) -> Result<()>) -> Result<()> {
+    let mut reader = csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
+    let header = reader.headers().with_context(|| format!("reading {}", path.display()))?.clone();
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => return Ok(()),
+            Ok(true) => f(&header, Ok(&record))?,
+            Err(e) => f(&header, Err(e))?,
+        }
+    }
+}
+
 /// Checks the header line of a record file: an empty file (cut inside its header) gets
 /// `columns` written back; a different header is an error naming the file.
 fn restore_header(path: &Path, columns: &[String]) -> Result<()> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let expected = csv_bytes([columns.to_vec()])?;
+    // The file's start only: the records after the header can be gigabytes.
+    let mut bytes = Vec::with_capacity(expected.len());
+    File::open(path)
+        .and_then(|f| f.take(expected.len() as u64).read_to_end(&mut bytes))
+        .with_context(|| format!("reading {}", path.display()))?;
     if bytes.is_empty() {
         return append_file(path)?.write_all(&expected).with_context(|| format!("writing {}", path.display()));
     }
@@ -573,11 +620,26 @@ fn restore_header(path: &Path, columns: &[String]) -> Result<()> {
 
 /// Cuts a file after its last newline (a line half-written when the campaign was killed).
 fn truncate_partial_line(path: &Path) -> Result<()> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-    if keep < bytes.len() {
-        let f = OpenOptions::new().write(true).open(path).with_context(|| format!("opening {}", path.display()))?;
-        f.set_len(keep as u64).with_context(|| format!("truncating {}", path.display()))?;
+    let context = || format!("reading {}", path.display());
+    let mut f = OpenOptions::new().read(true).write(true).open(path).with_context(|| format!("opening {}", path.display()))?;
+    let len = f.metadata().with_context(context)?.len();
+    // Backwards from the end, a block at a time, to the last newline.
+    let mut end = len;
+    let mut keep = 0;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let chunk = &mut block[..(end - start) as usize];
+        f.seek(std::io::SeekFrom::Start(start)).with_context(context)?;
+        f.read_exact(chunk).with_context(context)?;
+        if let Some(i) = chunk.iter().rposition(|&b| b == b'\n') {
+            keep = start + i as u64 + 1;
+            break;
+        }
+        end = start;
+    }
+    if keep < len {
+        f.set_len(keep).with_context(|| format!("truncating {}", path.display()))?;
     }
     Ok(())
 }
@@ -652,6 +714,23 @@ mod tests {
 
     fn line(program: u64) -> ProgramLine {
         ProgramLine { program, status: "checked".into(), checks: 2, ..ProgramLine::default() }
+    }
+
+    #[test]
+    fn a_partial_last_line_is_cut_however_long() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("f.csv");
+        let long = "x".repeat(200 * 1024);
+        for (text, kept) in [
+            (format!("a,b\n1,2\n3,{long}"), "a,b\n1,2\n".to_string()),
+            (format!("a,b\n{long}\n"), format!("a,b\n{long}\n")),
+            (long.clone(), String::new()),
+            (String::new(), String::new()),
+        ] {
+            std::fs::write(&path, &text).expect("write");
+            truncate_partial_line(&path).expect("truncate");
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), kept);
+        }
     }
 
     #[test]
