@@ -10,7 +10,7 @@
 //! sum of the shards' checks over the longest shard's session (the shards run side by side).
 
 use super::autotriage::failure_dirs;
-use super::records::{self, ProgramLine, programs_path, runs_path, selftests_path};
+use super::records::{self, programs_path, runs_path, selftests_path};
 use super::summary::{Session, Stats};
 use super::reproduce::CostTotals;
 use super::{CampaignOptions, State, load_options, nightly, reproduce, write_report};
@@ -159,22 +159,22 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
     // Complete programs of each shard; a program complete in two shards is an overlap.
     let mut done: BTreeMap<u64, usize> = BTreeMap::new();
     for (shard, dir) in dirs.iter().enumerate() {
-        for line in records::read_programs(dir)? {
+        let mut overlap = None;
+        records::for_each_program(dir, |line| {
             if let Some(other) = done.insert(line.program, shard) {
-                bail!(
-                    "program {} was checked by both {} and {}: the shards overlap",
-                    line.program,
-                    dirs[other].display(),
-                    dir.display()
-                );
+                overlap.get_or_insert((line.program, other));
             }
+        })?;
+        if let Some((program, other)) = overlap {
+            bail!("program {program} was checked by both {} and {}: the shards overlap", dirs[other].display(), dir.display());
         }
     }
     merge_file(dirs, runs_path, &done, &runs_path(out))?;
     merge_file(dirs, programs_path, &done, &programs_path(out))?;
     merge_file(dirs, selftests_path, &done, &selftests_path(out))?;
-    let programs: Vec<ProgramLine> = records::read_programs(out)?;
-    let mut stats = Stats::fold(&programs, &records::read_selftests(out)?);
+    let mut stats = Stats::fold();
+    records::for_each_program(out, |p| stats.add_program(&p))?;
+    records::for_each_selftest(out, |t| stats.add_selftest(&t))?;
     let mut costs = CostTotals::default();
     records::for_each_run(out, |r| {
         stats.add(&r);

@@ -351,7 +351,9 @@ fn run(
     let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let next = AtomicU64::new(0);
     // Failing programs so far, earlier sessions included (for `stop_after_failing`).
-    let failing = AtomicU64::new(records::read_programs(dir)?.iter().filter(|p| p.failures > 0).count() as u64);
+    let mut failing_before = 0;
+    records::for_each_program(dir, |p| failing_before += u64::from(p.failures > 0))?;
+    let failing = AtomicU64::new(failing_before);
     let enough_failures = || options.stop_after_failing.is_some_and(|n| failing.load(Ordering::SeqCst) >= n);
     let mut limit = options.programs.unwrap_or(u64::MAX);
     if let Some(corpus) = &options.corpus {
@@ -430,8 +432,13 @@ fn run(
     }
     let weights = guide::weights_path(dir);
     std::fs::write(&weights, guide.weights_csv()?).with_context(|| format!("writing {}", weights.display()))?;
-    let programs = records::read_programs(dir)?;
-    let mut stats = summary::Stats::fold(&programs, &records::read_selftests(dir)?);
+    let mut stats = summary::Stats::fold();
+    let mut programs_reached = None;
+    records::for_each_program(dir, |p| {
+        programs_reached = programs_reached.max(Some(p.program + 1));
+        stats.add_program(&p);
+    })?;
+    records::for_each_selftest(dir, |t| stats.add_selftest(&t))?;
     let mut costs = reproduce::CostTotals::default();
     let mut qemu_runs = 0;
     records::for_each_run(dir, |r| {
@@ -451,7 +458,7 @@ fn run(
         qemu_runs,
     };
     let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
-    let opening = reproduce::section(dir, options, &State::read(dir)?, &costs, &programs);
+    let opening = reproduce::section(dir, options, &State::read(dir)?, &costs, programs_reached);
     write_report(dir, &stats, &session, &failure_dirs, options.previous.as_deref(), &opening)?;
     Ok(Report { dir: dir.to_path_buf(), stats, session })
 }

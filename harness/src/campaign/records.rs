@@ -674,24 +674,43 @@ pub fn for_each_run(dir: &Path, mut f: impl FnMut(Row)) -> Result<()> {
 
 /// Every self-test of `selftests.csv` in `dir` (none when the file is absent).
 pub fn read_selftests(dir: &Path) -> Result<Vec<SelfTest>> {
-    let path = selftests_path(dir);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(reader.records().filter_map(|r| r.ok().as_ref().and_then(SelfTest::from_record)).collect())
+    let mut tests = Vec::new();
+    for_each_selftest(dir, |t| tests.push(t))?;
+    Ok(tests)
 }
 
 /// Every line of `programs.csv` in `dir`.
 pub fn read_programs(dir: &Path) -> Result<Vec<ProgramLine>> {
-    Ok(read_program_records(&programs_path(dir))?.into_iter().flatten().collect())
+    let mut lines = Vec::new();
+    for_each_program(dir, |line| lines.push(line))?;
+    Ok(lines)
 }
 
-/// Every record of a `programs.csv`, `None` where malformed.
-fn read_program_records(path: &Path) -> Result<Vec<Option<ProgramLine>>> {
-    let mut reader = csv::Reader::from_path(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(reader.records().map(|r| r.ok().as_ref().and_then(ProgramLine::from_record)).collect())
+/// Hands every well-formed line of `programs.csv` in `dir` to `f`, one at a time.
+pub fn for_each_program(dir: &Path, mut f: impl FnMut(ProgramLine)) -> Result<()> {
+    for_each_record(&programs_path(dir), |_, record| {
+        if let Some(line) = record.ok().and_then(ProgramLine::from_record) {
+            f(line);
+        }
+        Ok(())
+    })
 }
+
+/// Hands every well-formed line of `selftests.csv` in `dir` to `f` (none when the file is
+/// absent), one at a time.
+pub fn for_each_selftest(dir: &Path, mut f: impl FnMut(SelfTest)) -> Result<()> {
+    let path = selftests_path(dir);
+    if !path.exists() {
+        return Ok(());
+    }
+    for_each_record(&path, |_, record| {
+        if let Some(test) = record.ok().and_then(SelfTest::from_record) {
+            f(test);
+        }
+        Ok(())
+    })
+}
+
 
 #[cfg(test)]
 mod tests {

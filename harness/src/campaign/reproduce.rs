@@ -6,7 +6,7 @@
 //! reproduction command names the program count instead, which checks exactly the same
 //! programs anywhere (rows are identical but for the time columns).
 
-use super::records::{ProgramLine, Row};
+use super::records::Row;
 use super::{CampaignOptions, State};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -140,16 +140,14 @@ fn cost_section(s: &mut String, t: &CostTotals) {
     s.push('\n');
 }
 
-fn programs_reached(programs: &[ProgramLine]) -> Option<u64> {
-    programs.iter().map(|p| p.program + 1).max()
-}
-
 /// The section for the campaign directory `dir`.
-pub fn section(dir: &Path, options: &CampaignOptions, state: &State, costs: &CostTotals, programs: &[ProgramLine]) -> String {
+/// `programs_reached`: one more than the highest program number recorded (none recorded:
+/// `None`).
+pub fn section(dir: &Path, options: &CampaignOptions, state: &State, costs: &CostTotals, programs_reached: Option<u64>) -> String {
     let mut s = String::from("## Reproduce\n\n");
     let _ = writeln!(s, "Run the same campaign again (same seed, strategies and limits):\n");
     let _ = writeln!(s, "```sh\n{}\n```\n", campaign_command(options, &limit_options(options), dir));
-    if let Some(n) = programs_reached(programs) {
+    if let Some(n) = programs_reached {
         let _ = writeln!(s, "Check exactly these programs again (any machine speed):\n");
         let _ = writeln!(s, "```sh\n{}\n```\n", campaign_command(options, &["--programs".into(), n.to_string()], dir));
     }
@@ -278,9 +276,8 @@ mod tests {
             Row { insns: Some(10), program_insns: Some(8), cycles: Some(30), class_counts: Some([1; NUM_CLASSES]), ..Row::default() },
             Row { insns: Some(10), cycles: Some(30), asm_shared: true, ..Row::default() },
         ];
-        let programs = vec![ProgramLine { program: 5, ..ProgramLine::default() }];
         let state = State { elapsed_secs: 61.0, sessions: 2, revisions: vec!["v1-3-gabc".into()] };
-        let md = section(Path::new("/r/my night"), &options(), &state, &CostTotals::compute(&rows), &programs);
+        let md = section(Path::new("/r/my night"), &options(), &state, &CostTotals::compute(&rows), Some(6));
         let run = "harness campaign --seed 42 --strategy o-levels,random --random-configs 4 --timeout 10 --shard 1/4";
         assert!(md.contains(&format!("{run} --minutes 1.5 --out '/r/my night'")), "{md}");
         assert!(md.contains(&format!("{run} --programs 6 --out '/r/my night'")), "{md}");

@@ -105,6 +105,26 @@ impl StatsFold {
         }
     }
 
+    pub fn add_program(&mut self, p: &ProgramLine) {
+        let s = &mut self.stats;
+        s.time.merge(&p.timing);
+        s.analysis_functions += p.analysis_functions;
+        if p.status == "checked" {
+            s.programs += 1;
+        } else {
+            s.discarded += 1;
+            let reason: String = p.reason.chars().take(80).collect();
+            *s.discard_reasons.entry(reason).or_default() += 1;
+        }
+    }
+
+    pub fn add_selftest(&mut self, t: &SelfTest) {
+        self.stats.selftest_failures += u64::from(t.kind.is_some());
+        if t.oracle == "encoder" {
+            self.stats.encoder_texts += t.checked;
+        }
+    }
+
     pub fn finish(self) -> Stats {
         Stats { configs: self.configs.len() as u64, failing_programs: self.failing_programs.len() as u64, ..self.stats }
     }
@@ -112,28 +132,17 @@ impl StatsFold {
 
 impl Stats {
     pub fn compute(rows: &[Row], programs: &[ProgramLine], selftests: &[SelfTest]) -> Stats {
-        let mut fold = Stats::fold(programs, selftests);
+        let mut fold = Stats::fold();
+        programs.iter().for_each(|p| fold.add_program(p));
+        selftests.iter().for_each(|t| fold.add_selftest(t));
         rows.iter().for_each(|r| fold.add(r));
         fold.finish()
     }
 
-    /// The figures of `programs.csv` and `selftests.csv`, to which the rows of `runs.csv`
-    /// are then added one by one.
-    pub fn fold(programs: &[ProgramLine], selftests: &[SelfTest]) -> StatsFold {
-        let mut s = Stats { selftest_failures: selftests.iter().filter(|t| t.kind.is_some()).count() as u64, ..Stats::default() };
-        s.encoder_texts = selftests.iter().filter(|t| t.oracle == "encoder").map(|t| t.checked).sum();
-        for p in programs {
-            s.time.merge(&p.timing);
-            s.analysis_functions += p.analysis_functions;
-            if p.status == "checked" {
-                s.programs += 1;
-            } else {
-                s.discarded += 1;
-                let reason: String = p.reason.chars().take(80).collect();
-                *s.discard_reasons.entry(reason).or_default() += 1;
-            }
-        }
-        StatsFold { stats: s, configs: Default::default(), failing_programs: BTreeSet::new() }
+    /// Nothing yet: the lines of `programs.csv`, `selftests.csv` and `runs.csv` are then
+    /// added one by one.
+    pub fn fold() -> StatsFold {
+        StatsFold { stats: Stats::default(), configs: Default::default(), failing_programs: BTreeSet::new() }
     }
 
     /// Share of checks (that reached the back end) that reused an earlier back-end result.
