@@ -146,8 +146,8 @@ type RunJob = (String, String);
 
 /// The program's runner thread (see "Overlap" in the module documentation): it takes one
 /// assembly text at a time and answers with its run. One thread per program rather than per
-/// run: a thread's start and exit (and the allocator's per-thread caches it fills and flushes)
-/// cost about 2% of a campaign's CPU time at eight runs per program.
+/// run: at eight runs per program, `perf` put about 2% of a campaign's CPU time in starting
+/// and ending threads (with the allocator's per-thread caches they fill and flush).
 struct RunThread<'scope> {
     jobs: std::sync::mpsc::Sender<RunJob>,
     results: std::sync::mpsc::Receiver<(Native, Timing)>,
@@ -251,7 +251,7 @@ impl Checker {
             prefix::PrefixCache::new(&lowered, &run_configs.iter().collect::<Vec<_>>())
         });
         let mut slots: Vec<Option<(Row, Option<Failure>)>> = vec![None; configs.len()];
-        // Runs go to a thread of their own (see "Overlap" in the module documentation).
+        // Runs go to the runner thread (see "Overlap" in the module documentation).
         let (stdin, expected) = (&case.subject.stdin, &case.expected);
         std::thread::scope(|scope| {
             let (jobs, job_queue) = std::sync::mpsc::channel::<RunJob>();

@@ -272,7 +272,8 @@ impl Guide {
         let mut results = BTreeMap::new();
         let mut last = 0;
         for_each_feedback(dir, |f| {
-            if !done.contains(&f.program) {
+            // An unguided campaign reads no feedback back.
+            if options.is_none() || !done.contains(&f.program) {
                 return;
             }
             last = last.max(position(f.program));
@@ -360,7 +361,9 @@ impl Guide {
             .map_err(|_| anyhow::anyhow!("a worker panicked while writing feedback.csv"))?
             .write_all(&line)
             .context("writing feedback.csv")?;
-        if let Ok(mut state) = self.state.lock() {
+        if self.options.is_some()
+            && let Ok(mut state) = self.state.lock()
+        {
             state.results.insert(feedback.program, feedback);
         }
         self.ready.notify_all();
