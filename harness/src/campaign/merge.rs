@@ -11,8 +11,7 @@
 
 use super::autotriage::failure_dirs;
 use super::records::{self, programs_path, runs_path, selftests_path};
-use super::summary::{Session, Stats};
-use super::reproduce::CostTotals;
+use super::summary::{Session, Stats, Totals};
 use super::{CampaignOptions, State, load_options, nightly, reproduce, write_report};
 use anyhow::{Context, Result, bail};
 use std::collections::BTreeMap;
@@ -172,15 +171,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path, previous: Option<&Path>) -> Result<(S
     merge_file(dirs, runs_path, &done, &runs_path(out))?;
     merge_file(dirs, programs_path, &done, &programs_path(out))?;
     merge_file(dirs, selftests_path, &done, &selftests_path(out))?;
-    let mut stats = Stats::fold();
-    records::for_each_program(out, |p| stats.add_program(&p))?;
-    records::for_each_selftest(out, |t| stats.add_selftest(&t))?;
-    let mut costs = CostTotals::default();
-    records::for_each_run(out, |r| {
-        stats.add(&r);
-        costs.add(&r);
-    })?;
-    let stats = stats.finish();
+    let Totals { stats, costs, .. } = Totals::read(out, |_| {})?;
 
     let mut session = Session {
         campaign_id: format!("{} (merge of {} shards)", shards[0].campaign_id, dirs.len()),

@@ -432,21 +432,10 @@ fn run(
     }
     let weights = guide::weights_path(dir);
     std::fs::write(&weights, guide.weights_csv()?).with_context(|| format!("writing {}", weights.display()))?;
-    let mut stats = summary::Stats::fold();
-    let mut programs_reached = None;
-    records::for_each_program(dir, |p| {
-        programs_reached = programs_reached.max(Some(p.program + 1));
-        stats.add_program(&p);
-    })?;
-    records::for_each_selftest(dir, |t| stats.add_selftest(&t))?;
-    let mut costs = reproduce::CostTotals::default();
     let mut qemu_runs = 0;
-    records::for_each_run(dir, |r| {
-        stats.add(&r);
-        costs.add(&r);
+    let summary::Totals { stats, costs, programs_reached } = summary::Totals::read(dir, |r| {
         qemu_runs += u64::from(!done.contains(&r.program) && !r.asm_hash.is_empty() && !r.asm_shared);
     })?;
-    let stats = stats.finish();
     let session = summary::Session {
         campaign_id: options.campaign_id.clone(),
         seconds: progress.elapsed().as_secs_f64(),

@@ -9,7 +9,10 @@
 //! Dedup ratio: the share of checks that reused an earlier configuration's result — of the
 //! back end (same optimised IR and stage set) or of the qemu run (same assembly).
 
-use super::records::{Phase, ProgramLine, Row, SelfTest, Timing};
+use super::records::{self, Phase, ProgramLine, Row, SelfTest, Timing};
+use super::reproduce::CostTotals;
+use anyhow::Result;
+use std::path::Path;
 use crate::failure::FailureKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -60,6 +63,36 @@ pub struct Stats {
     pub encoder_texts: u64,
     /// Worker time per phase, summed over the programs.
     pub time: Timing,
+}
+
+/// What a campaign directory's records add up to, read one line at a time
+/// ([`Totals::read`]).
+pub struct Totals {
+    pub stats: Stats,
+    pub costs: CostTotals,
+    /// One more than the highest program number recorded (`None`: none recorded).
+    pub programs_reached: Option<u64>,
+}
+
+impl Totals {
+    /// Folds `programs.csv`, `selftests.csv` and `runs.csv` of `dir`, handing each row to
+    /// `each_row` as well (for a figure of the caller's own).
+    pub fn read(dir: &Path, mut each_row: impl FnMut(&Row)) -> Result<Totals> {
+        let mut stats = Stats::fold();
+        let mut programs_reached = None;
+        records::for_each_program(dir, |p| {
+            programs_reached = programs_reached.max(Some(p.program + 1));
+            stats.add_program(&p);
+        })?;
+        records::for_each_selftest(dir, |t| stats.add_selftest(&t))?;
+        let mut costs = CostTotals::default();
+        records::for_each_run(dir, |r| {
+            stats.add(&r);
+            costs.add(&r);
+            each_row(&r);
+        })?;
+        Ok(Totals { stats: stats.finish(), costs, programs_reached })
+    }
 }
 
 /// [`Stats`] being computed from `runs.csv` one row at a time ([`Stats::fold`]): the sets

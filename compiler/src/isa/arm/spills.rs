@@ -164,8 +164,9 @@ fn transfer(inst: &MInst, facts: &mut Facts) -> Action {
             return Action::Delete;
         }
         let other = holding.into_iter().find(|q| q.class() == p.class());
+        // `p` is not in slot `n`'s set, so forgetting it elsewhere leaves `holding` as it is.
         facts.forget_reg(p);
-        let mut holding = facts.get(n);
+        let mut holding = holding;
         holding.add(p);
         facts.set(n, holding);
         return other.map_or(Action::Keep, Action::CopyFrom);
