@@ -4,16 +4,18 @@
 //! `and`↔`bic` when only the negated or inverted immediate encodes, one-register `push`/`pop`
 //! as `str`/`ldr` with writeback, `lsl rd, rm, #0` as `mov`.
 
-use super::parse::{Half, Instruction, Mem, MemOffset, Operand, Reg, ShiftBy, ShiftKind};
+use smallvec::SmallVec;
+
+use super::parse::{Base, Half, Instruction, Mem, MemOffset, Operand, Reg, ShiftBy, ShiftKind, Special};
 
 /// A relocation an instruction needs (the addend is stored in the instruction, as GNU does).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Fixup {
+pub enum Fixup<'a> {
     /// A branch to `symbol`: `bl` (unconditional) is `R_ARM_CALL`, every other branch
     /// `R_ARM_JUMP24`; resolved here when the target is a local label of the same section.
-    Branch { symbol: String, call: bool },
+    Branch { symbol: &'a str, call: bool },
     /// `movw`/`movt` with `:lower16:`/`:upper16:` of `symbol` (+ the addend in the field).
-    Half { half: Half, symbol: String },
+    Half { half: Half, symbol: &'a str },
 }
 
 /// What the encoder needs to know about the surroundings.
@@ -23,7 +25,7 @@ pub trait Context {
     fn local_branch(&self, label: &str) -> Option<i64>;
 }
 
-pub type Encoded = (u32, Option<Fixup>);
+pub type Encoded<'a> = (u32, Option<Fixup<'a>>);
 
 fn bad(ins: &Instruction, why: &str) -> String {
     format!("`{}{}`: {why}", ins.base, if ins.dt.is_empty() { String::new() } else { format!(".{}", ins.dt) })
@@ -61,24 +63,24 @@ const DP_MOV: u32 = 13;
 const DP_BIC: u32 = 14;
 const DP_MVN: u32 = 15;
 
-fn dp_opcode(base: &str) -> Option<u32> {
+fn dp_opcode(base: Base) -> Option<u32> {
     Some(match base {
-        "and" => DP_AND,
-        "eor" => DP_EOR,
-        "sub" => DP_SUB,
-        "rsb" => DP_RSB,
-        "add" => DP_ADD,
-        "adc" => DP_ADC,
-        "sbc" => DP_SBC,
-        "rsc" => DP_RSC,
-        "tst" => DP_TST,
-        "teq" => DP_TEQ,
-        "cmp" => DP_CMP,
-        "cmn" => DP_CMN,
-        "orr" => DP_ORR,
-        "mov" => DP_MOV,
-        "bic" => DP_BIC,
-        "mvn" => DP_MVN,
+        Base::And => DP_AND,
+        Base::Eor => DP_EOR,
+        Base::Sub => DP_SUB,
+        Base::Rsb => DP_RSB,
+        Base::Add => DP_ADD,
+        Base::Adc => DP_ADC,
+        Base::Sbc => DP_SBC,
+        Base::Rsc => DP_RSC,
+        Base::Tst => DP_TST,
+        Base::Teq => DP_TEQ,
+        Base::Cmp => DP_CMP,
+        Base::Cmn => DP_CMN,
+        Base::Orr => DP_ORR,
+        Base::Mov => DP_MOV,
+        Base::Bic => DP_BIC,
+        Base::Mvn => DP_MVN,
         _ => return None,
     })
 }
@@ -122,11 +124,12 @@ fn shifted_register(rm: u32, shift: Option<&Operand>) -> Result<u32, String> {
 fn data_processing(ins: &Instruction, opcode: u32) -> Result<u32, String> {
     let ops = &ins.operands;
     let s = u32::from(ins.set_flags || matches!(opcode, DP_TST | DP_TEQ | DP_CMP | DP_CMN));
+    let first = ops.first().and_then(core).ok_or_else(|| bad(ins, "expected a register"))?;
     let (rd, rn, rest) = match opcode {
-        DP_TST | DP_TEQ | DP_CMP | DP_CMN => (0, core(&ops[0]).ok_or_else(|| bad(ins, "expected a register"))?, &ops[1..]),
-        DP_MOV | DP_MVN => (core(&ops[0]).ok_or_else(|| bad(ins, "expected a register"))?, 0, &ops[1..]),
+        DP_TST | DP_TEQ | DP_CMP | DP_CMN => (0, first, &ops[1..]),
+        DP_MOV | DP_MVN => (first, 0, &ops[1..]),
         _ => {
-            let rd = core(&ops[0]).ok_or_else(|| bad(ins, "expected a register"))?;
+            let rd = first;
             // `add rd, #imm` means `add rd, rd, #imm`.
             match ops.get(1) {
                 Some(Operand::Reg(Reg::Core(rn))) if ops.len() >= 3 => (rd, *rn, &ops[2..]),
@@ -158,16 +161,15 @@ fn data_processing(ins: &Instruction, opcode: u32) -> Result<u32, String> {
 fn shift_alias(ins: &Instruction) -> Result<u32, String> {
     let ops = &ins.operands;
     let kind = match ins.base {
-        "lsl" => ShiftKind::Lsl,
-        "lsr" => ShiftKind::Lsr,
-        "asr" => ShiftKind::Asr,
-        "ror" => ShiftKind::Ror,
+        Base::Lsl => ShiftKind::Lsl,
+        Base::Lsr => ShiftKind::Lsr,
+        Base::Asr => ShiftKind::Asr,
         _ => ShiftKind::Ror,
     };
-    let rd = core(&ops[0]).ok_or_else(|| bad(ins, "expected a register"))?;
+    let rd = ops.first().and_then(core).ok_or_else(|| bad(ins, "expected a register"))?;
     let rm = core(ops.get(1).ok_or_else(|| bad(ins, "missing operand"))?).ok_or_else(|| bad(ins, "expected a register"))?;
     let by = match (ins.base, ops.get(2)) {
-        ("rrx", None) => ShiftBy::Rrx,
+        (Base::Rrx, None) => ShiftBy::Rrx,
         (_, Some(Operand::Imm(0))) if kind == ShiftKind::Lsl => return Ok(mov_register(ins, rd, rm)),
         (_, Some(Operand::Imm(n))) => ShiftBy::Imm(*n as u32),
         (_, Some(Operand::Reg(Reg::Core(rs)))) => ShiftBy::Reg(*rs),
@@ -196,7 +198,7 @@ fn multiply(ins: &Instruction) -> Result<u32, String> {
     let c = ins.cond.0 << 28;
     let s = u32::from(ins.set_flags) << 20;
     Ok(match ins.base {
-        "mul" => {
+        Base::Mul => {
             // `mul rd, rn` means `mul rd, rd, rn`.
             let [rd, rn, rm] = if ins.operands.len() == 2 {
                 let [rd, rm] = regs::<2>(ins)?;
@@ -206,26 +208,26 @@ fn multiply(ins: &Instruction) -> Result<u32, String> {
             };
             c | s | (rd << 16) | (rm << 8) | 0x90 | rn
         }
-        "mla" => {
+        Base::Mla => {
             let [rd, rn, rm, ra] = regs::<4>(ins)?;
             c | (1 << 21) | s | (rd << 16) | (ra << 12) | (rm << 8) | 0x90 | rn
         }
-        "mls" => {
+        Base::Mls => {
             let [rd, rn, rm, ra] = regs::<4>(ins)?;
             c | 0x0060_0090 | (rd << 16) | (ra << 12) | (rm << 8) | rn
         }
-        "smull" | "umull" => {
+        Base::Smull | Base::Umull => {
             let [lo, hi, rn, rm] = regs::<4>(ins)?;
-            let op = if ins.base == "smull" { 0x00c0_0090 } else { 0x0080_0090 };
+            let op = if ins.base == Base::Smull { 0x00c0_0090 } else { 0x0080_0090 };
             c | op | s | (hi << 16) | (lo << 12) | (rm << 8) | rn
         }
-        "smmul" => {
+        Base::Smmul => {
             let [rd, rn, rm] = regs::<3>(ins)?;
             c | 0x0750_f010 | (rd << 16) | (rm << 8) | rn
         }
-        "sdiv" | "udiv" => {
+        Base::Sdiv | Base::Udiv => {
             let [rd, rn, rm] = regs::<3>(ins)?;
-            let op = if ins.base == "sdiv" { 0x0710_f010 } else { 0x0730_f010 };
+            let op = if ins.base == Base::Sdiv { 0x0710_f010 } else { 0x0730_f010 };
             c | op | (rd << 16) | (rm << 8) | rn
         }
         _ => unreachable!("multiply called for {}", ins.base),
@@ -240,16 +242,16 @@ fn bitfield(ins: &Instruction) -> Result<u32, String> {
     };
     let reg = |i: usize| ins.operands.get(i).and_then(core).ok_or_else(|| bad(ins, "expected a register"));
     match ins.base {
-        "ubfx" | "sbfx" => {
+        Base::Ubfx | Base::Sbfx => {
             let (rd, rn, lsb, width) = (reg(0)?, reg(1)?, imm(2)?, imm(3)?);
             if width == 0 || lsb + width > 32 {
                 return Err(bad(ins, "bit field out of range"));
             }
-            let op = if ins.base == "ubfx" { 0x07e0_0050 } else { 0x07a0_0050 };
+            let op = if ins.base == Base::Ubfx { 0x07e0_0050 } else { 0x07a0_0050 };
             Ok(c | op | ((width - 1) << 16) | (rd << 12) | (lsb << 7) | rn)
         }
-        "bfi" | "bfc" => {
-            let (rd, rn, at) = if ins.base == "bfi" { (reg(0)?, reg(1)?, 2) } else { (reg(0)?, 15, 1) };
+        Base::Bfi | Base::Bfc => {
+            let (rd, rn, at) = if ins.base == Base::Bfi { (reg(0)?, reg(1)?, 2) } else { (reg(0)?, 15, 1) };
             let (lsb, width) = (imm(at)?, imm(at + 1)?);
             if width == 0 || lsb + width > 32 {
                 return Err(bad(ins, "bit field out of range"));
@@ -313,11 +315,11 @@ fn load_store_word(ins: &Instruction, rt: u32, mem: &Mem, load: bool, byte: bool
 /// `ldrh`/`strh`/`ldrsb`/`ldrsh`/`ldrd`/`strd` (8-bit split immediate or plain register).
 fn load_store_half(ins: &Instruction, rt: u32, mem: &Mem) -> Result<u32, String> {
     let (load, sh) = match ins.base {
-        "ldrh" => (1, 0b01),
-        "strh" => (0, 0b01),
-        "ldrsb" => (1, 0b10),
-        "ldrsh" => (1, 0b11),
-        "ldrd" => (0, 0b10),
+        Base::Ldrh => (1, 0b01),
+        Base::Strh => (0, 0b01),
+        Base::Ldrsb => (1, 0b10),
+        Base::Ldrsh => (1, 0b11),
+        Base::Ldrd => (0, 0b10),
         _ => (0, 0b11), // strd
     };
     let p = u32::from(!mem.post);
@@ -339,10 +341,12 @@ fn load_store_half(ins: &Instruction, rt: u32, mem: &Mem) -> Result<u32, String>
 
 fn load_store(ins: &Instruction) -> Result<u32, String> {
     let rt = ins.operands.first().and_then(core).ok_or_else(|| bad(ins, "expected a register"))?;
-    let at = if matches!(ins.base, "ldrd" | "strd") { 2 } else { 1 };
+    let at = if matches!(ins.base, Base::Ldrd | Base::Strd) { 2 } else { 1 };
     let mem = memory_operand(ins, at)?;
     match ins.base {
-        "ldr" | "str" | "ldrb" | "strb" => load_store_word(ins, rt, &mem, ins.base.starts_with("ldr"), ins.base.ends_with('b')),
+        Base::Ldr | Base::Str | Base::Ldrb | Base::Strb => {
+            load_store_word(ins, rt, &mem, matches!(ins.base, Base::Ldr | Base::Ldrb), matches!(ins.base, Base::Ldrb | Base::Strb))
+        }
         _ => load_store_half(ins, rt, &mem),
     }
 }
@@ -357,7 +361,7 @@ fn core_list(ins: &Instruction, list: &[Reg]) -> Result<u32, String> {
 fn block_transfer(ins: &Instruction) -> Result<u32, String> {
     let c = ins.cond.0 << 28;
     let (base, writeback, list) = match ins.base {
-        "push" | "pop" => {
+        Base::Push | Base::Pop => {
             let [Operand::List(list)] = ins.operands.as_slice() else { return Err(bad(ins, "expected a register list")) };
             (13, true, list)
         }
@@ -369,27 +373,27 @@ fn block_transfer(ins: &Instruction) -> Result<u32, String> {
     };
     let mask = core_list(ins, list)?;
     // GNU `as` turns a one-register push/pop into str/ldr with writeback.
-    if matches!(ins.base, "push" | "pop") && mask.count_ones() == 1 {
+    if matches!(ins.base, Base::Push | Base::Pop) && mask.count_ones() == 1 {
         let rt = mask.trailing_zeros();
-        return Ok(if ins.base == "push" { c | 0x052d_0004 | (rt << 12) } else { c | 0x049d_0004 | (rt << 12) });
+        return Ok(if ins.base == Base::Push { c | 0x052d_0004 | (rt << 12) } else { c | 0x049d_0004 | (rt << 12) });
     }
     let (p, u, l) = match ins.base {
-        "push" | "stmdb" | "stmfd" => (1, 0, 0),
-        "pop" | "ldm" | "ldmia" | "ldmfd" => (0, 1, 1),
+        Base::Push | Base::Stmdb | Base::Stmfd => (1, 0, 0),
+        Base::Pop | Base::Ldm | Base::Ldmia | Base::Ldmfd => (0, 1, 1),
         _ => (0, 1, 0), // stm, stmia
     };
     Ok(c | (0b100 << 25) | (p << 24) | (u << 23) | (u32::from(writeback) << 21) | (l << 20) | (base << 16) | mask)
 }
 
-fn branch(ins: &Instruction, cx: &dyn Context) -> Result<Encoded, String> {
+fn branch<'a>(ins: &Instruction<'a>, cx: &dyn Context) -> Result<Encoded<'a>, String> {
     let c = ins.cond.0 << 28;
-    if ins.base == "bx" || ins.base == "blx" {
+    if ins.base == Base::Bx || ins.base == Base::Blx {
         let rm = ins.operands.first().and_then(core).ok_or_else(|| bad(ins, "expected a register"))?;
-        let op = if ins.base == "bx" { 0x012f_ff10 } else { 0x012f_ff30 };
+        let op = if ins.base == Base::Bx { 0x012f_ff10 } else { 0x012f_ff30 };
         return Ok((c | op | rm, None));
     }
     let Some(Operand::Symbol(target, 0)) = ins.operands.first() else { return Err(bad(ins, "expected a label")) };
-    let link = u32::from(ins.base == "bl") << 24;
+    let link = u32::from(ins.base == Base::Bl) << 24;
     let word = c | (0b101 << 25) | link;
     match cx.local_branch(target) {
         Some(distance) => {
@@ -400,22 +404,22 @@ fn branch(ins: &Instruction, cx: &dyn Context) -> Result<Encoded, String> {
             Ok((word | (field as u32 & 0x00ff_ffff), None))
         }
         // The addend -8 (the pc bias), as GNU stores it.
-        None => Ok((word | 0x00ff_fffe, Some(Fixup::Branch { symbol: target.clone(), call: ins.base == "bl" && ins.cond.0 == 14 }))),
+        None => Ok((word | 0x00ff_fffe, Some(Fixup::Branch { symbol: target, call: ins.base == Base::Bl && ins.cond.0 == 14 }))),
     }
 }
 
-fn mov_wide(ins: &Instruction) -> Result<Encoded, String> {
+fn mov_wide<'a>(ins: &Instruction<'a>) -> Result<Encoded<'a>, String> {
     let rd = ins.operands.first().and_then(core).ok_or_else(|| bad(ins, "expected a register"))?;
-    let top = if ins.base == "movt" { 0x0340_0000 } else { 0x0300_0000 };
+    let top = if ins.base == Base::Movt { 0x0340_0000 } else { 0x0300_0000 };
     let pack = |v: u32| (ins.cond.0 << 28) | top | ((v >> 12) << 16) | (rd << 12) | (v & 0xfff);
     match ins.operands.get(1) {
         Some(Operand::Imm(v)) if (0..=0xffff).contains(v) => Ok((pack(*v as u32), None)),
         Some(Operand::Half(half, symbol, addend)) => {
-            let expected = if ins.base == "movt" { Half::Upper } else { Half::Lower };
+            let expected = if ins.base == Base::Movt { Half::Upper } else { Half::Lower };
             if *half != expected {
                 return Err(bad(ins, "movw takes :lower16:, movt :upper16:"));
             }
-            Ok((pack(*addend as u32 & 0xffff), Some(Fixup::Half { half: *half, symbol: symbol.clone() })))
+            Ok((pack(*addend as u32 & 0xffff), Some(Fixup::Half { half: *half, symbol })))
         }
         _ => Err(bad(ins, "expected #imm16 or #:lower16:/#:upper16: of a symbol")),
     }
@@ -447,7 +451,7 @@ fn vm(r: &Reg) -> u32 {
     (x << 5) | v
 }
 
-fn vfp_regs(ins: &Instruction) -> Result<Vec<Reg>, String> {
+fn vfp_regs(ins: &Instruction) -> Result<SmallVec<[Reg; 4]>, String> {
     ins.operands
         .iter()
         .map(|o| match o {
@@ -459,7 +463,7 @@ fn vfp_regs(ins: &Instruction) -> Result<Vec<Reg>, String> {
 
 /// `sz` (bit 8) for `.f32`/`.f64`, checked against the registers.
 fn size_bit(ins: &Instruction, regs: &[Reg]) -> Result<u32, String> {
-    let double = match ins.dt.as_str() {
+    let double = match &*ins.dt {
         "f32" => false,
         "f64" => true,
         _ => return Err(bad(ins, "expected .f32 or .f64")),
@@ -483,16 +487,16 @@ fn vfp_arith(ins: &Instruction) -> Result<u32, String> {
         Ok(c | op | vd(d) | vm(m))
     };
     match ins.base {
-        "vadd" => three(0x0030_0000),
-        "vsub" => three(0x0030_0040),
-        "vmul" => three(0x0020_0000),
-        "vnmul" => three(0x0020_0040),
-        "vdiv" => three(0x0080_0000),
-        "vmla" => three(0),
-        "vmls" => three(0x0000_0040),
-        "vneg" => two(0x00b1_0040),
-        "vabs" => two(0x00b0_00c0),
-        "vsqrt" => two(0x00b1_00c0),
+        Base::Vadd => three(0x0030_0000),
+        Base::Vsub => three(0x0030_0040),
+        Base::Vmul => three(0x0020_0000),
+        Base::Vnmul => three(0x0020_0040),
+        Base::Vdiv => three(0x0080_0000),
+        Base::Vmla => three(0),
+        Base::Vmls => three(0x0000_0040),
+        Base::Vneg => two(0x00b1_0040),
+        Base::Vabs => two(0x00b0_00c0),
+        Base::Vsqrt => two(0x00b1_00c0),
         _ => unreachable!("vfp_arith called for {}", ins.base),
     }
 }
@@ -544,7 +548,7 @@ fn vmov(ins: &Instruction) -> Result<u32, String> {
 
 fn vcmp(ins: &Instruction) -> Result<u32, String> {
     let c = ins.cond.0 << 28;
-    let e = u32::from(ins.base == "vcmpe") << 7;
+    let e = u32::from(ins.base == Base::Vcmpe) << 7;
     match ins.operands.as_slice() {
         [Operand::Reg(d), Operand::Reg(m)] => {
             let sz = size_bit(ins, &[*d, *m])?;
@@ -562,8 +566,8 @@ fn vcvt(ins: &Instruction) -> Result<u32, String> {
     let c = ins.cond.0 << 28;
     let [d, m] = vfp_regs(ins)?[..] else { return Err(bad(ins, "expected two registers")) };
     let s = |r: &Reg| matches!(r, Reg::S(_));
-    let round_zero = u32::from(ins.base == "vcvt") << 7;
-    let word = match ins.dt.as_str() {
+    let round_zero = u32::from(ins.base == Base::Vcvt) << 7;
+    let word = match &*ins.dt {
         "f64.f32" if matches!(d, Reg::D(_)) && s(&m) => 0x0eb7_0ac0,
         "f32.f64" if s(&d) && matches!(m, Reg::D(_)) => 0x0eb7_0bc0,
         "f32.s32" if s(&d) && s(&m) => 0x0eb8_0ac0,
@@ -587,14 +591,14 @@ fn vldr_vstr(ins: &Instruction) -> Result<u32, String> {
         return Err(bad(ins, &format!("offset {off} out of range")));
     }
     let u = u32::from(off >= 0) << 23;
-    let l = u32::from(ins.base == "vldr") << 20;
+    let l = u32::from(ins.base == Base::Vldr) << 20;
     let sz = u32::from(matches!(r, Reg::D(_))) << 8;
     Ok((ins.cond.0 << 28) | 0x0d00_0a00 | u | l | sz | vd(r) | (mem.base << 16) | (off.unsigned_abs() as u32 / 4))
 }
 
 fn vfp_block(ins: &Instruction) -> Result<u32, String> {
     let (base, writeback, list) = match (ins.base, ins.operands.as_slice()) {
-        ("vpush" | "vpop", [Operand::List(list)]) => (13, true, list),
+        (Base::Vpush | Base::Vpop, [Operand::List(list)]) => (13, true, list),
         (_, [Operand::Reg(Reg::Core(b)), Operand::List(list)]) => (*b, false, list),
         (_, [Operand::RegWriteback(Reg::Core(b)), Operand::List(list)]) => (*b, true, list),
         _ => return Err(bad(ins, "expected a base register and a register list")),
@@ -609,9 +613,9 @@ fn vfp_block(ins: &Instruction) -> Result<u32, String> {
         return Err(bad(ins, "the register list must be consecutive registers of one kind"));
     }
     let (p, u, l) = match ins.base {
-        "vpush" | "vstmdb" => (1, 0, 0),
-        "vpop" | "vldm" | "vldmia" => (0, 1, 1),
-        "vldmdb" => (1, 0, 1),
+        Base::Vpush | Base::Vstmdb => (1, 0, 0),
+        Base::Vpop | Base::Vldm | Base::Vldmia => (0, 1, 1),
+        Base::Vldmdb => (1, 0, 1),
         _ => (0, 1, 0), // vstm, vstmia
     };
     let words = if double { 2 * list.len() } else { list.len() } as u32;
@@ -630,34 +634,48 @@ fn vfp_block(ins: &Instruction) -> Result<u32, String> {
 
 fn vmrs(ins: &Instruction) -> Result<u32, String> {
     match ins.operands.as_slice() {
-        [Operand::Special(a), Operand::Special(b)] if a == "apsr_nzcv" && b == "fpscr" => Ok((ins.cond.0 << 28) | 0x0ef1_fa10),
-        [Operand::Reg(Reg::Core(rt)), Operand::Special(b)] if b == "fpscr" => Ok((ins.cond.0 << 28) | 0x0ef1_0a10 | (rt << 12)),
+        [Operand::Special(Special::ApsrNzcv), Operand::Special(Special::Fpscr)] => Ok((ins.cond.0 << 28) | 0x0ef1_fa10),
+        [Operand::Reg(Reg::Core(rt)), Operand::Special(Special::Fpscr)] => Ok((ins.cond.0 << 28) | 0x0ef1_0a10 | (rt << 12)),
         _ => Err(bad(ins, "unsupported operands")),
     }
 }
 
+/// Whether encoding `ins` needs to know where labels are: a `b`/`bl` to a label (which
+/// [`encode`] resolves through its [`Context`] when the label is local). Every other
+/// instruction encodes from its text alone, and never asks its context.
+pub fn needs_layout(ins: &Instruction) -> bool {
+    matches!(ins.base, Base::B | Base::Bl) && matches!(ins.operands.first(), Some(Operand::Symbol(_, 0)))
+}
+
 /// Encodes one instruction.
-pub fn encode(ins: &Instruction, cx: &dyn Context) -> Result<Encoded, String> {
+pub fn encode<'a>(ins: &Instruction<'a>, cx: &dyn Context) -> Result<Encoded<'a>, String> {
     let plain = |w: Result<u32, String>| w.map(|w| (w, None));
     if let Some(op) = dp_opcode(ins.base) {
         return plain(data_processing(ins, op));
     }
     match ins.base {
-        "lsl" | "lsr" | "asr" | "ror" | "rrx" => plain(shift_alias(ins)),
-        "nop" => Ok(((ins.cond.0 << 28) | 0x0320_f000, None)),
-        "mul" | "mla" | "mls" | "smull" | "umull" | "smmul" | "sdiv" | "udiv" => plain(multiply(ins)),
-        "ubfx" | "sbfx" | "bfi" | "bfc" | "clz" => plain(bitfield(ins)),
-        "ldr" | "str" | "ldrb" | "strb" | "ldrh" | "strh" | "ldrsb" | "ldrsh" | "ldrd" | "strd" => plain(load_store(ins)),
-        "push" | "pop" | "ldm" | "ldmia" | "ldmfd" | "stm" | "stmdb" | "stmfd" => plain(block_transfer(ins)),
-        "b" | "bl" | "bx" | "blx" => branch(ins, cx),
-        "movw" | "movt" => mov_wide(ins),
-        "vadd" | "vsub" | "vmul" | "vnmul" | "vdiv" | "vmla" | "vmls" | "vneg" | "vabs" | "vsqrt" => plain(vfp_arith(ins)),
-        "vmov" => plain(vmov(ins)),
-        "vcmp" | "vcmpe" => plain(vcmp(ins)),
-        "vcvt" | "vcvtr" => plain(vcvt(ins)),
-        "vldr" | "vstr" => plain(vldr_vstr(ins)),
-        "vpush" | "vpop" | "vstm" | "vstmia" | "vstmdb" | "vldm" | "vldmia" | "vldmdb" => plain(vfp_block(ins)),
-        "vmrs" => plain(vmrs(ins)),
-        other => Err(format!("`{other}` is not supported by the in-process assembler")),
+        Base::And | Base::Eor | Base::Sub | Base::Rsb | Base::Add | Base::Adc | Base::Sbc | Base::Rsc | Base::Tst | Base::Teq | Base::Cmp
+        | Base::Cmn | Base::Orr | Base::Mov | Base::Bic | Base::Mvn => unreachable!("data processing is encoded above"),
+        Base::Lsl | Base::Lsr | Base::Asr | Base::Ror | Base::Rrx => plain(shift_alias(ins)),
+        Base::Nop => Ok(((ins.cond.0 << 28) | 0x0320_f000, None)),
+        Base::Mul | Base::Mla | Base::Mls | Base::Smull | Base::Umull | Base::Smmul | Base::Sdiv | Base::Udiv => plain(multiply(ins)),
+        Base::Ubfx | Base::Sbfx | Base::Bfi | Base::Bfc | Base::Clz => plain(bitfield(ins)),
+        Base::Ldr | Base::Str | Base::Ldrb | Base::Strb | Base::Ldrh | Base::Strh | Base::Ldrsb | Base::Ldrsh | Base::Ldrd | Base::Strd => {
+            plain(load_store(ins))
+        }
+        Base::Push | Base::Pop | Base::Ldm | Base::Ldmia | Base::Ldmfd | Base::Stm | Base::Stmdb | Base::Stmfd => plain(block_transfer(ins)),
+        Base::B | Base::Bl | Base::Bx | Base::Blx => branch(ins, cx),
+        Base::Movw | Base::Movt => mov_wide(ins),
+        Base::Vadd | Base::Vsub | Base::Vmul | Base::Vnmul | Base::Vdiv | Base::Vmla | Base::Vmls | Base::Vneg | Base::Vabs | Base::Vsqrt => {
+            plain(vfp_arith(ins))
+        }
+        Base::Vmov => plain(vmov(ins)),
+        Base::Vcmp | Base::Vcmpe => plain(vcmp(ins)),
+        Base::Vcvt | Base::Vcvtr => plain(vcvt(ins)),
+        Base::Vldr | Base::Vstr => plain(vldr_vstr(ins)),
+        Base::Vpush | Base::Vpop | Base::Vstm | Base::Vstmia | Base::Vstmdb | Base::Vldm | Base::Vldmia | Base::Vldmdb => {
+            plain(vfp_block(ins))
+        }
+        Base::Vmrs => plain(vmrs(ins)),
     }
 }

@@ -10,13 +10,20 @@
 //! VFP instruction a compiler for this target would write, with conditions and the `s` flag).
 //!
 //! # How
-//! Two passes over the lines ([`parse`]): the first sizes every statement (instructions are
-//! 4 bytes; data directives their contents) and places labels; the second encodes
-//! ([`encode`]) with every label known. Branches to local labels of the same section are
-//! resolved here; branches to other symbols, `movw`/`movt` of symbol halves and `.word`s of
-//! symbols become relocations with the addend stored in the instruction field (REL, as ARM
-//! ELF does), with the same choices GNU `as` makes: `R_ARM_CALL` for an unconditional `bl`,
-//! `R_ARM_JUMP24` for other branches, local `.L` labels referenced through their section.
+//! One pass over the lines ([`parse`]) places every statement (instructions are 4 bytes;
+//! data directives their contents) and labels, and writes the bytes of everything that does
+//! not depend on where labels are ([`encode`]); what does — branches to labels and `.word`s
+//! of symbols — is completed when every label is known ([`Assembler::finish`]). Branches to
+//! local labels of the same section are resolved here; branches to other symbols,
+//! `movw`/`movt` of symbol halves and `.word`s of symbols become relocations with the addend
+//! stored in the instruction field (REL, as ARM ELF does), with the same choices GNU `as`
+//! makes: `R_ARM_CALL` for an unconditional `bl`, `R_ARM_JUMP24` for other branches, local
+//! `.L` labels referenced through their section.
+//!
+//! A campaign assembles every text it checks, so this is written not to allocate per line:
+//! statements borrow their text, labels and symbol attributes are hashed by `&str`, and
+//! sections are an array. The result is that of the two-pass assembler it replaced, byte for
+//! byte and error for error (see [`Assembler`] on the order of errors).
 //!
 //! # Second opinion
 //! [`compare_with_gnu`] assembles the same text with GNU `as` and compares every section's
@@ -28,6 +35,8 @@ mod encode;
 mod parse;
 
 use std::collections::BTreeMap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use encode::{Context, Fixup};
 use parse::{Half, Operand, Statement};
@@ -63,6 +72,11 @@ impl SectionId {
 
     pub fn from_name(name: &str) -> Option<SectionId> {
         SectionId::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The section's place in `ALL` (and in per-section arrays).
+    fn index(self) -> usize {
+        self as usize
     }
 }
 
@@ -132,28 +146,18 @@ pub struct Object {
     pub relocs: Vec<Reloc>,
 }
 
-/// A statement placed in a section.
-struct Placed {
-    line: usize,
-    section: SectionId,
-    offset: u64,
-    /// Sequence number among all statements (orders numeric local labels).
-    seq: usize,
-    statement: Statement,
-}
-
-/// Where each label is, with everything pass 1 learnt about symbols.
+/// Where each label is, with everything the directives say about symbols.
 #[derive(Default)]
-struct Layout {
-    labels: BTreeMap<String, (SectionId, u64)>,
+struct Layout<'a> {
+    labels: FxHashMap<&'a str, (SectionId, u64)>,
     /// Numeric local labels: name → (sequence number, section, offset) of each definition.
-    numeric: BTreeMap<String, Vec<(usize, SectionId, u64)>>,
-    globals: Vec<String>,
-    functions: Vec<String>,
-    sizes: BTreeMap<String, u64>,
+    numeric: FxHashMap<&'a str, Vec<(usize, SectionId, u64)>>,
+    globals: FxHashSet<&'a str>,
+    functions: FxHashSet<&'a str>,
+    sizes: FxHashMap<&'a str, u64>,
 }
 
-impl Layout {
+impl Layout<'_> {
     /// A label reference resolved to (section, offset): numeric `Nb`/`Nf` relative to the
     /// statement `seq`.
     fn resolve(&self, name: &str, seq: usize) -> Option<(SectionId, u64)> {
@@ -168,24 +172,42 @@ impl Layout {
     }
 
     fn is_global(&self, name: &str) -> bool {
-        self.globals.iter().any(|g| g == name)
+        self.globals.contains(name)
     }
 }
 
-struct Here<'a> {
-    layout: &'a Layout,
+/// A statement's place: its line, its sequence number among all statements (labels
+/// included), its section and its offset there.
+#[derive(Clone, Copy)]
+struct Place {
+    line: usize,
+    seq: usize,
     section: SectionId,
     offset: u64,
-    seq: usize,
 }
 
-impl Context for Here<'_> {
+struct Here<'l, 'a> {
+    layout: &'l Layout<'a>,
+    place: Place,
+}
+
+impl Context for Here<'_, '_> {
     fn local_branch(&self, label: &str) -> Option<i64> {
         if self.layout.is_global(label) {
             return None;
         }
-        let (section, offset) = self.layout.resolve(label, self.seq)?;
-        (section == self.section).then(|| offset as i64 - self.offset as i64)
+        let (section, offset) = self.layout.resolve(label, self.place.seq)?;
+        (section == self.place.section).then(|| offset as i64 - self.place.offset as i64)
+    }
+}
+
+/// The context of an instruction that does not need the layout ([`encode::needs_layout`]):
+/// never asked.
+struct Unplaced;
+
+impl Context for Unplaced {
+    fn local_branch(&self, _: &str) -> Option<i64> {
+        unreachable!("only a branch to a label asks, and it waits for the layout")
     }
 }
 
@@ -224,12 +246,20 @@ fn string_bytes(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// One item of a `.word` directive.
+enum Word {
+    Value(u32),
+    /// A symbol (or label) with an addend: a relocation.
+    Symbol(String, i64),
+    /// Another operand (`.word r0`): read, but an error when the word is written.
+    Other,
+}
+
 /// What a data directive puts in its section.
 enum Data {
     Bytes(Vec<u8>),
     Zero(u64),
-    /// Words, each a number or a symbol with an addend.
-    Words(Vec<Operand>),
+    Words(Vec<Word>),
     Align(u64),
 }
 
@@ -240,8 +270,8 @@ fn data_directive(name: &str, args: &str) -> Result<Option<Data>, String> {
         ".word" | ".long" | ".4byte" => Data::Words(
             items()
                 .map(|i| match parse::integer(i) {
-                    Some(v) => Ok(Operand::Imm(v)),
-                    None => parse_symbol(i).ok_or_else(|| format!("cannot read `.word {i}`")),
+                    Some(v) => Ok(Word::Value(v as u32)),
+                    None => word_operand(i).ok_or_else(|| format!("cannot read `.word {i}`")),
                 })
                 .collect::<Result<_, _>>()?,
         ),
@@ -262,11 +292,15 @@ fn data_directive(name: &str, args: &str) -> Result<Option<Data>, String> {
     }))
 }
 
-fn parse_symbol(text: &str) -> Option<Operand> {
-    match parse::line(&format!("b {text}"), 0).ok()?.pop()? {
-        Statement::Instruction(mut i) => i.operands.pop(),
-        _ => None,
-    }
+/// A `.word` item that is not a number, read as the last operand of `b ITEM` would be.
+fn word_operand(text: &str) -> Option<Word> {
+    let line = format!("b {text}");
+    let Some(Statement::Instruction(ins)) = parse::line(&line, 0).ok()?.statement else { return None };
+    Some(match ins.operands.last()? {
+        Operand::Imm(v) => Word::Value(*v as u32),
+        Operand::Symbol(name, addend) => Word::Symbol(name.to_string(), *addend),
+        _ => Word::Other,
+    })
 }
 
 fn size_of(data: &Data, offset: u64) -> u64 {
@@ -278,203 +312,351 @@ fn size_of(data: &Data, offset: u64) -> u64 {
     }
 }
 
+/// A section being assembled.
+#[derive(Default)]
+struct Building {
+    /// Whether any statement was placed in it (only those sections are in the object).
+    used: bool,
+    /// The offset of the next statement (the sum of the sizes before it): where labels are
+    /// and where instructions' relocations point.
+    offset: u64,
+    /// The largest `.align`, 0 when none.
+    align: u64,
+    /// The bytes written. Outside `.bss` their length is `offset`, unless an `.align` in
+    /// `.text` needed padding that is not a whole number of `nop`s (only whole `nop`s are
+    /// written).
+    bytes: Vec<u8>,
+    /// `.bss` keeps no bytes: each data directive's are counted here, with those of the
+    /// `.word`s before it, and dropped (the words stay in `bytes` until then).
+    bss_size: u64,
+    /// How many times `.bss` dropped its bytes (a `.word` written before a drop is gone).
+    drops: usize,
+}
+
+/// What waits for the whole layout, in statement order (which is the order of the
+/// relocations).
+enum Late<'a> {
+    /// A relocation known at once (`movw`/`movt` of a symbol).
+    Reloc { seq: usize, reloc: Reloc },
+    /// A branch to a label, whose word is at byte `at` of its section: resolved here when
+    /// the label is local to the section, a relocation otherwise.
+    Branch { place: Place, at: usize, ins: parse::Instruction<'a> },
+    /// A `.word` of a symbol, whose word is at byte `at` (unless `.bss` dropped it since,
+    /// after `drops` drops) and whose relocation is at `offset`: a local label goes through
+    /// its section.
+    Word { seq: usize, section: SectionId, offset: u64, at: usize, drops: usize, name: String, addend: i64 },
+}
+
+impl Late<'_> {
+    fn seq(&self) -> usize {
+        match self {
+            Late::Reloc { seq, .. } | Late::Word { seq, .. } => *seq,
+            Late::Branch { place, .. } => place.seq,
+        }
+    }
+}
+
+/// The assembler's state as it reads the text, once: every statement is placed, and encoded
+/// unless it needs the layout ([`Late`]); [`Assembler::finish`] does the rest.
+///
+/// The errors are those of reading the text in two passes, placing and then encoding: an
+/// error in reading or placing a statement is reported at once; the first error of an
+/// encoding only when the whole text is placed without error.
+struct Assembler<'a> {
+    layout: Layout<'a>,
+    /// Indexed by [`SectionId::index`].
+    sections: [Building; 4],
+    section: SectionId,
+    /// The sequence number of the next statement.
+    seq: usize,
+    late: Vec<Late<'a>>,
+    /// The first encoding that failed: its sequence number and error.
+    encode_error: Option<(usize, AsmError)>,
+}
+
+impl<'a> Assembler<'a> {
+    fn new() -> Self {
+        Assembler { layout: Layout::default(), sections: Default::default(), section: SectionId::Text, seq: 0, late: Vec::new(), encode_error: None }
+    }
+
+    /// Places the next statement in the current section.
+    fn place(&mut self, line: usize) -> Place {
+        let sec = &mut self.sections[self.section.index()];
+        sec.used = true;
+        let place = Place { line, seq: self.seq, section: self.section, offset: sec.offset };
+        self.seq += 1;
+        place
+    }
+
+    fn encode_failed(&mut self, place: Place, message: String) {
+        if self.encode_error.is_none() {
+            self.encode_error = Some((place.seq, AsmError { line: place.line, message }));
+        }
+    }
+
+    fn label(&mut self, name: &'a str, line: usize) -> Result<(), AsmError> {
+        let place = self.place(line);
+        if name.bytes().all(|b| b.is_ascii_digit()) {
+            self.layout.numeric.entry(name).or_default().push((place.seq, place.section, place.offset));
+        } else if self.layout.labels.insert(name, (place.section, place.offset)).is_some() {
+            return Err(AsmError { line, message: format!("label `{name}` defined twice") });
+        }
+        Ok(())
+    }
+
+    fn directive(&mut self, name: &'a str, args: &'a str, line: usize) -> Result<(), AsmError> {
+        let place = self.place(line);
+        let err = |message: String| AsmError { line, message };
+        match name {
+            ".text" => self.section = SectionId::Text,
+            ".data" => self.section = SectionId::Data,
+            ".bss" => self.section = SectionId::Bss,
+            ".section" => {
+                let which = parse::trim(args.split(',').next().unwrap_or(""));
+                self.section = match SectionId::from_name(which) {
+                    Some(s) => s,
+                    // Notes and attributes carry nothing the program needs.
+                    None if which.starts_with(".note") || which.starts_with(".ARM.attributes") => self.section,
+                    None => return Err(err(format!("unsupported section `{which}`"))),
+                };
+            }
+            ".global" | ".globl" => self.layout.globals.extend(args.split(',').map(parse::trim)),
+            ".type" => {
+                if let Some((sym, kind)) = args.split_once(',')
+                    && parse::trim(kind) == "%function"
+                {
+                    self.layout.functions.insert(parse::trim(sym));
+                }
+            }
+            ".size" => {
+                let (sym, expr) = args.split_once(',').ok_or_else(|| err("`.size SYM, SIZE`".into()))?;
+                let (sym, expr) = (parse::trim(sym), parse::trim(expr));
+                let size = match parse::integer(expr) {
+                    Some(v) => v as u64,
+                    None if expr.strip_prefix(".-") == Some(sym) => {
+                        let start = self.layout.labels.get(sym).map_or(0, |&(_, o)| o);
+                        place.offset - start
+                    }
+                    None => return Err(err(format!("unsupported size expression `{expr}`"))),
+                };
+                self.layout.sizes.insert(sym, size);
+            }
+            ".arch" | ".fpu" | ".syntax" | ".arm" | ".eabi_attribute" | ".file" | ".ident" | ".code" => {}
+            other => {
+                let data = data_directive(other, args).map_err(&err)?.ok_or_else(|| err(format!("unsupported directive `{other}`")))?;
+                self.data(data, place);
+            }
+        }
+        Ok(())
+    }
+
+    /// Places and writes the data of a directive.
+    fn data(&mut self, data: Data, place: Place) {
+        let sec = &mut self.sections[place.section.index()];
+        if let Data::Align(a) = data {
+            sec.align = sec.align.max(a);
+        }
+        sec.offset = place.offset + size_of(&data, place.offset);
+        let bss = place.section == SectionId::Bss;
+        // Where the data goes (padding is counted from here).
+        let start = if bss { sec.bss_size } else { sec.bytes.len() as u64 };
+        let length = match &data {
+            Data::Words(words) => {
+                for (i, word) in words.iter().enumerate() {
+                    match word {
+                        Word::Value(v) => sec.bytes.extend(v.to_le_bytes()),
+                        Word::Symbol(name, addend) => {
+                            let (offset, at, drops) = (start + 4 * i as u64, sec.bytes.len(), sec.drops);
+                            let (name, addend) = (name.clone(), *addend);
+                            self.late.push(Late::Word { seq: place.seq, section: place.section, offset, at, drops, name, addend });
+                            sec.bytes.extend([0; 4]);
+                        }
+                        Word::Other => return self.encode_failed(place, "bad .word".into()),
+                    }
+                }
+                // Words stay, even in `.bss` (until its next data directive).
+                return;
+            }
+            Data::Bytes(b) => b.len() as u64,
+            Data::Zero(n) => *n,
+            Data::Align(a) => start.next_multiple_of(*a) - start,
+        };
+        if bss {
+            sec.bss_size += sec.bytes.len() as u64 + length;
+            sec.bytes.clear();
+            sec.drops += 1;
+            return;
+        }
+        match data {
+            Data::Bytes(b) => sec.bytes.extend(b),
+            // GNU fills ARMv7 code with `nop` hints.
+            Data::Align(_) if place.section == SectionId::Text => {
+                for _ in 0..length / 4 {
+                    sec.bytes.extend(0xe320_f000u32.to_le_bytes());
+                }
+            }
+            _ => sec.bytes.resize(sec.bytes.len() + length as usize, 0),
+        }
+    }
+
+    fn instruction(&mut self, ins: &parse::Instruction<'a>, line: usize) -> Result<(), AsmError> {
+        let place = self.place(line);
+        if place.section == SectionId::Bss {
+            return Err(AsmError { line, message: "an instruction in .bss".into() });
+        }
+        let sec = &mut self.sections[place.section.index()];
+        sec.offset = place.offset + 4;
+        let at = sec.bytes.len();
+        if encode::needs_layout(ins) {
+            sec.bytes.extend([0; 4]);
+            self.late.push(Late::Branch { place, at, ins: ins.clone() });
+            return Ok(());
+        }
+        match encode::encode(ins, &Unplaced) {
+            Ok((word, fixup)) => {
+                sec.bytes.extend(word.to_le_bytes());
+                if let Some(fixup) = fixup {
+                    self.late.push(Late::Reloc { seq: place.seq, reloc: fixup_reloc(place, fixup) });
+                }
+            }
+            Err(message) => self.encode_failed(place, message),
+        }
+        Ok(())
+    }
+
+    /// Resolves what waited for the layout and makes the object.
+    fn finish(self) -> Result<Object, AsmError> {
+        let Assembler { layout, mut sections, late, encode_error, .. } = self;
+        let mut relocs = Vec::new();
+        for item in late {
+            // The first error in statement order is reported: a branch out of range before
+            // the first failed encoding, or that encoding.
+            if encode_error.as_ref().is_some_and(|(seq, _)| item.seq() > *seq) {
+                break;
+            }
+            match item {
+                Late::Reloc { reloc, .. } => relocs.push(reloc),
+                Late::Branch { place, at, ins } => {
+                    let here = Here { layout: &layout, place };
+                    let (word, fixup) = encode::encode(&ins, &here).map_err(|message| AsmError { line: place.line, message })?;
+                    sections[place.section.index()].bytes[at..at + 4].copy_from_slice(&word.to_le_bytes());
+                    if let Some(fixup) = fixup {
+                        // Branches name their symbol, `.L` labels included (GNU keeps those in
+                        // the symbol table for these relocations).
+                        relocs.push(fixup_reloc(place, fixup));
+                    }
+                }
+                Late::Word { seq, section, offset, at, drops, name, addend } => {
+                    let (target, stored) = reloc_target(&layout, &name, addend, seq);
+                    let sec = &mut sections[section.index()];
+                    if sec.drops == drops {
+                        sec.bytes[at..at + 4].copy_from_slice(&(stored as u32).to_le_bytes());
+                    }
+                    relocs.push(Reloc { section, offset, kind: RelocKind::Abs32, target });
+                }
+            }
+        }
+        if let Some((_, error)) = encode_error {
+            return Err(error);
+        }
+        let mut object = Object::default();
+        for id in SectionId::ALL {
+            let sec = &mut sections[id.index()];
+            if !sec.used {
+                continue;
+            }
+            let bytes = std::mem::take(&mut sec.bytes);
+            let size = match id {
+                _ if !bytes.is_empty() => bytes.len() as u64,
+                SectionId::Bss => sec.offset,
+                _ => 0,
+            };
+            object.sections.insert(id, Section { bytes, size, align: sec.align.max(4) });
+        }
+        // Symbols: every named label but `.L` ones no relocation names (in name order), then
+        // every referenced undefined name.
+        let named: FxHashSet<&str> = relocs
+            .iter()
+            .filter_map(|r| match &r.target {
+                RelocTarget::Symbol(s) => Some(s.as_str()),
+                RelocTarget::Section(_) => None,
+            })
+            .collect();
+        let mut defined: Vec<(&str, (SectionId, u64))> =
+            layout.labels.iter().filter(|(name, _)| !name.starts_with(".L") || named.contains(*name)).map(|(&n, &at)| (n, at)).collect();
+        defined.sort_unstable_by_key(|&(name, _)| name);
+        let mut undefined: Vec<&str> = named.iter().copied().filter(|name| !layout.labels.contains_key(name)).collect();
+        undefined.sort_unstable();
+        object.symbols = defined
+            .into_iter()
+            .map(|(name, (section, offset))| Symbol {
+                name: name.to_string(),
+                section: Some(section),
+                offset,
+                global: layout.is_global(name),
+                function: layout.functions.contains(name),
+                size: layout.sizes.get(name).copied().unwrap_or(0),
+            })
+            .chain(undefined.into_iter().map(|name| Symbol {
+                name: name.to_string(),
+                section: None,
+                offset: 0,
+                global: true,
+                function: false,
+                size: 0,
+            }))
+            .collect();
+        object.relocs = relocs;
+        Ok(object)
+    }
+}
+
+/// The relocation an instruction's fixup needs.
+fn fixup_reloc(place: Place, fixup: Fixup) -> Reloc {
+    let (kind, symbol) = match fixup {
+        Fixup::Branch { symbol, call } => (if call { RelocKind::Call } else { RelocKind::Jump24 }, symbol),
+        Fixup::Half { half: Half::Lower, symbol } => (RelocKind::MovwAbsNc, symbol),
+        Fixup::Half { half: Half::Upper, symbol } => (RelocKind::MovtAbs, symbol),
+    };
+    Reloc { section: place.section, offset: place.offset, kind, target: RelocTarget::Symbol(symbol.to_string()) }
+}
+
 /// Assembles `text` (see the module documentation).
 pub fn assemble(text: &str) -> Result<Object, AsmError> {
-    let mut placed: Vec<Placed> = Vec::new();
-    let mut layout = Layout::default();
-    let mut section = SectionId::Text;
-    let mut offsets: BTreeMap<SectionId, u64> = BTreeMap::new();
-    let mut aligns: BTreeMap<SectionId, u64> = BTreeMap::new();
-    // Pass 1: place every statement and label.
-    for (index, raw) in text.lines().enumerate() {
+    let mut asm = Assembler::new();
+    for (index, raw) in lines(text).enumerate() {
         let line = index + 1;
-        let err = |message: String| AsmError { line, message };
-        for statement in parse::line(raw, line)? {
-            let offset = *offsets.entry(section).or_insert(0);
-            let seq = placed.len();
-            match &statement {
-                Statement::Label(name) => {
-                    if name.bytes().all(|b| b.is_ascii_digit()) {
-                        layout.numeric.entry(name.clone()).or_default().push((seq, section, offset));
-                    } else if layout.labels.insert(name.clone(), (section, offset)).is_some() {
-                        return Err(err(format!("label `{name}` defined twice")));
-                    }
-                }
-                Statement::Directive(name, args) => match name.as_str() {
-                    ".text" => section = SectionId::Text,
-                    ".data" => section = SectionId::Data,
-                    ".bss" => section = SectionId::Bss,
-                    ".section" => {
-                        let which = args.split(',').next().unwrap_or("").trim();
-                        section = match SectionId::from_name(which) {
-                            Some(s) => s,
-                            // Notes and attributes carry nothing the program needs.
-                            None if which.starts_with(".note") || which.starts_with(".ARM.attributes") => section,
-                            None => return Err(err(format!("unsupported section `{which}`"))),
-                        };
-                    }
-                    ".global" | ".globl" => layout.globals.extend(args.split(',').map(|s| s.trim().to_string())),
-                    ".type" => {
-                        if let Some((sym, kind)) = args.split_once(',')
-                            && kind.trim() == "%function"
-                        {
-                            layout.functions.push(sym.trim().to_string());
-                        }
-                    }
-                    ".size" => {
-                        let (sym, expr) = args.split_once(',').ok_or_else(|| err("`.size SYM, SIZE`".into()))?;
-                        let (sym, expr) = (sym.trim(), expr.trim());
-                        let size = match parse::integer(expr) {
-                            Some(v) => v as u64,
-                            None if expr == format!(".-{sym}") => {
-                                let start = layout.labels.get(sym).map_or(0, |&(_, o)| o);
-                                offset - start
-                            }
-                            None => return Err(err(format!("unsupported size expression `{expr}`"))),
-                        };
-                        layout.sizes.insert(sym.to_string(), size);
-                    }
-                    ".arch" | ".fpu" | ".syntax" | ".arm" | ".eabi_attribute" | ".file" | ".ident" | ".code" => {}
-                    other => {
-                        let data = data_directive(other, args).map_err(&err)?.ok_or_else(|| err(format!("unsupported directive `{other}`")))?;
-                        if let Data::Align(a) = data {
-                            let entry = aligns.entry(section).or_insert(1);
-                            *entry = (*entry).max(a);
-                        }
-                        offsets.insert(section, offset + size_of(&data, offset));
-                    }
-                },
-                Statement::Instruction(_) => {
-                    if section == SectionId::Bss {
-                        return Err(err("an instruction in .bss".into()));
-                    }
-                    offsets.insert(section, offset + 4);
-                }
+        let parsed = parse::line(raw, line)?;
+        for &label in &parsed.labels {
+            asm.label(label, line)?;
+        }
+        match &parsed.statement {
+            None => {}
+            Some(Statement::Directive(name, args)) => asm.directive(name, args, line)?,
+            Some(Statement::Instruction(ins)) => asm.instruction(ins, line)?,
+        }
+    }
+    asm.finish()
+}
+
+/// The lines of `text`, as `str::lines` splits them, found by a loop over the bytes: lines
+/// of assembly are short, and the loop is quicker than a `memchr` call for each.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let line = match rest.bytes().position(|b| b == b'\n') {
+            Some(end) => {
+                let line = &rest[..end];
+                rest = &rest[end + 1..];
+                line.strip_suffix('\r').unwrap_or(line)
             }
-            placed.push(Placed { line, section, offset, seq, statement });
-        }
-    }
-    // Pass 2: bytes and relocations.
-    let mut object = Object::default();
-    for &id in offsets.keys() {
-        object.sections.insert(id, Section { align: aligns.get(&id).copied().unwrap_or(1).max(4), ..Section::default() });
-    }
-    let mut current = SectionId::Text;
-    for p in &placed {
-        let err = |message: String| AsmError { line: p.line, message };
-        match &p.statement {
-            Statement::Label(_) => {}
-            Statement::Directive(name, args) => {
-                match name.as_str() {
-                    ".text" => current = SectionId::Text,
-                    ".data" => current = SectionId::Data,
-                    ".bss" => current = SectionId::Bss,
-                    ".section" => {
-                        if let Some(s) = SectionId::from_name(args.split(',').next().unwrap_or("").trim()) {
-                            current = s;
-                        }
-                    }
-                    _ => {}
-                }
-                let Some(data) = data_directive(name, args).map_err(&err)? else { continue };
-                let sec = object.sections.entry(current).or_default();
-                let offset = if current == SectionId::Bss { sec.size } else { sec.bytes.len() as u64 };
-                match data {
-                    Data::Bytes(b) => sec.bytes.extend(b),
-                    Data::Zero(n) => sec.bytes.extend(std::iter::repeat_n(0, n as usize)),
-                    Data::Align(a) => {
-                        let pad = (offset.next_multiple_of(a) - offset) as usize;
-                        if current == SectionId::Text {
-                            // GNU fills ARMv7 code with `nop` hints.
-                            for _ in 0..pad / 4 {
-                                sec.bytes.extend(0xe320_f000u32.to_le_bytes());
-                            }
-                        } else {
-                            sec.bytes.extend(std::iter::repeat_n(0, pad));
-                        }
-                    }
-                    Data::Words(words) => {
-                        let mut relocs = Vec::new();
-                        for (i, w) in words.into_iter().enumerate() {
-                            let value = match w {
-                                Operand::Imm(v) => v as u32,
-                                Operand::Symbol(name, addend) => {
-                                    let (target, stored) = reloc_target(&layout, &name, addend, p.seq);
-                                    let at = offset + 4 * i as u64;
-                                    relocs.push(Reloc { section: current, offset: at, kind: RelocKind::Abs32, target });
-                                    stored as u32
-                                }
-                                _ => return Err(err("bad .word".into())),
-                            };
-                            sec.bytes.extend(value.to_le_bytes());
-                        }
-                        object.relocs.extend(relocs);
-                        continue;
-                    }
-                }
-                if current == SectionId::Bss {
-                    let sec = object.sections.entry(current).or_default();
-                    sec.size += sec.bytes.len() as u64;
-                    sec.bytes.clear();
-                }
-            }
-            Statement::Instruction(ins) => {
-                let here = Here { layout: &layout, section: p.section, offset: p.offset, seq: p.seq };
-                let (word, fixup) = encode::encode(ins, &here).map_err(err)?;
-                if let Some(fixup) = fixup {
-                    let (kind, symbol) = match fixup {
-                        Fixup::Branch { symbol, call } => (if call { RelocKind::Call } else { RelocKind::Jump24 }, symbol),
-                        Fixup::Half { half: Half::Lower, symbol } => (RelocKind::MovwAbsNc, symbol),
-                        Fixup::Half { half: Half::Upper, symbol } => (RelocKind::MovtAbs, symbol),
-                    };
-                    // Branches and `movw`/`movt` halves name their symbol, `.L` labels included
-                    // (GNU keeps those in the symbol table for these relocations).
-                    object.relocs.push(Reloc { section: p.section, offset: p.offset, kind, target: RelocTarget::Symbol(symbol) });
-                }
-                let sec = object.sections.entry(p.section).or_default();
-                debug_assert_eq!(sec.bytes.len() as u64, p.offset, "pass 1 and pass 2 agree on offsets");
-                sec.bytes.extend(word.to_le_bytes());
-            }
-        }
-    }
-    if let Some(sec) = object.sections.get_mut(&SectionId::Bss) {
-        sec.size = offsets.get(&SectionId::Bss).copied().unwrap_or(0);
-    }
-    for sec in object.sections.values_mut() {
-        if !sec.bytes.is_empty() {
-            sec.size = sec.bytes.len() as u64;
-        }
-    }
-    // Symbols: every named label but `.L` ones no relocation names, and every referenced
-    // undefined name.
-    let named = |name: &str| object.relocs.iter().any(|r| r.target == RelocTarget::Symbol(name.to_string()));
-    let mut symbols = Vec::new();
-    for (name, &(section, offset)) in &layout.labels {
-        if name.starts_with(".L") && !named(name) {
-            continue;
-        }
-        symbols.push(Symbol {
-            name: name.clone(),
-            section: Some(section),
-            offset,
-            global: layout.is_global(name),
-            function: layout.functions.contains(name),
-            size: layout.sizes.get(name).copied().unwrap_or(0),
-        });
-    }
-    object.symbols = symbols;
-    let mut undefined: Vec<String> = object
-        .relocs
-        .iter()
-        .filter_map(|r| match &r.target {
-            RelocTarget::Symbol(s) if !layout.labels.contains_key(s) => Some(s.clone()),
-            _ => None,
-        })
-        .collect();
-    undefined.sort();
-    undefined.dedup();
-    object.symbols.extend(undefined.into_iter().map(|name| Symbol { name, section: None, offset: 0, global: true, function: false, size: 0 }));
-    Ok(object)
+            None => std::mem::take(&mut rest),
+        };
+        Some(line)
+    })
 }
 
 /// The relocation target of `.word sym+addend` and the value stored in the word: a local
