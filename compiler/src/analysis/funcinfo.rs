@@ -72,6 +72,7 @@
 //! pass (which holds its function outside the module) use [`FuncInfo::compute_with`].
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use cranelift_entity::SecondaryMap;
 
@@ -294,22 +295,46 @@ pub struct FuncInfo {
     global_words: SecondaryMap<GlobalRef, u32>,
     empty_set: ObjectSet,
     any_set: ObjectSet,
+    /// What each function's body gave (its CFG and address map), for a later computation to
+    /// reuse for the functions not edited since ([`FuncInfo::compute_with_reusing`]).
+    bodies: SecondaryMap<FuncRef, Option<BodyFacts>>,
+}
+
+/// The per-function inputs of the summaries that depend on the function's body alone.
+#[derive(Clone, Debug)]
+struct BodyFacts {
+    /// The function object's edit stamp and parameters when computed: equal stamps mean the
+    /// same object, unedited (see [`Function::edit_stamp`]); the parameter list is a public
+    /// field the stamp does not cover.
+    stamp: (u64, u64),
+    params: Vec<Value>,
+    cfg: Arc<ControlFlowGraph>,
+    addrs: Arc<AddressMap>,
 }
 
 impl FuncInfo {
     /// Summaries of every live function of `module`.
     pub fn compute(module: &Module) -> FuncInfo {
-        FuncInfo::from_functions(module, &module_functions(module, None))
+        FuncInfo::from_functions(module, &module_functions(module, None), None)
     }
 
     /// Summaries of `module` plus `func`, which is function `fref` taken out of the module
     /// (inside a function pass). Without it, calls of `fref` would look like calls of a
     /// removed function and `fref`'s own call sites would be missing from the points-to sets.
     pub fn compute_with(module: &Module, fref: FuncRef, func: &Function) -> FuncInfo {
-        FuncInfo::from_functions(module, &module_functions(module, Some((fref, func))))
+        FuncInfo::compute_with_reusing(module, fref, func, None)
     }
 
-    fn from_functions(module: &Module, funcs: &[(FuncRef, &Function)]) -> FuncInfo {
+    /// [`FuncInfo::compute_with`], taking the CFG and address map of every function that
+    /// `previous` saw and that has not been edited since from `previous` instead of computing
+    /// them again: both are functions of the body alone, so the result is the same. A
+    /// function pass asks for summaries again after every edit of any function, and building
+    /// every function's address map each time was about half of the summaries' cost.
+    pub fn compute_with_reusing(module: &Module, fref: FuncRef, func: &Function, previous: Option<&FuncInfo>) -> FuncInfo {
+        FuncInfo::from_functions(module, &module_functions(module, Some((fref, func))), previous)
+    }
+
+    fn from_functions(module: &Module, funcs: &[(FuncRef, &Function)], previous: Option<&FuncInfo>) -> FuncInfo {
         let const_globals: BTreeSet<GlobalRef> =
             module.globals.iter().filter(|(_, g)| g.is_const).map(|(r, _)| r).collect();
         let all_globals: BTreeSet<GlobalRef> = module.globals.keys().collect();
@@ -365,17 +390,26 @@ impl FuncInfo {
             global_words,
             empty_set: ObjectSet::default(),
             any_set: ObjectSet::any(),
+            bodies: SecondaryMap::new(),
         };
 
         let mut index_of: SecondaryMap<FuncRef, usize> = SecondaryMap::new();
         // One CFG per function, shared by its address map and every summary of it (the
-        // functions do not change while this runs).
-        let cfgs: Vec<ControlFlowGraph> = funcs.iter().map(|&(_, func)| ControlFlowGraph::compute(func)).collect();
-        let mut addrs: Vec<AddressMap> = Vec::with_capacity(funcs.len());
+        // functions do not change while this runs); both taken from `previous` when the
+        // function is the same, unedited.
+        let unedited = |f: FuncRef, func: &Function| {
+            let stamp = func.edit_stamp();
+            previous?.bodies.get(f)?.as_ref().filter(|b| b.stamp == stamp && b.params == func.params).cloned()
+        };
         for (i, &(f, func)) in funcs.iter().enumerate() {
+            let facts = unedited(f, func).unwrap_or_else(|| {
+                let cfg = ControlFlowGraph::compute(func);
+                let addrs = AddressMap::compute_with_cfg(func, &cfg);
+                BodyFacts { stamp: func.edit_stamp(), params: func.params.clone(), cfg: Arc::new(cfg), addrs: Arc::new(addrs) }
+            });
+            info.bodies[f] = Some(facts);
             info.present[f] = true;
             index_of[f] = i;
-            addrs.push(AddressMap::compute_with_cfg(func, &cfgs[i]));
             info.summaries[f] = FuncSummary {
                 reads_params: vec![false; func.params.len()],
                 writes_params: vec![false; func.params.len()],
@@ -394,7 +428,8 @@ impl FuncInfo {
                 let mut changed = false;
                 for &f in scc {
                     let (_, func) = funcs[index_of[f]];
-                    let s = info.summarise(f, func, &cfgs[index_of[f]], &addrs[index_of[f]]);
+                    let facts = info.bodies[f].as_ref().expect("every function's facts are computed first");
+                    let s = info.summarise(f, func, &facts.cfg, &facts.addrs);
                     if s != info.summaries[f] {
                         info.summaries[f] = s;
                         changed = true;
@@ -412,7 +447,7 @@ impl FuncInfo {
             let mut changed = false;
             for &caller in &top_down {
                 let (_, func) = funcs[index_of[caller]];
-                let map = &addrs[index_of[caller]];
+                let map = Arc::clone(&info.bodies[caller].as_ref().expect("every function's facts are computed first").addrs);
                 let sites = info.call_graph.call_sites(caller).to_vec();
                 for (inst, callee) in sites {
                     let (_, callee_func) = funcs[index_of[callee]];

@@ -172,7 +172,8 @@ impl FunctionCx<'_> {
         let info = match self.kept_funcinfo.as_ref().filter(|(kept, _)| *kept == key) {
             Some((_, info)) => Arc::clone(info),
             None => {
-                let info = Arc::new(FuncInfo::compute_with(self.module, self.func_ref, func));
+                let previous = self.kept_funcinfo.as_ref().map(|(_, info)| &**info);
+                let info = Arc::new(FuncInfo::compute_with_reusing(self.module, self.func_ref, func, previous));
                 *self.kept_funcinfo = Some((key, Arc::clone(&info)));
                 info
             }

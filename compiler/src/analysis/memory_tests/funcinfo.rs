@@ -454,3 +454,40 @@ bb0:
     assert_eq!(with.param_points_to(ir.f("wild"), 0).iter().collect::<Vec<_>>(), vec![MemObject::Global(ir.g("h"))]);
     ir.m.put_back(caller, func);
 }
+
+#[test]
+fn reused_body_facts_give_the_summaries_of_a_fresh_computation() {
+    let text = "
+global @h: i32 x 4 = zero
+func @caller() -> void {
+bb0:
+    %a = alloca i32 x 4
+    %p = gep @h, 1 * 4
+    store 1 -> %p
+    ret
+}
+func @main() -> i32 {
+bb0:
+    call @caller()
+    ret 0
+}
+";
+    let mut ir = Ir::parse(text);
+    let (caller, h) = (ir.f("caller"), ir.g("h"));
+    let (a, p) = (ir.v("caller", "a"), ir.v("caller", "p"));
+    let mut func = ir.m.take_function(caller);
+    let before = FuncInfo::compute_with(&ir.m, caller, &func);
+    assert!(before.summary(caller).writes_global(h));
+    // Unedited: the caller's facts are reused, with the same answers.
+    let same = FuncInfo::compute_with_reusing(&ir.m, caller, &func, Some(&before));
+    assert!(same.summary(caller).writes_global(h));
+    // The store now goes to the caller's own array: its address map must not be reused
+    // (with the old one, `%p` would still point into @h).
+    let gep = func.all_insts().map(|(_, i)| i).find(|&i| func.result(i) == Some(p)).expect("the gep");
+    func.set_arg(gep, 0, a);
+    for info in [FuncInfo::compute_with_reusing(&ir.m, caller, &func, Some(&before)), FuncInfo::compute_with(&ir.m, caller, &func)] {
+        assert!(!info.summary(caller).writes_global(h), "the edit is seen");
+        assert!(info.summary(caller).is_read_only(), "a store to its own frame is no effect");
+    }
+    ir.m.put_back(caller, func);
+}

@@ -43,7 +43,10 @@ enum Kind {
     OtherDef,
 }
 
-fn operands(inst: &MInst) -> SmallVec<[(PReg, Kind); 6]> {
+/// The physical register operands of an instruction with their kinds, in visiting order.
+type Operands = SmallVec<[(PReg, Kind); 6]>;
+
+fn operands(inst: &MInst) -> Operands {
     struct Collect(SmallVec<[(Option<PReg>, Kind); 6]>);
     impl OperandVisitor for Collect {
         fn reg_use(&mut self, r: &mut Reg) {
@@ -115,9 +118,14 @@ fn set_operand(inst: &mut MInst, idx: usize, p: PReg) {
 }
 
 fn defs_uses(inst: &MInst) -> (PRegSet, PRegSet) {
+    defs_uses_of(inst, &operands(inst))
+}
+
+/// [`defs_uses`] of `inst` whose [`operands`] are `ops`.
+fn defs_uses_of(inst: &MInst, ops: &Operands) -> (PRegSet, PRegSet) {
     let mut defs = inst.clobbers();
     let mut uses = PRegSet::empty();
-    for (p, k) in operands(inst) {
+    for &(p, k) in ops {
         match k {
             Kind::Use | Kind::PinnedUse => uses.add(p),
             Kind::Def | Kind::OtherDef => defs.add(p),
@@ -245,8 +253,14 @@ pub fn run(pf: &mut PFunction, faults: &FaultSet) {
 /// copies are removed front to back. Removed instructions are marked and dropped at the end,
 /// so indices stay put; after each rewrite the liveness of the affected range is widened,
 /// never narrowed (a superset keeps every rule safe). Reports whether anything changed.
+///
+/// The operands of every instruction are collected once per sweep (and again for an
+/// instruction whose operand a rewrite changed): the rewrites look back and ahead up to
+/// [`WINDOW`] instructions for every copy, and collecting operands there each time was most of
+/// the stage's cost.
 fn sweep(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) -> bool {
     let n = insts.len();
+    let mut ops: Vec<Operands> = insts.iter().map(operands).collect();
     let mut deleted = vec![false; n];
     let mut live_after = vec![PRegSet::empty(); n];
     let mut changed = false;
@@ -258,7 +272,7 @@ fn sweep(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) 
             changed = true;
             continue;
         }
-        let (d, u) = defs_uses(&insts[i]);
+        let (d, u) = defs_uses_of(&insts[i], &ops[i]);
         live = (live & d.invert()) | u;
     }
     for i in 0..n {
@@ -270,12 +284,12 @@ fn sweep(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) 
         };
         let removed = if dst == src {
             true
-        } else if !live_after[i].contains(src) && let Some(j) = retarget_definition(insts, &deleted, i, dst, src) {
+        } else if !live_after[i].contains(src) && let Some(j) = retarget_definition(insts, &mut ops, &deleted, i, dst, src) {
             for l in &mut live_after[j..i] {
                 l.add(dst);
             }
             true
-        } else if let Some(last) = forward_source(insts, &deleted, i, dst, src, live_out, ignore_call_clobbers) {
+        } else if let Some(last) = forward_source(insts, &mut ops, &deleted, i, dst, src, live_out, ignore_call_clobbers) {
             for l in &mut live_after[i..last] {
                 l.add(src);
             }
@@ -300,9 +314,10 @@ fn sweep(insts: &mut Vec<MInst>, live_out: PRegSet, ignore_call_clobbers: bool) 
 
 /// Makes the definition of `src` that the copy `insts[i]` reads define `dst` instead;
 /// returns its index. The caller removes the copy.
-fn retarget_definition(insts: &mut [MInst], deleted: &[bool], i: usize, dst: PReg, src: PReg) -> Option<usize> {
+/// `ops` holds every instruction's [`operands`]; the retargeted definition's are updated.
+fn retarget_definition(insts: &mut [MInst], ops_of: &mut [Operands], deleted: &[bool], i: usize, dst: PReg, src: PReg) -> Option<usize> {
     for j in (i.saturating_sub(WINDOW)..i).rev().filter(|&j| !deleted[j]) {
-        let ops = operands(&insts[j]);
+        let ops = &ops_of[j];
         let defines_src = ops.iter().any(|&(p, k)| p == src && matches!(k, Kind::Def | Kind::OtherDef))
             || insts[j].clobbers().contains(src);
         if defines_src {
@@ -317,6 +332,7 @@ fn retarget_definition(insts: &mut [MInst], deleted: &[bool], i: usize, dst: PRe
                 return None;
             }
             set_operand(&mut insts[j], defs[0], dst);
+            ops_of[j] = operands(&insts[j]);
             return Some(j);
         }
         let mentions = |r: PReg| ops.iter().any(|&(p, _)| p == r) || insts[j].clobbers().contains(r);
@@ -329,9 +345,12 @@ fn retarget_definition(insts: &mut [MInst], deleted: &[bool], i: usize, dst: PRe
 
 /// Rewrites every later read of `dst` to read `src`, when all of them can; returns the index
 /// of the last instruction looked at (the reads rewritten are before or at it). The caller
-/// removes the copy.
+/// removes the copy. `ops` holds every instruction's [`operands`]; those of the rewritten
+/// reads are updated.
+#[allow(clippy::too_many_arguments)]
 fn forward_source(
     insts: &mut [MInst],
+    ops_of: &mut [Operands],
     deleted: &[bool],
     i: usize,
     dst: PReg,
@@ -347,7 +366,7 @@ fn forward_source(
     for k in (i + 1..end).filter(|&k| !deleted[k]) {
         let inst = &insts[k];
         last = k;
-        let ops = operands(inst);
+        let ops = &ops_of[k];
         let clobbers = inst.clobbers();
         for (n, &(p, kind)) in ops.iter().enumerate() {
             if p != dst || !matches!(kind, Kind::Use | Kind::PinnedUse) {
@@ -375,6 +394,7 @@ fn forward_source(
     }
     for &(k, n) in &rewrites {
         set_operand(&mut insts[k], n, src);
+        ops_of[k] = operands(&insts[k]);
     }
     Some(last)
 }
