@@ -10,14 +10,19 @@
 //! * Per block, the number of IR instructions (phis included) and their cost classes are
 //!   kept for the step and cost accounting, which happens once per block entry.
 //! * An `icmp` used only by the `br` right after it becomes part of one `BrIcmp` op (the
-//!   commonest loop exit test, one dispatch instead of two); accounting is per IR
+//!   commonest loop exit test, one dispatch instead of two), an `fcmp` likewise of a
+//!   `BrFcmp` (generated programs clamp floats with chains of them); accounting is per IR
 //!   instruction, so the fusion is invisible in steps and costs. Likewise a `gep` used only
 //!   as the address of the `load` or `store` right after it becomes part of a `LoadGep` or
 //!   `StoreGep` op (array accesses).
+//! * Comparisons carry their condition as a [`Cond`], the set of outcomes for which it
+//!   holds, evaluated without a branch.
 //!
 //! Translation validates what execution relies on and reports malformed IR as an
 //! [`InterpError`] instead of misbehaving later; it is not a substitute for the verifier
-//! (e.g. it does not check types or dominance).
+//! (e.g. it does not check types or dominance). Finally it checks (a panic would be a bug of
+//! its own) that every register an op names is inside its function's frame: the machine
+//! reads registers without bounds checks.
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use rustc_hash::FxHashMap;
@@ -44,8 +49,8 @@ pub(super) enum Op {
     FMul(Reg, Reg, Reg),
     FDiv(Reg, Reg, Reg),
     FNeg(Reg, Reg),
-    Icmp(IntCC, Reg, Reg, Reg),
-    Fcmp(FloatCC, Reg, Reg, Reg),
+    Icmp(Cond, Reg, Reg, Reg),
+    Fcmp(Cond, Reg, Reg, Reg),
     Zext(Reg, Reg),
     SiToFp(Reg, Reg),
     FpToSi(Reg, Reg),
@@ -69,7 +74,9 @@ pub(super) enum Op {
     Br(Reg, u32, u32),
     /// An `icmp` whose only use is the `br` right after it, fused: `cc, lhs, rhs, edge if
     /// true, edge if false`. (The compare's register is not written.)
-    BrIcmp(IntCC, Reg, Reg, u32, u32),
+    BrIcmp(Cond, Reg, Reg, u32, u32),
+    /// The same for an `fcmp`.
+    BrFcmp(Cond, Reg, Reg, u32, u32),
     /// A `gep` whose only use is the address of the `load` right after it, fused: `dst, base,
     /// index, scale`. (The gep's register is not written.)
     LoadGep(Reg, Reg, Reg, u32),
@@ -77,6 +84,59 @@ pub(super) enum Op {
     StoreGep(Reg, Reg, u32, Reg),
     Ret(Reg),
     Unreachable,
+}
+
+/// A comparison's condition code as the set of outcomes for which it holds — bit 0 less,
+/// bit 1 equal, bit 2 greater, bit 3 unordered (a NaN operand) — so that evaluating it is
+/// a few flag instructions and a shift instead of a second indirect jump (the `match` of
+/// [`IntCC::eval`]) after the op's own dispatch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Cond(u8);
+
+impl Cond {
+    const LESS: u8 = 1;
+    const EQUAL: u8 = 2;
+    const GREATER: u8 = 4;
+    const UNORDERED: u8 = 8;
+
+    pub(super) fn int(cc: IntCC) -> Cond {
+        Cond(match cc {
+            IntCC::Eq => Cond::EQUAL,
+            IntCC::Ne => Cond::LESS | Cond::GREATER,
+            IntCC::Lt => Cond::LESS,
+            IntCC::Le => Cond::LESS | Cond::EQUAL,
+            IntCC::Gt => Cond::GREATER,
+            IntCC::Ge => Cond::GREATER | Cond::EQUAL,
+        })
+    }
+
+    /// Ordered comparisons, except `ne` (unordered or not equal), as [`FloatCC::eval`].
+    pub(super) fn float(cc: FloatCC) -> Cond {
+        Cond(match cc {
+            FloatCC::Eq => Cond::EQUAL,
+            FloatCC::Ne => Cond::LESS | Cond::GREATER | Cond::UNORDERED,
+            FloatCC::Lt => Cond::LESS,
+            FloatCC::Le => Cond::LESS | Cond::EQUAL,
+            FloatCC::Gt => Cond::GREATER,
+            FloatCC::Ge => Cond::GREATER | Cond::EQUAL,
+        })
+    }
+
+    /// [`IntCC::eval`] of the condition this was made from.
+    #[inline(always)]
+    pub(super) fn eval_int(self, x: i32, y: i32) -> bool {
+        // The outcome's bit number: 0 less, 1 equal, 2 greater.
+        let outcome = (x >= y) as u8 + (x > y) as u8;
+        self.0 >> outcome & 1 != 0
+    }
+
+    /// [`FloatCC::eval`] of the condition this was made from.
+    #[inline(always)]
+    pub(super) fn eval_float(self, x: f32, y: f32) -> bool {
+        // 0 less, 1 equal, 2 greater, 3 unordered (none of the three).
+        let outcome = (x >= y) as u8 + (x > y) as u8 + 3 * !(x < y || x >= y) as u8;
+        self.0 >> outcome & 1 != 0
+    }
 }
 
 /// A control-flow edge: where it goes and the phi copies it performs.
@@ -110,6 +170,8 @@ pub(super) struct FuncCode {
     pub name: String,
     pub entry_pc: u32,
     pub entry_block: u32,
+    /// IR instructions of the entry block.
+    pub entry_steps: u32,
     /// The frame's initial registers; parameters are the first.
     pub template: Vec<u64>,
     /// Words of each alloca slot.
@@ -193,7 +255,84 @@ impl Program {
             let code = Translator::new(module, func, i as u32, &index_of, &mut prog).translate()?;
             prog.funcs.push(code);
         }
+        prog.check_registers();
         Ok(prog)
+    }
+
+    /// Checks what the machine's unchecked register accesses rely on: every register an op
+    /// reads or writes — operands, results, the copies of its edges, the arguments of its
+    /// calls — is inside the frame of the op's function, and a call passes no more arguments
+    /// than its callee's frame holds. `NO_REG` appears only where the machine tests for it
+    /// (`Ret`, the result of `Call` and `CallBuiltin`). Registers are only ever allocated as
+    /// slots of the template, so this holds by construction; the check (one pass over the
+    /// code) makes a translator bug a panic here instead of memory unsafety later.
+    fn check_registers(&self) {
+        let edge = |regs: &mut Vec<Reg>, e: u32| {
+            let e = &self.edges[e as usize];
+            for &(dst, src) in &self.copies[e.copies_start as usize..e.copies_end as usize] {
+                regs.extend([dst, src]);
+            }
+        };
+        let mut regs: Vec<Reg> = Vec::new();
+        for (pc, op) in self.code.iter().enumerate() {
+            let func = self.blocks[self.op_block[pc] as usize].func as usize;
+            let size = self.funcs[func].template.len();
+            regs.clear();
+            match *op {
+                Op::Add(d, a, b)
+                | Op::Sub(d, a, b)
+                | Op::Mul(d, a, b)
+                | Op::SDiv(d, a, b)
+                | Op::SRem(d, a, b)
+                | Op::FAdd(d, a, b)
+                | Op::FSub(d, a, b)
+                | Op::FMul(d, a, b)
+                | Op::FDiv(d, a, b)
+                | Op::Icmp(_, d, a, b)
+                | Op::Fcmp(_, d, a, b)
+                | Op::Gep(d, a, b, _)
+                | Op::LoadGep(d, a, b, _)
+                | Op::StoreGep(d, a, _, b) => regs.extend([d, a, b]),
+                Op::FNeg(d, a)
+                | Op::Zext(d, a)
+                | Op::SiToFp(d, a)
+                | Op::FpToSi(d, a)
+                | Op::Load(d, a)
+                | Op::Store(d, a) => regs.extend([d, a]),
+                Op::Select(d, c, a, b) => regs.extend([d, c, a, b]),
+                Op::Alloca(d, _) | Op::MemZero(d, _) => regs.push(d),
+                Op::Call(d, callee, start, n) => {
+                    assert!(n as usize <= self.funcs[callee as usize].template.len(), "call passes more arguments than the callee's frame holds");
+                    regs.extend(&self.args[start as usize..(start + n) as usize]);
+                    regs.extend([d].into_iter().filter(|&d| d != NO_REG));
+                }
+                Op::CallBuiltin(d, _, start, n) => {
+                    regs.extend(&self.args[start as usize..(start + n) as usize]);
+                    regs.extend([d].into_iter().filter(|&d| d != NO_REG));
+                }
+                Op::PutF(_, start, n) => {
+                    regs.extend(self.putf_args[start as usize..(start + n) as usize].iter().map(|&(r, _)| r))
+                }
+                Op::Jump(e) => edge(&mut regs, e),
+                Op::Br(c, t, e) => {
+                    regs.push(c);
+                    edge(&mut regs, t);
+                    edge(&mut regs, e);
+                }
+                Op::BrIcmp(_, a, b, t, e) | Op::BrFcmp(_, a, b, t, e) => {
+                    regs.extend([a, b]);
+                    edge(&mut regs, t);
+                    edge(&mut regs, e);
+                }
+                Op::Ret(v) => regs.extend([v].into_iter().filter(|&v| v != NO_REG)),
+                Op::Unreachable => {}
+            }
+            assert!(
+                regs.iter().all(|&r| (r as usize) < size),
+                "op {pc} ({op:?}) of @{} names a register outside its {size}-register frame",
+                self.funcs[func].name
+            );
+        }
     }
 }
 
@@ -305,21 +444,22 @@ impl<'a> Translator<'a> {
             name: func.name.clone(),
             entry_pc: start_pc[0],
             entry_block: base_block,
+            entry_steps: func.block_insts(func.layout()[0]).count() as u32,
             template: self.template,
             frame_words: self.allocas.iter().map(|&w| w as u64).sum(),
             allocas: self.allocas,
         })
     }
 
-    /// The `icmp` to fuse into `b`'s terminator: the instruction right before a `br` whose
-    /// condition it computes, with no other use.
+    /// The `icmp` or `fcmp` to fuse into `b`'s terminator: the instruction right before a
+    /// `br` whose condition it computes, with no other use.
     fn fused_compare(&self, b: Block) -> Option<Inst> {
         let func = self.func;
         let term = func.last_inst(b)?;
         let cmp = func.prev_inst(term)?;
         let cond = func.result(cmp)?;
         let fusable = func.opcode(term) == Opcode::Br
-            && matches!(func.opcode(cmp), Opcode::Icmp(_))
+            && matches!(func.opcode(cmp), Opcode::Icmp(_) | Opcode::Fcmp(_))
             && func.args(cmp).len() == 2
             && func.args(term).first() == Some(&cond)
             && func.users(cond) == [term];
@@ -375,11 +515,13 @@ impl<'a> Translator<'a> {
                     other => other,
                 };
             }
-            if let (Some(cmp), Op::Br(_, t, e)) = (fused, translated)
-                && let Opcode::Icmp(cc) = func.opcode(cmp)
-            {
+            if let (Some(cmp), Op::Br(_, t, e)) = (fused, translated) {
                 let a = self.args(cmp, 2)?;
-                translated = Op::BrIcmp(cc, a[0], a[1], t, e);
+                translated = match func.opcode(cmp) {
+                    Opcode::Icmp(cc) => Op::BrIcmp(Cond::int(cc), a[0], a[1], t, e),
+                    Opcode::Fcmp(cc) => Op::BrFcmp(Cond::float(cc), a[0], a[1], t, e),
+                    _ => unreachable!("fused_compare fuses compares only"),
+                };
             }
             self.prog.code.push(translated);
             self.prog.op_block.push(gb);
@@ -473,11 +615,11 @@ impl<'a> Translator<'a> {
             Opcode::Load => unary!(Load),
             Opcode::Icmp(cc) => {
                 let a = self.args(inst, 2)?;
-                Op::Icmp(cc, self.dst(inst)?, a[0], a[1])
+                Op::Icmp(Cond::int(cc), self.dst(inst)?, a[0], a[1])
             }
             Opcode::Fcmp(cc) => {
                 let a = self.args(inst, 2)?;
-                Op::Fcmp(cc, self.dst(inst)?, a[0], a[1])
+                Op::Fcmp(Cond::float(cc), self.dst(inst)?, a[0], a[1])
             }
             Opcode::Select => {
                 let a = self.args(inst, 3)?;

@@ -39,11 +39,12 @@
 //!
 //! # Design
 //! See the private modules `code` (translation: registers, edges with phi copies,
-//! per-block accounting data), `memory` (objects, init bits) and `machine` (the loop, the
-//! explicit call stack).
+//! per-block accounting data), `memory` (objects, words that know whether they are
+//! initialised) and `machine` (the loop with its fast path, the explicit call stack).
 //! Registers hold `u64`: an `i32`/`f32`/`i1` in the low half with a zero high half, a pointer
 //! as `object << 32 | offset`. `undef` is all ones in the high half — for scalars a flag that
-//! arithmetic propagates with one `or`, for pointers an object id that never exists.
+//! arithmetic propagates with one `or`, for pointers an object id that never exists. Memory
+//! words are stored the same way (an uninitialised word is `undef`).
 
 mod code;
 mod cost;

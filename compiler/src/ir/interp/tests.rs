@@ -602,3 +602,131 @@ bb2:
     let text = text.replace("ret 2", "%z = zext %c\n    ret %z");
     assert_eq!(run_text(&text, b"1").outcome.exit_status, Some(0));
 }
+
+#[test]
+fn condition_sets_evaluate_like_the_condition_codes() {
+    use super::code::Cond;
+    use crate::ir::{FloatCC, IntCC};
+    let ints = [i32::MIN, i32::MIN + 1, -7, -1, 0, 1, 7, i32::MAX - 1, i32::MAX];
+    for cc in IntCC::ALL {
+        for &x in &ints {
+            for &y in &ints {
+                assert_eq!(Cond::int(cc).eval_int(x, y), cc.eval(x, y), "{x} {} {y}", cc.name());
+            }
+        }
+    }
+    let floats =
+        [f32::NEG_INFINITY, -1.5, -0.0, 0.0, f32::MIN_POSITIVE, 1.5, f32::INFINITY, f32::NAN, -f32::NAN];
+    for cc in FloatCC::ALL {
+        for &x in &floats {
+            for &y in &floats {
+                assert_eq!(Cond::float(cc).eval_float(x, y), cc.eval(x, y), "{x} {} {y}", cc.name());
+            }
+        }
+    }
+}
+
+#[test]
+fn fused_float_compare_and_branch_counts_as_two_instructions() {
+    // Like the integer case: an fcmp feeding only the br is fused; a trap before it in the
+    // block takes back both.
+    let text = "func @main() -> i32 {
+bb0:
+    %d = call i32 getint()
+    %x = sdiv i32 10, %d
+    %f = sitofp %x
+    %c = fcmp lt %f, 3.0
+    br %c, bb1, bb2
+bb1:
+    ret 1
+bb2:
+    ret 2
+}
+";
+    let r = run_text(text, b"5");
+    assert_eq!(r.outcome.exit_status, Some(1));
+    assert_eq!(r.outcome.steps, 6);
+    assert_eq!((r.cost.get(CostClass::FloatAlu), r.cost.get(CostClass::Branch)), (1, 1));
+    let r = run_text(text, b"0");
+    assert_eq!(trap_of(&r), Some(TrapKind::DivByZero));
+    assert_eq!(r.outcome.steps, 2);
+    assert_eq!((r.cost.get(CostClass::FloatAlu), r.cost.get(CostClass::Branch)), (0, 0));
+    // NaN: only `ne` holds.
+    let nan = text.replace("%f = sitofp %x", "%z = sitofp %x\n    %f = fdiv f32 0.0, 0.0");
+    assert_eq!(run_text(&nan, b"5").outcome.exit_status, Some(2));
+    assert_eq!(run_text(&nan.replace("fcmp lt", "fcmp ne"), b"5").outcome.exit_status, Some(1));
+    // Branching on an undef comparison traps at the branch.
+    let undef = text.replace("%c = fcmp lt %f, 3.0", "%c = fcmp lt undef:f32, 3.0");
+    assert_eq!(trap_of(&run_text(&undef, b"5")), Some(TrapKind::UninitRead));
+}
+
+#[test]
+fn limits_reached_at_a_call_stop_before_the_callee() {
+    // The step budget runs out exactly at the callee's entry block: the call is counted,
+    // nothing of the callee is.
+    let text = "func @g(%x: i32) -> i32 {
+bb0:
+    %y = add i32 %x, 1
+    ret %y
+}
+
+func @main() -> i32 {
+bb0:
+    %a = add i32 1, 1
+    %r = call i32 @g(%a)
+    ret %r
+}
+";
+    assert_eq!(run_text(text, b"").outcome.exit_status, Some(3));
+    for max_steps in [0, 1, 2, 3, 4, 5] {
+        let config = InterpConfig { max_steps, ..InterpConfig::default() };
+        let r = run_with(text, b"", &config);
+        // main's block (3 instructions) and g's (2) are entered whole or not at all.
+        let expected = if max_steps < 3 { 0 } else if max_steps < 5 { 2 } else { 5 };
+        assert_eq!(r.outcome.steps, expected, "max_steps {max_steps}");
+        assert_eq!(trap_of(&r), (max_steps < 5).then_some(TrapKind::StepLimit), "max_steps {max_steps}");
+    }
+}
+
+#[test]
+fn memory_words_keep_their_value_and_initialisation() {
+    // A word written, overwritten with undef (uninitialised again), zeroed, and read back;
+    // memory of a returned frame reused by the next call starts uninitialised again.
+    let text = "func @fill(%v: i32) -> i32 {
+bb0:
+    %a = alloca i32 x 2
+    %p = gep %a, 1 * 4
+    %c = icmp eq %v, 0
+    br %c, skip, write
+write:
+    store %v -> %a
+    store -1 -> %p
+    %x = load i32 %a
+    %y = load i32 %p
+    %s = add i32 %x, %y
+    ret %s
+skip:
+    %z = load i32 %p
+    ret %z
+}
+
+func @main() -> i32 {
+bb0:
+    %g = alloca i32 x 1
+    store 7 -> %g
+    store undef:i32 -> %g
+    memzero %g, 1
+    %z = load i32 %g
+    %r = call i32 @fill(5)
+    call putint(%r)
+    %s = call i32 @fill(0)
+    ret %z
+}
+";
+    let r = run_text(text, b"");
+    assert_eq!(stdout(&r), "4");
+    assert_eq!(trap_of(&r), Some(TrapKind::UninitRead));
+    let lazy = InterpConfig { trap_on_uninit_load: false, ..InterpConfig::default() };
+    let r = run_with(text, b"", &lazy);
+    assert_eq!(r.outcome.exit_status, Some(0));
+}
