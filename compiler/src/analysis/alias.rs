@@ -88,6 +88,7 @@
 //! The [`FuncInfo`] must describe the current module (see its snapshot rules).
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 use smallvec::SmallVec;
@@ -235,7 +236,7 @@ enum OffsetDiff {
 pub struct AliasAnalysis<'a> {
     info: &'a FuncInfo,
     func_ref: FuncRef,
-    addrs: AddressMap,
+    addrs: Arc<AddressMap>,
     in_cycle: SecondaryMap<Block, bool>,
     /// Blocks that existed when `in_cycle` was computed.
     known_blocks: usize,
@@ -244,8 +245,16 @@ pub struct AliasAnalysis<'a> {
 
 impl<'a> AliasAnalysis<'a> {
     /// Analyses `func`, which is function `func_ref` of the module `info` describes.
+    ///
+    /// The CFG and address map come from `info` when it was computed from `func` as it is
+    /// now (a pass usually asks for both before editing anything): most passes build an
+    /// alias analysis, and computing the address map again was a good part of their time.
     pub fn new(info: &'a FuncInfo, func_ref: FuncRef, func: &Function) -> AliasAnalysis<'a> {
-        let cfg = ControlFlowGraph::compute(func);
+        let (cfg, addrs) = info.unedited_body(func_ref, func).unwrap_or_else(|| {
+            let cfg = ControlFlowGraph::compute(func);
+            let addrs = AddressMap::compute_with_cfg(func, &cfg);
+            (Arc::new(cfg), Arc::new(addrs))
+        });
         let rpo = cfg.rpo();
         let mut dense: SecondaryMap<Block, usize> = SecondaryMap::new();
         for (i, &b) in rpo.iter().enumerate() {
@@ -259,7 +268,7 @@ impl<'a> AliasAnalysis<'a> {
         AliasAnalysis {
             info,
             func_ref,
-            addrs: AddressMap::compute_with_cfg(func, &cfg),
+            addrs,
             in_cycle,
             known_blocks: func.num_blocks(),
             cfg_epoch: func.cfg_epoch(),

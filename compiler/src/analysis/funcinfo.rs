@@ -586,6 +586,14 @@ impl FuncInfo {
 
     /// The summary of module function `f` (the worst summary if `f` is not a function of the
     /// analysed module).
+    /// The CFG and address map these summaries were computed from for `f`, when `func` is
+    /// that same function object, unedited since (its edit stamp and parameters unchanged):
+    /// then they are exactly what computing them from `func` again would give.
+    pub fn unedited_body(&self, f: FuncRef, func: &Function) -> Option<(Arc<ControlFlowGraph>, Arc<AddressMap>)> {
+        let facts = self.bodies.get(f)?.as_ref()?;
+        (facts.stamp == func.edit_stamp() && facts.params == func.params).then(|| (facts.cfg.clone(), facts.addrs.clone()))
+    }
+
     pub fn summary(&self, f: FuncRef) -> &FuncSummary {
         if self.present.get(f).copied().unwrap_or(false) { &self.summaries[f] } else { &self.worst }
     }

@@ -522,3 +522,36 @@ fn object_level_reads_and_writes() {
     assert!(aa.read_objects(func, i("C4")).is_empty() && aa.written_objects(func, i("C4")).is_empty());
     assert!(aa.written_objects(func, i("ld")).is_empty());
 }
+
+#[test]
+fn an_alias_analysis_reuses_the_address_map_only_of_the_unedited_function() {
+    let text = "
+global @h: i32 x 4 = zero
+func @f() -> void {
+bb0:
+    %a = alloca i32 x 4
+    %p = gep @h, 1 * 4
+    store 1 -> %p
+    ret
+}
+func @main() -> i32 {
+bb0:
+    call @f()
+    ret 0
+}
+";
+    let mut ir = Ir::parse(text);
+    let (f, h) = (ir.f("f"), ir.g("h"));
+    let (a, p) = (ir.v("f", "a"), ir.v("f", "p"));
+    let mut func = ir.m.take_function(f);
+    let info = FuncInfo::compute_with(&ir.m, f, &func);
+    assert!(info.unedited_body(f, &func).is_some(), "computed from this very function");
+    assert_eq!(AliasAnalysis::new(&info, f, &func).pointer(&func, p).roots.single(), Some(Root::Global(h)));
+    // After an edit the summaries' address map is stale (`%p` into @h): a fresh one is made.
+    let gep = func.all_insts().map(|(_, i)| i).find(|&i| func.result(i) == Some(p)).expect("the gep");
+    func.set_arg(gep, 0, a);
+    assert!(info.unedited_body(f, &func).is_none(), "edited since");
+    let alloca = func.all_insts().map(|(_, i)| i).find(|&i| func.result(i) == Some(a)).expect("the alloca");
+    assert_eq!(AliasAnalysis::new(&info, f, &func).pointer(&func, p).roots.single(), Some(Root::Alloca(alloca)));
+    ir.m.put_back(f, func);
+}
