@@ -56,7 +56,7 @@
 //! `%?v7`, blocks outside the layout as `bb?3`, and instructions with the wrong number of
 //! operands in a generic `!malformed` form. Such text does not parse back.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use cranelift_entity::{EntityRef, SecondaryMap};
 
@@ -109,10 +109,105 @@ impl Names {
     }
 
     pub fn block_name(&self, b: Block) -> String {
-        match self.block(b) {
-            Some(n) => format!("bb{n}"),
-            None => format!("bb?{}", b.index()),
+        BlockName(self, b).to_string()
+    }
+}
+
+// The text is written through `Display` adapters straight into the output, rather than as
+// one `String` per operand and instruction: the campaign prints every optimised module to
+// hash it, and those small strings were most of the printing's cost.
+
+/// `bbN`, or `bb?I` for a block outside the layout.
+struct BlockName<'a>(&'a Names, Block);
+
+impl fmt::Display for BlockName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.block(self.1) {
+            Some(n) => write!(f, "bb{n}"),
+            None => write!(f, "bb?{}", self.1.index()),
         }
+    }
+}
+
+/// An operand as it appears in the text (see [`value_to_string`]).
+struct Operand<'a> {
+    module: &'a Module,
+    func: &'a Function,
+    names: &'a Names,
+    value: Value,
+}
+
+impl fmt::Display for Operand<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (func, v) = (self.func, self.value);
+        if v.index() >= func.num_values() {
+            return write!(f, "%?{v}");
+        }
+        match func.value_def(v) {
+            ValueDef::Inst(_) | ValueDef::Param(_) => match self.names.value(v) {
+                Some(n) => write!(f, "%{n}"),
+                None => write!(f, "%?{v}"),
+            },
+            ValueDef::Const(c) => write!(f, "{}", ConstText(c)),
+            ValueDef::Global(g) => match self.module.globals.get(g) {
+                Some(data) => write!(f, "@{}", NameText(&data.name)),
+                None => write!(f, "@?{g}"),
+            },
+            ValueDef::Undef => write!(f, "undef:{}", func.value_type(v)),
+        }
+    }
+}
+
+/// [`format_const`]'s text.
+struct ConstText(Const);
+
+impl fmt::Display for ConstText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Const::Bool(b) => write!(f, "{b}"),
+            Const::Int(i) => write!(f, "{i}"),
+            Const::Float(bits) => {
+                let x = f32::from_bits(bits);
+                if x.is_nan() {
+                    write!(f, "f32:0x{bits:08x}")
+                } else if x.is_infinite() {
+                    f.write_str(if x < 0.0 { "-inf" } else { "inf" })
+                } else {
+                    write!(f, "{x:?}")
+                }
+            }
+        }
+    }
+}
+
+/// A name after `@`: as it is when plain, else quoted (see [`quote_bytes`]).
+struct NameText<'a>(&'a str);
+
+impl fmt::Display for NameText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if is_plain_name(self.0) { f.write_str(self.0) } else { write!(f, "{}", QuotedBytes(self.0.as_bytes())) }
+    }
+}
+
+/// [`quote_bytes`]'s text.
+struct QuotedBytes<'a>(&'a [u8]);
+
+impl fmt::Display for QuotedBytes<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_char('"')?;
+        for &b in self.0 {
+            match b {
+                b'\n' => f.write_str("\\n")?,
+                b'\t' => f.write_str("\\t")?,
+                b'\r' => f.write_str("\\r")?,
+                0 => f.write_str("\\0")?,
+                b'\\' => f.write_str("\\\\")?,
+                b'"' => f.write_str("\\\"")?,
+                0x20..=0x7e => f.write_char(b as char)?,
+                _ => write!(f, "\\x{b:02x}")?,
+            }
+        }
+        f.write_char('"')
     }
 }
 
@@ -124,7 +219,7 @@ pub fn print_module(module: &Module) -> String {
         if g.is_const {
             out.push_str("const ");
         }
-        let _ = write!(out, "@{}: {} x {} = ", quote_name(&g.name), g.elem, g.words);
+        let _ = write!(out, "@{}: {} x {} = ", NameText(&g.name), g.elem, g.words);
         if g.init.is_empty() {
             out.push_str("zero");
         } else {
@@ -133,14 +228,14 @@ pub fn print_module(module: &Module) -> String {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                let _ = write!(out, "{idx}: {}", format_const(c));
+                let _ = write!(out, "{idx}: {}", ConstText(c));
             }
             out.push('}');
         }
         out.push('\n');
     }
     for (id, s) in module.strings.iter() {
-        let _ = writeln!(out, "string ${} = {}", id.index(), quote_bytes(s));
+        let _ = writeln!(out, "string ${} = {}", id.index(), QuotedBytes(s));
     }
     for (f, _) in module.funcs() {
         if !out.is_empty() {
@@ -172,19 +267,20 @@ fn write_function(out: &mut String, module: &Module, f: FuncRef) {
 
 fn write_function_body(out: &mut String, module: &Module, func: &Function) {
     let names = Names::new(func);
-    let _ = write!(out, "func @{}(", quote_name(&func.name));
+    let operand = |value: Value| Operand { module, func, names: &names, value };
+    let _ = write!(out, "func @{}(", NameText(&func.name));
     for (i, &p) in func.params.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{}: {}", value_to_string(module, func, &names, p), func.value_type(p));
+        let _ = write!(out, "{}: {}", operand(p), func.value_type(p));
     }
     let _ = writeln!(out, ") -> {} {{", func.ret);
     for &b in func.layout() {
-        let _ = writeln!(out, "{}:", names.block_name(b));
+        let _ = writeln!(out, "{}:", BlockName(&names, b));
         for inst in func.block_insts(b) {
             out.push_str("    ");
-            out.push_str(&inst_to_string(module, func, &names, inst));
+            write_inst(out, module, func, &names, inst);
             out.push('\n');
         }
     }
@@ -193,43 +289,18 @@ fn write_function_body(out: &mut String, module: &Module, func: &Function) {
 
 /// An operand as it appears in the text.
 pub fn value_to_string(module: &Module, func: &Function, names: &Names, v: Value) -> String {
-    if v.index() >= func.num_values() {
-        return format!("%?{v}");
-    }
-    match func.value_def(v) {
-        ValueDef::Inst(_) | ValueDef::Param(_) => match names.value(v) {
-            Some(n) => format!("%{n}"),
-            None => format!("%?{v}"),
-        },
-        ValueDef::Const(c) => format_const(c),
-        ValueDef::Global(g) => match module.globals.get(g) {
-            Some(data) => format!("@{}", quote_name(&data.name)),
-            None => format!("@?{g}"),
-        },
-        ValueDef::Undef => format!("undef:{}", func.value_type(v)),
-    }
+    Operand { module, func, names, value: v }.to_string()
 }
 
 /// A constant as an operand: `-3`, `1.5`, `f32:0x7fc00000`, `true`.
 pub fn format_const(c: Const) -> String {
-    match c {
-        Const::Bool(b) => b.to_string(),
-        Const::Int(i) => i.to_string(),
-        Const::Float(bits) => format_f32_bits(bits),
-    }
+    ConstText(c).to_string()
 }
 
 /// An f32 that parses back to the same bits: Rust's shortest round-trip form (always with a
 /// `.` or an exponent), `inf`/`-inf`, or `f32:0x...` for NaNs.
 pub fn format_f32_bits(bits: u32) -> String {
-    let f = f32::from_bits(bits);
-    if f.is_nan() {
-        format!("f32:0x{bits:08x}")
-    } else if f.is_infinite() {
-        if f < 0.0 { "-inf".into() } else { "inf".into() }
-    } else {
-        format!("{f:?}")
-    }
+    ConstText(Const::Float(bits)).to_string()
 }
 
 /// `[A-Za-z_][A-Za-z0-9_.]*`: printed without quotes after `@`.
@@ -239,29 +310,9 @@ pub fn is_plain_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
 }
 
-fn quote_name(s: &str) -> String {
-    if is_plain_name(s) { s.to_string() } else { quote_bytes(s.as_bytes()) }
-}
-
 /// A double-quoted literal with `\n \t \r \0 \\ \"` and `\xHH` for other non-printable bytes.
 pub fn quote_bytes(bytes: &[u8]) -> String {
-    let mut s = String::from("\"");
-    for &b in bytes {
-        match b {
-            b'\n' => s.push_str("\\n"),
-            b'\t' => s.push_str("\\t"),
-            b'\r' => s.push_str("\\r"),
-            0 => s.push_str("\\0"),
-            b'\\' => s.push_str("\\\\"),
-            b'"' => s.push_str("\\\""),
-            0x20..=0x7e => s.push(b as char),
-            _ => {
-                let _ = write!(s, "\\x{b:02x}");
-            }
-        }
-    }
-    s.push('"');
-    s
+    QuotedBytes(bytes).to_string()
 }
 
 /// The result type an opcode implies (and whose text therefore omits it).
@@ -295,9 +346,16 @@ fn fixed_shape(op: Opcode) -> Option<(usize, usize)> {
 
 /// One instruction, without indentation or newline.
 pub fn inst_to_string(module: &Module, func: &Function, names: &Names, inst: Inst) -> String {
-    let data = func.inst(inst);
-    let v = |x: Value| value_to_string(module, func, names, x);
     let mut s = String::new();
+    write_inst(&mut s, module, func, names, inst);
+    s
+}
+
+/// [`inst_to_string`], appended to `s`.
+fn write_inst(s: &mut String, module: &Module, func: &Function, names: &Names, inst: Inst) {
+    let data = func.inst(inst);
+    let v = |value: Value| Operand { module, func, names, value };
+    let block = |b: Block| BlockName(names, b);
     if let Some(r) = func.result(inst) {
         let _ = write!(s, "{} = ", v(r));
     }
@@ -312,13 +370,15 @@ pub fn inst_to_string(module: &Module, func: &Function, names: &Names, inst: Ins
     };
     if !well_formed {
         let _ = write!(s, "{} !malformed {} (", data.op.mnemonic(), data.ty);
-        let list: Vec<String> = args.iter().map(|&a| v(a)).collect();
-        s.push_str(&list.join(", "));
+        for (i, &a) in args.iter().enumerate() {
+            let _ = write!(s, "{}{}", if i > 0 { ", " } else { "" }, v(a));
+        }
         s.push_str(") [");
-        let list: Vec<String> = targets.iter().map(|&b| names.block_name(b)).collect();
-        s.push_str(&list.join(", "));
+        for (i, &b) in targets.iter().enumerate() {
+            let _ = write!(s, "{}{}", if i > 0 { ", " } else { "" }, block(b));
+        }
         s.push(']');
-        return s;
+        return;
     }
     let mnemonic = data.op.mnemonic();
     match data.op {
@@ -362,7 +422,7 @@ pub fn inst_to_string(module: &Module, func: &Function, names: &Names, inst: Ins
             }
             match callee {
                 Callee::Func(f) if module.is_live(f) => {
-                    let _ = write!(s, "@{}", quote_name(&module.func(f).name));
+                    let _ = write!(s, "@{}", NameText(&module.func(f).name));
                 }
                 Callee::Func(f) => {
                     let _ = write!(s, "@?{f}");
@@ -372,26 +432,29 @@ pub fn inst_to_string(module: &Module, func: &Function, names: &Names, inst: Ins
                     let _ = write!(s, "putf ${}", id.index());
                 }
             }
-            let list: Vec<String> = args.iter().map(|&a| v(a)).collect();
-            let _ = write!(s, "({})", list.join(", "));
+            s.push('(');
+            for (i, &a) in args.iter().enumerate() {
+                let _ = write!(s, "{}{}", if i > 0 { ", " } else { "" }, v(a));
+            }
+            s.push(')');
         }
         Opcode::Phi => {
             let _ = write!(s, "phi {}", data.ty);
             for (i, (&b, &a)) in targets.iter().zip(args.iter()).enumerate() {
                 s.push_str(if i == 0 { " " } else { ", " });
-                let _ = write!(s, "[{}: {}]", names.block_name(b), v(a));
+                let _ = write!(s, "[{}: {}]", block(b), v(a));
             }
         }
         Opcode::Jump => {
-            let _ = write!(s, "jump {}", names.block_name(targets[0]));
+            let _ = write!(s, "jump {}", block(targets[0]));
         }
         Opcode::Br => {
             let _ = write!(
                 s,
                 "br {}, {}, {}",
                 v(args[0]),
-                names.block_name(targets[0]),
-                names.block_name(targets[1])
+                block(targets[0]),
+                block(targets[1])
             );
         }
         Opcode::Ret => {
@@ -408,5 +471,4 @@ pub fn inst_to_string(module: &Module, func: &Function, names: &Names, inst: Ins
     {
         let _ = write!(s, " ; result type {} (malformed)", data.ty);
     }
-    s
 }
