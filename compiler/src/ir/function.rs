@@ -322,6 +322,15 @@ impl Function {
         self.users[v].push(inst);
     }
 
+    /// Test hook: makes `v`'s use list name `new` in the place of `old` (same length).
+    #[cfg(test)]
+    pub(crate) fn replace_user_for_test(&mut self, v: Value, old: Inst, new: Inst) {
+        self.edits += 1;
+        if let Some(u) = self.users[v].iter_mut().find(|u| **u == old) {
+            *u = new;
+        }
+    }
+
     /// Replaces every use of `old` by `new` (in instructions in or out of the layout).
     pub fn replace_all_uses(&mut self, old: Value, new: Value) {
         self.edits += 1;

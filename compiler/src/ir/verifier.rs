@@ -616,7 +616,8 @@ impl Verifier<'_> {
 /// [`expected_uses`] and [`recorded_uses`] compare), decided without building either: one
 /// sweep counts the slots per value, then each list must have that many entries and name
 /// each of its instructions exactly as often as that instruction's operands name the value
-/// (so the list's entries account for all the counted slots).
+/// (so the list's entries account for all the counted slots); a list of distinct
+/// instructions needs no sorting for that (see inside).
 ///
 /// The verifier runs after every pass, and materialising (and sorting) every operand slot of
 /// the function was its largest cost; the pairs are only built to report a mismatch.
@@ -632,11 +633,33 @@ fn use_lists_match(func: &Function) -> bool {
         }
     }
     let mut users: Vec<Inst> = Vec::new();
+    // `named_by[u]`: the last value whose list named instruction `u` (to see repeats).
+    let mut named_by = vec![u32::MAX; func.num_insts()];
     func.values().all(|v| {
         let list = func.users(v);
         if list.len() != slots[v.index()] {
             return false;
         }
+        // Commonly every entry is a different instruction. Then each must name `v` at least
+        // once, and that is enough: those distinct instructions hold at most `slots` (the
+        // list's length) slots naming `v`, so each names it exactly once and none else does.
+        let mut distinct = true;
+        for &u in list {
+            if u.index() >= func.num_insts() {
+                return false;
+            }
+            if std::mem::replace(&mut named_by[u.index()], v.index() as u32) == v.index() as u32 {
+                distinct = false;
+                break;
+            }
+            if !func.args(u).contains(&v) {
+                return false;
+            }
+        }
+        if distinct {
+            return true;
+        }
+        // An instruction listed twice: compare the counts, run by run.
         users.clear();
         users.extend_from_slice(list);
         users.sort_unstable();

@@ -307,6 +307,28 @@ fn use_lists_must_match_operands() {
 }
 
 #[test]
+fn use_lists_of_the_right_length_must_name_the_right_instructions() {
+    let text = "func @f(%a: i32) -> i32 {\nbb0:\n    %x = add i32 %a, 1\n    %y = add i32 %a, 2\n    %z = add i32 %x, %y\n    ret %z\n}\n";
+    let corrupt = |value: &str, old: usize, new: usize| {
+        let mut m = parse_module(text).unwrap();
+        let f = m.func_refs()[0];
+        assert!(verify_function(&m, f).is_ok());
+        let func = m.func_mut(f);
+        let insts: Vec<Inst> = func.block_insts(func.layout()[0]).collect();
+        let v = if value == "a" { func.params[0] } else { func.result(insts[0]).unwrap() };
+        func.replace_user_for_test(v, insts[old], insts[new]);
+        verify_function(&m, f).unwrap_err()
+    };
+    // %x's one user is the `ret`, which does not use it (and %z's list misses nothing).
+    let errors = corrupt("x", 2, 3);
+    assert!(errors.iter().all(|e| e.kind == K::UseList) && !errors.is_empty(), "{errors:?}");
+    assert!(errors.iter().any(|e| e.message.contains("use of %1 missing from its use list")), "{errors:?}");
+    // %a's list names the first add twice and the second not at all.
+    let errors = corrupt("a", 1, 0);
+    assert!(errors.iter().any(|e| e.kind == K::UseList && e.message.contains("use list of %0 names this instruction once too often")), "{errors:?}");
+}
+
+#[test]
 fn module_rules() {
     expect("global @a: i32 x 2 = {1: 1, 0: 2}\n", K::Module, "not sorted");
     expect("global @a: i32 x 2 = {2: 1}\n", K::Module, "writes index 2 of 2");
