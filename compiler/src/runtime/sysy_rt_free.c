@@ -1463,10 +1463,16 @@ static int is_fixed_clock_entry(const char *entry) {
     return 1;
 }
 
+/* The entry code (`_start` and `sysy_start`, the only code that refers to the program: it
+ * calls `main`) is in a section of its own, which the in-process linker places with the
+ * program; everything else is placed at the same address in every executable, so that its
+ * bytes do not depend on the program (see isa/arm/link.rs). */
+#define SYSY_ENTRY_SECTION ".text.sysy_entry"
+
 /* Runs main and exits like glibc's exit() does for sysy_rt.c: destructor (timer report),
  * then the stdio flush. `initial_sp` is the kernel's: argc, argv[argc + 1], envp (null
  * terminated). */
-__attribute__((used, noreturn, noipa)) static void sysy_start(long *initial_sp) {
+__attribute__((used, noreturn, noipa, section(SYSY_ENTRY_SECTION))) static void sysy_start(long *initial_sp) {
     char **envp = (char **)(initial_sp + initial_sp[0] + 2);
     for (; *envp; envp++)
         if (is_fixed_clock_entry(*envp))
@@ -1480,7 +1486,7 @@ __attribute__((used, noreturn, noipa)) static void sysy_start(long *initial_sp) 
 
 /* The kernel starts the process here with sp at argc (passed on to sysy_start); AAPCS wants
  * sp 8-byte aligned at calls, and a zero fp/lr ends backtraces. */
-__asm__(".text\n"
+__asm__(".section " SYSY_ENTRY_SECTION ",\"ax\",%progbits\n"
         ".global _start\n"
         ".type _start, %function\n"
         "_start:\n"
@@ -1489,4 +1495,5 @@ __asm__(".text\n"
         "\tmov r0, sp\n"
         "\tbic sp, sp, #7\n"
         "\tbl sysy_start\n"
-        ".size _start, .-_start\n");
+        ".size _start, .-_start\n"
+        ".previous\n");

@@ -10,10 +10,23 @@
 //!
 //! # Layout
 //! ```text
-//! 0x10000  ELF header, program headers      ┐ one read+execute segment
-//!          .text (program first, then the runtime), .rodata
-//! next page .data, .bss                      ─ one read+write segment
+//! file 0        ELF header, program headers (not loaded)
+//! 0x10000       runtime .text, .rodata               ┐ the runtime's part: the same addresses
+//! next page     runtime .data, .bss                  ┘ and bytes in every executable
+//! next page     program .text, runtime entry code, program .rodata   ─ read+execute
+//! next page     program .data, .bss                                  ─ read+write
 //! ```
+//! Why the runtime comes first, on pages of its own: its code and everything that code's
+//! bytes depend on (its rodata, data and bss addresses) are then identical in every
+//! executable linked with the same runtime object, so the harness's fork server can
+//! translate the runtime once and let every run inherit the translations (qemu-user drops
+//! the translations of a page range when it is mapped again, so the program's code must not
+//! share a page with the runtime's). The runtime's code that refers to the program (its
+//! entry, which calls `main`: any runtime text section with a relocation against a symbol
+//! the runtime does not define) is placed after the program's code instead; runtime code
+//! placed at the fixed addresses that refers to it is an error. The program's calls into the
+//! runtime stay plain `bl`s (the whole image spans far less than their 32 MiB reach).
+//!
 //! The entry point is the runtime's `_start`. A symbol table (program markers
 //! `__sysy_prog_begin`/`__sysy_prog_end`, functions, and the `$a`/`$d` mapping symbols) lets
 //! the cost plugin tell the program's code from the runtime's, as with GNU `ld`.
@@ -37,7 +50,33 @@ const BASE: u64 = 0x10000;
 const PAGE: u64 = 0x1000;
 const EHDR: u64 = 52;
 const PHDR: u64 = 32;
-const PHNUM: u64 = 3;
+/// The four loadable segments (see [`SEGMENTS`]) and the stack note.
+const PHNUM: u64 = 5;
+
+/// Which part of the image a piece goes to (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Part {
+    /// At fixed addresses, the same in every executable.
+    Runtime,
+    /// After the runtime's part: the program and the runtime code that refers to it.
+    Program,
+}
+
+/// An output section: a part's text, rodata, data or bss.
+type OutputSection = (Part, SectionId);
+
+/// The loadable segments in address order, each with its sections and ELF flags.
+const SEGMENTS: [(Part, [SectionId; 2], u32); 4] = [
+    (Part::Runtime, [SectionId::Text, SectionId::Rodata], 0x5),
+    (Part::Runtime, [SectionId::Data, SectionId::Bss], 0x6),
+    (Part::Program, [SectionId::Text, SectionId::Rodata], 0x5),
+    (Part::Program, [SectionId::Data, SectionId::Bss], 0x6),
+];
+
+/// The output sections in address order (the section header table's order).
+fn output_sections() -> impl Iterator<Item = OutputSection> {
+    SEGMENTS.into_iter().flat_map(|(part, ids, _)| ids.map(|id| (part, id)))
+}
 
 /// A symbol reference of a relocation, resolved per input.
 #[derive(Clone, Debug)]
@@ -59,6 +98,7 @@ struct InputReloc {
 #[derive(Clone, Debug)]
 struct Piece {
     input: usize,
+    part: Part,
     id: SectionId,
     bytes: Vec<u8>,
     size: u64,
@@ -107,7 +147,7 @@ impl Inputs {
                     },
                 })
                 .collect();
-            self.pieces.push(Piece { input, id, bytes: section.bytes.clone(), size: section.size, align: section.align, relocs, at: 0 });
+            self.pieces.push(Piece { input, part: Part::Program, id, bytes: section.bytes.clone(), size: section.size, align: section.align, relocs, at: 0 });
         }
         for s in &object.symbols {
             if let Some(section) = s.section {
@@ -167,7 +207,7 @@ impl Inputs {
                 };
                 relocs.push(InputReloc { offset, r_type: r_type.0, target });
             }
-            self.pieces.push(Piece { input, id, bytes: data, size: section.size(), align: section.align().max(1), relocs, at: 0 });
+            self.pieces.push(Piece { input, part: Part::Runtime, id, bytes: data, size: section.size(), align: section.align().max(1), relocs, at: 0 });
         }
         // Several input sections of one kind (.text.foo, .rodata.str1.1, ...) become one piece
         // each; a symbol names its own piece by section index, resolved below.
@@ -190,17 +230,107 @@ impl Inputs {
                 size: sym.size(),
             });
         }
+        self.place_program_dependent_pieces(input)
+    }
+
+    /// Moves the runtime's text pieces that refer to the program (to a symbol the runtime
+    /// does not define) to the program's part, so the rest of the runtime does not depend
+    /// on the program; anything else of the runtime that refers to the program, or to a
+    /// moved piece, is an error.
+    fn place_program_dependent_pieces(&mut self, input: usize) -> Result<(), LinkError> {
+        let defined = |name: &str| self.symbols.iter().any(|s| s.input == input && s.name == name);
+        let refers_to_program: Vec<usize> = (0..self.pieces.len())
+            .filter(|&i| {
+                let piece = &self.pieces[i];
+                piece.input == input && piece.relocs.iter().any(|r| matches!(&r.target, Target::Name(n) if !defined(n)))
+            })
+            .collect();
+        for &i in &refers_to_program {
+            if self.pieces[i].id != SectionId::Text {
+                return fail(format!("the runtime's {} refers to the program", self.pieces[i].id.name()));
+            }
+            self.pieces[i].part = Part::Program;
+        }
+        let part_of_name = |name: &str| {
+            let mut defining = self.symbols.iter().filter(|s| s.input == input && s.name == name);
+            defining.next().map(|s| self.pieces[s.piece].part)
+        };
+        for piece in self.pieces.iter().filter(|p| p.input == input && p.part == Part::Runtime) {
+            for r in &piece.relocs {
+                let target_part = match &r.target {
+                    Target::Piece(i) => Some(self.pieces[*i].part),
+                    Target::Name(name) => part_of_name(name),
+                };
+                if target_part == Some(Part::Program) {
+                    return fail(format!(
+                        "the runtime's {} at fixed addresses refers to its code placed with the program",
+                        piece.id.name()
+                    ));
+                }
+            }
+        }
         Ok(())
     }
 }
 
-/// The output sections' addresses and sizes.
+/// Where the output sections and segments are.
 struct Layout {
-    addr: BTreeMap<SectionId, u64>,
-    size: BTreeMap<SectionId, u64>,
-    /// File offsets of the two segments' contents.
-    text_offset: u64,
-    data_offset: u64,
+    addr: BTreeMap<OutputSection, u64>,
+    size: BTreeMap<OutputSection, u64>,
+    /// Per segment of [`SEGMENTS`]: file offset, address, bytes in the file, bytes in memory.
+    segments: Vec<Segment>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Segment {
+    offset: u64,
+    vaddr: u64,
+    filesz: u64,
+    memsz: u64,
+}
+
+impl Layout {
+    /// Places the pieces: each segment on fresh pages (in memory and in the file), its
+    /// sections in order, each piece at its alignment. The headers take the file's first
+    /// page, which is not loaded.
+    fn of(pieces: &mut [Piece]) -> Layout {
+        let mut layout = Layout { addr: BTreeMap::new(), size: BTreeMap::new(), segments: Vec::new() };
+        let (mut vaddr, mut offset) = (BASE, PAGE);
+        for (part, ids, _) in SEGMENTS {
+            let start = vaddr;
+            let mut cursor = start;
+            let mut file_end = start;
+            for id in ids {
+                let mut size = 0u64;
+                let mut align = 16u64;
+                for piece in pieces.iter_mut().filter(|p| p.part == part && p.id == id) {
+                    size = size.next_multiple_of(piece.align);
+                    piece.at = size;
+                    size += piece.size;
+                    align = align.max(piece.align);
+                }
+                cursor = cursor.next_multiple_of(align);
+                layout.addr.insert((part, id), cursor);
+                layout.size.insert((part, id), size);
+                cursor += size;
+                if id != SectionId::Bss {
+                    file_end = cursor;
+                }
+            }
+            let segment = Segment { offset, vaddr: start, filesz: file_end - start, memsz: cursor - start };
+            layout.segments.push(segment);
+            vaddr = cursor.next_multiple_of(PAGE).max(start + PAGE);
+            offset = (offset + segment.filesz).next_multiple_of(PAGE);
+        }
+        layout
+    }
+
+    /// The file offset of an output section's first byte.
+    fn file_offset(&self, section: OutputSection) -> u64 {
+        let index = SEGMENTS.iter().position(|(part, ids, _)| *part == section.0 && ids.contains(&section.1)).unwrap_or(0);
+        let segment = self.segments[index];
+        segment.offset + (self.addr[&section] - segment.vaddr)
+    }
 }
 
 fn put32(bytes: &mut [u8], at: usize, v: u32) {
@@ -253,34 +383,10 @@ pub fn link(program: &Object, runtime: &[u8]) -> Result<Vec<u8>, LinkError> {
     let mut inputs = Inputs::default();
     inputs.add_program(program);
     inputs.add_elf(1, runtime)?;
-
-    // Lay the pieces out: text, rodata (read+execute segment), then data, bss.
-    let mut layout = Layout { addr: BTreeMap::new(), size: BTreeMap::new(), text_offset: 0, data_offset: 0 };
-    let headers = EHDR + PHNUM * PHDR;
-    let mut cursor = headers.next_multiple_of(16);
-    layout.text_offset = cursor;
-    for id in SectionId::ALL {
-        if id == SectionId::Data {
-            cursor = cursor.next_multiple_of(PAGE);
-            layout.data_offset = cursor;
-        }
-        let mut size = 0u64;
-        let start = cursor;
-        for piece in inputs.pieces.iter_mut().filter(|p| p.id == id) {
-            size = size.next_multiple_of(piece.align);
-            piece.at = size;
-            size += piece.size;
-        }
-        layout.addr.insert(id, BASE + start);
-        layout.size.insert(id, size);
-        cursor = start + size;
-        if id == SectionId::Text {
-            cursor = cursor.next_multiple_of(16);
-        }
-    }
+    let layout = Layout::of(&mut inputs.pieces);
 
     // Symbols: globals in one namespace, locals per input.
-    let address = |s: &InputSymbol, pieces: &[Piece]| -> u64 { layout.addr[&s.section] + pieces[s.piece].at + s.offset };
+    let address = |s: &InputSymbol, pieces: &[Piece]| -> u64 { layout.addr[&(pieces[s.piece].part, s.section)] + pieces[s.piece].at + s.offset };
     let mut globals: BTreeMap<&str, u64> = BTreeMap::new();
     for s in inputs.symbols.iter().filter(|s| s.global) {
         if globals.insert(&s.name, address(s, &inputs.pieces)).is_some() {
@@ -289,7 +395,10 @@ pub fn link(program: &Object, runtime: &[u8]) -> Result<Vec<u8>, LinkError> {
     }
     let lookup = |input: usize, target: &Target| -> Result<u64, LinkError> {
         match target {
-            Target::Piece(i) => Ok(layout.addr[&inputs.pieces[*i].id] + inputs.pieces[*i].at),
+            Target::Piece(i) => {
+                let piece = &inputs.pieces[*i];
+                Ok(layout.addr[&(piece.part, piece.id)] + piece.at)
+            }
             Target::Name(name) => {
                 if let Some(local) = inputs.symbols.iter().find(|s| s.input == input && !s.global && s.name == *name) {
                     return Ok(address(local, &inputs.pieces));
@@ -301,54 +410,53 @@ pub fn link(program: &Object, runtime: &[u8]) -> Result<Vec<u8>, LinkError> {
     let entry = *globals.get("_start").ok_or_else(|| LinkError("the runtime defines no `_start`".into()))?;
 
     // Section contents with relocations applied.
-    let mut contents: BTreeMap<SectionId, Vec<u8>> = BTreeMap::new();
-    for id in [SectionId::Text, SectionId::Rodata, SectionId::Data] {
-        let mut bytes = vec![0u8; layout.size[&id] as usize];
-        for piece in inputs.pieces.iter().filter(|p| p.id == id) {
+    let mut contents: BTreeMap<OutputSection, Vec<u8>> = BTreeMap::new();
+    for section in output_sections().filter(|(_, id)| *id != SectionId::Bss) {
+        let mut bytes = vec![0u8; layout.size[&section] as usize];
+        for piece in inputs.pieces.iter().filter(|p| (p.part, p.id) == section) {
             let at = piece.at as usize;
             bytes[at..at + piece.bytes.len()].copy_from_slice(&piece.bytes);
             for r in &piece.relocs {
                 let value = lookup(piece.input, &r.target)?;
-                let place = layout.addr[&id] + piece.at + r.offset;
+                let place = layout.addr[&section] + piece.at + r.offset;
                 relocate(&mut bytes, at + r.offset as usize, place, r.r_type, value)?;
             }
         }
-        contents.insert(id, bytes);
+        contents.insert(section, bytes);
     }
     if inputs.pieces.iter().any(|p| p.id == SectionId::Bss && !p.relocs.is_empty()) {
         return fail("relocations in .bss");
     }
 
-    // The symbol table: every named symbol of both inputs, plus the mapping symbols.
+    // The symbol table: every named symbol of both inputs, plus a mapping symbol at the start
+    // of each part's text (its code is ARM unless its own mapping symbols say otherwise).
+    let shndx = |section: OutputSection| -> u16 { 1 + output_sections().position(|s| s == section).unwrap_or(0) as u16 };
     let mut symtab: Vec<(String, u64, u64, u8, u16)> = Vec::new();
-    let shndx = |id: SectionId| -> u16 {
-        match id {
-            SectionId::Text => 1,
-            SectionId::Rodata => 2,
-            SectionId::Data => 3,
-            SectionId::Bss => 4,
-        }
-    };
-    symtab.push(("$a".into(), layout.addr[&SectionId::Text], 0, 0, 1));
+    for part in [Part::Runtime, Part::Program] {
+        symtab.push(("$a".into(), layout.addr[&(part, SectionId::Text)], 0, 0, shndx((part, SectionId::Text))));
+    }
     for s in &inputs.symbols {
         let kind = if s.name.starts_with('$') { 0 } else if s.function { 2 } else if s.section == SectionId::Text { 0 } else { 1 };
         let bind = if s.global { 1 } else { 0 };
-        symtab.push((s.name.clone(), address(s, &inputs.pieces), s.size, (bind << 4) | kind, shndx(s.section)));
+        let section = (inputs.pieces[s.piece].part, s.section);
+        symtab.push((s.name.clone(), address(s, &inputs.pieces), s.size, (bind << 4) | kind, shndx(section)));
     }
     symtab.sort_by_key(|s| (s.3 >> 4, s.1));
 
     Ok(write_elf(&layout, &contents, entry, &symtab))
 }
 
+/// The section header names of the output sections, in [`output_sections`] order.
+const SECTION_NAMES: [&str; 8] =
+    [".text.sysy_rt", ".rodata.sysy_rt", ".data.sysy_rt", ".bss.sysy_rt", ".text", ".rodata", ".data", ".bss"];
+
 /// Writes the executable: headers, segments, and section headers for tools.
-fn write_elf(layout: &Layout, contents: &BTreeMap<SectionId, Vec<u8>>, entry: u64, symtab: &[(String, u64, u64, u8, u16)]) -> Vec<u8> {
-    let text_end = layout.text_offset + (layout.addr[&SectionId::Rodata] - layout.addr[&SectionId::Text]) + layout.size[&SectionId::Rodata];
-    let data_len = layout.size[&SectionId::Data];
-    let bss_len = layout.addr[&SectionId::Bss] + layout.size[&SectionId::Bss] - layout.addr[&SectionId::Data] - data_len;
-    let mut out = vec![0u8; (layout.data_offset + data_len) as usize];
-    for id in [SectionId::Text, SectionId::Rodata, SectionId::Data] {
-        let at = (layout.addr[&id] - BASE) as usize;
-        out[at..at + contents[&id].len()].copy_from_slice(&contents[&id]);
+fn write_elf(layout: &Layout, contents: &BTreeMap<OutputSection, Vec<u8>>, entry: u64, symtab: &[(String, u64, u64, u8, u16)]) -> Vec<u8> {
+    let image_end = layout.segments.iter().map(|s| s.offset + s.filesz).max().unwrap_or(PAGE);
+    let mut out = vec![0u8; image_end as usize];
+    for (section, bytes) in contents {
+        let at = layout.file_offset(*section) as usize;
+        out[at..at + bytes.len()].copy_from_slice(bytes);
     }
     // String tables and the symbol table.
     let mut strtab = vec![0u8];
@@ -366,10 +474,9 @@ fn write_elf(layout: &Layout, contents: &BTreeMap<SectionId, Vec<u8>>, entry: u6
         syms.extend(entry);
     }
     let first_global = 1 + symtab.iter().take_while(|s| s.3 >> 4 == 0).count() as u32;
-    let names = [".text", ".rodata", ".data", ".bss", ".symtab", ".strtab", ".shstrtab"];
     let mut shstrtab = vec![0u8];
     let mut name_at = Vec::new();
-    for n in names {
+    for n in SECTION_NAMES.iter().chain(&[".symtab", ".strtab", ".shstrtab"]) {
         name_at.push(shstrtab.len() as u32);
         shstrtab.extend(n.as_bytes());
         shstrtab.push(0);
@@ -383,21 +490,26 @@ fn write_elf(layout: &Layout, contents: &BTreeMap<SectionId, Vec<u8>>, entry: u6
     out.extend(&shstrtab);
     let shoff = out.len().next_multiple_of(4);
     out.resize(shoff, 0);
-    // Section headers: null, .text, .rodata, .data, .bss, .symtab, .strtab, .shstrtab.
+    // Section headers: null, the output sections, .symtab, .strtab, .shstrtab.
     let mut sh = |name: u32, kind: u32, flags: u32, addr: u64, offset: u64, size: u64, link: u32, info: u32, align: u32, entsize: u32| {
         for v in [name, kind, flags, addr as u32, offset as u32, size as u32, link, info, align, entsize] {
             out.extend(v.to_le_bytes());
         }
     };
     sh(0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    let file_offset = |id: SectionId| layout.addr[&id] - BASE;
-    sh(name_at[0], 1, 0x6, layout.addr[&SectionId::Text], file_offset(SectionId::Text), layout.size[&SectionId::Text], 0, 0, 4, 0);
-    sh(name_at[1], 1, 0x2, layout.addr[&SectionId::Rodata], file_offset(SectionId::Rodata), layout.size[&SectionId::Rodata], 0, 0, 4, 0);
-    sh(name_at[2], 1, 0x3, layout.addr[&SectionId::Data], file_offset(SectionId::Data), data_len, 0, 0, 4, 0);
-    sh(name_at[3], 8, 0x3, layout.addr[&SectionId::Bss], file_offset(SectionId::Bss), layout.size[&SectionId::Bss], 0, 0, 8, 0);
-    sh(name_at[4], 2, 0, 0, symtab_at as u64, syms.len() as u64, 6, first_global, 4, 16);
-    sh(name_at[5], 3, 0, 0, strtab_at as u64, strtab.len() as u64, 0, 0, 1, 0);
-    sh(name_at[6], 3, 0, 0, shstrtab_at as u64, shstrtab.len() as u64, 0, 0, 1, 0);
+    for (i, section) in output_sections().enumerate() {
+        let (kind, flags, align) = match section.1 {
+            SectionId::Text => (1, 0x6, 4),
+            SectionId::Rodata => (1, 0x2, 4),
+            SectionId::Data => (1, 0x3, 4),
+            SectionId::Bss => (8, 0x3, 8),
+        };
+        sh(name_at[i], kind, flags, layout.addr[&section], layout.file_offset(section), layout.size[&section], 0, 0, align, 0);
+    }
+    let sections = SECTION_NAMES.len() as u32;
+    sh(name_at[sections as usize], 2, 0, 0, symtab_at as u64, syms.len() as u64, sections + 2, first_global, 4, 16);
+    sh(name_at[sections as usize + 1], 3, 0, 0, strtab_at as u64, strtab.len() as u64, 0, 0, 1, 0);
+    sh(name_at[sections as usize + 2], 3, 0, 0, shstrtab_at as u64, shstrtab.len() as u64, 0, 0, 1, 0);
 
     // ELF header.
     let mut h = Vec::with_capacity(EHDR as usize);
@@ -414,19 +526,19 @@ fn write_elf(layout: &Layout, contents: &BTreeMap<SectionId, Vec<u8>>, entry: u6
     h.extend((PHDR as u16).to_le_bytes());
     h.extend((PHNUM as u16).to_le_bytes());
     h.extend(40u16.to_le_bytes());
-    h.extend(8u16.to_le_bytes());
-    h.extend(7u16.to_le_bytes());
+    h.extend((sections as u16 + 4).to_le_bytes());
+    h.extend((sections as u16 + 3).to_le_bytes());
     out[..EHDR as usize].copy_from_slice(&h);
-    // Program headers: the read+execute segment (from the file start), the read+write one,
-    // and a non-executable stack.
+    // Program headers: the four loadable segments and a non-executable stack.
     let mut ph = Vec::new();
     let mut push = |kind: u32, offset: u64, vaddr: u64, filesz: u64, memsz: u64, flags: u32, align: u64| {
         for v in [kind, offset as u32, vaddr as u32, vaddr as u32, filesz as u32, memsz as u32, flags, align as u32] {
             ph.extend(v.to_le_bytes());
         }
     };
-    push(1, 0, BASE, text_end, text_end, 0x5, PAGE);
-    push(1, layout.data_offset, BASE + layout.data_offset, data_len, data_len + bss_len, 0x6, PAGE);
+    for (segment, (_, _, flags)) in layout.segments.iter().zip(SEGMENTS) {
+        push(1, segment.offset, segment.vaddr, segment.filesz, segment.memsz, flags, PAGE);
+    }
     push(0x6474_e551, 0, 0, 0, 0, 0x6, 16); // PT_GNU_STACK
     out[EHDR as usize..(EHDR + PHNUM * PHDR) as usize].copy_from_slice(&ph);
     out
