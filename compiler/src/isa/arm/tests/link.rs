@@ -145,3 +145,37 @@ fn in_process_and_gnu_builds_behave_alike() {
         assert_eq!(results[0].1, Some(10), "{level:?}");
     }
 }
+
+/// The runtime's part of the image (its read+execute and read+write segments) is the same,
+/// at the same addresses, whatever the program, and the program's code starts on a page
+/// after it: what lets the harness's fork server translate the runtime once for all runs.
+/// The entry code, which calls `main`, goes with the program, outside its markers.
+#[test]
+fn the_runtime_part_is_the_same_in_every_executable() {
+    use object::{Object as _, ObjectSegment as _, ObjectSymbol as _};
+    if crate::toolchain::arm_gcc().is_err() {
+        eprintln!("skipped: no ARM cross toolchain");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let mut runtime_parts = Vec::new();
+    for (name, source) in [("small", "int main() { putint(1); return 0; }"), ("runtime", RUNTIME_PROGRAM), ("linker", PROGRAM)] {
+        let (text, _, _) = crate::driver::compile_asm("t.sy", source, &Config::level(OptLevel::O2)).expect("compiles");
+        let path = dir.path().join(name);
+        crate::runtime::library::link_in_process(&text, &path).expect("links");
+        let bytes = std::fs::read(&path).expect("read");
+        let file = object::File::parse(bytes.as_slice()).expect("ELF");
+        let segments: Vec<_> = file.segments().map(|s| (s.address(), s.size(), s.data().expect("data").to_vec())).collect();
+        assert_eq!(segments.len(), 4, "{name}");
+        let symbol = |wanted: &str| file.symbols().find(|s| s.name() == Ok(wanted)).map(|s| s.address()).expect(wanted);
+        let runtime_end = segments[1].0 + segments[1].1;
+        assert_eq!(segments[0].0, 0x10000, "{name}");
+        assert!(segments[2].0 >= runtime_end.next_multiple_of(0x1000), "{name}: the program on pages of its own");
+        assert!((segments[0].0..segments[0].0 + segments[0].1).contains(&symbol("putint")), "{name}");
+        let (begin, end, entry) = (symbol("__sysy_prog_begin"), symbol("__sysy_prog_end"), file.entry());
+        assert_eq!(entry, symbol("_start"));
+        assert!(begin >= segments[2].0 && entry >= end, "{name}: the entry code after the program's code");
+        runtime_parts.push((segments[0].clone(), segments[1].clone(), symbol("putint"), symbol("getint")));
+    }
+    assert!(runtime_parts.windows(2).all(|w| w[0] == w[1]), "the runtime's part differs between programs");
+}
