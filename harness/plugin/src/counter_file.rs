@@ -6,10 +6,20 @@
 //! Chunks are never unmapped or moved: QEMU's generated code holds raw
 //! pointers to the execution counters inside them until the process ends.
 //! The byte layout is `sysy_cost_model::layout`.
+//!
+//! A fresh count in a forked child can adopt the records of the state it replaces
+//! ([`CounterFile::adopt`]): blocks translated before the fork (the fork server's parent
+//! translates the runtime once for all its children) keep the counter addresses QEMU compiled
+//! into them, so the new file's first chunks are mapped at exactly those addresses, holding
+//! copies of the old records with their executions reset. From then on those blocks count
+//! into the child's file.
 
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::path::Path;
+
+use std::os::fd::AsRawFd;
+use std::ptr::NonNull;
 
 use memmap2::{MmapMut, MmapOptions};
 use sysy_cost_model::layout::{
@@ -19,9 +29,16 @@ use sysy_cost_model::layout::{
 pub struct CounterFile {
     file: File,
     header_map: MmapMut,
-    chunks: Vec<MmapMut>,
+    chunks: Vec<Chunk>,
     header: Header,
 }
+
+/// One chunk's `MAP_SHARED` mapping of the file, `CHUNK_SIZE` bytes, never unmapped.
+struct Chunk(NonNull<u8>);
+
+// SAFETY: the mapping is process-wide memory, owned by the counter file; the plugin state that
+// holds it is behind a mutex.
+unsafe impl Send for Chunk {}
 
 impl CounterFile {
     /// Creates (or truncates) the file at `path` with an empty header.
@@ -75,7 +92,7 @@ impl CounterFile {
         record.encode_into(&mut bytes);
         // Raw pointers, not slices of the chunk: QEMU's generated code writes
         // to the counters of earlier records behind our back.
-        let base = self.chunks[chunk].as_mut_ptr();
+        let base = self.chunks[chunk].0.as_ptr();
         // SAFETY: `offset + RECORD_SIZE <= CHUNK_SIZE`, the chunk's mapped length.
         let (record_ptr, counter) = unsafe {
             let record_ptr = base.add(offset);
@@ -88,17 +105,70 @@ impl CounterFile {
         Ok(counter)
     }
 
+    /// Takes over the records of `earlier` (the state a fresh count replaces, in a forked
+    /// child): this file, still empty, gets copies of them with no executions, its first
+    /// chunks mapped where `earlier`'s are, so the counters QEMU's already translated blocks
+    /// add to are this file's. `belongs_elsewhere` names records that cannot be taken over
+    /// (their origin would be wrong here); any such record makes the counts unusable.
+    pub fn adopt(&mut self, earlier: &CounterFile, belongs_elsewhere: impl Fn(&Record) -> bool) -> io::Result<()> {
+        if self.header.records != 0 || !self.chunks.is_empty() {
+            return Err(io::Error::other("records can only be adopted by an empty counter file"));
+        }
+        let records = earlier.header.records;
+        for (index, chunk) in earlier.chunks.iter().enumerate() {
+            let first = index as u64 * RECORDS_PER_CHUNK;
+            let count = records.saturating_sub(first).min(RECORDS_PER_CHUNK);
+            // SAFETY: the chunk is CHUNK_SIZE mapped bytes; `count` records lie within it.
+            let mut bytes = unsafe { std::slice::from_raw_parts(chunk.0.as_ptr(), (count * RECORD_SIZE) as usize) }.to_vec();
+            for record in bytes.chunks_mut(RECORD_SIZE as usize) {
+                record[EXECUTIONS_OFFSET..EXECUTIONS_OFFSET + 8].fill(0);
+                let decoded = Record::decode(record).map_err(|e| io::Error::other(e.to_string()))?;
+                if belongs_elsewhere(&decoded) {
+                    self.update_header(|h| h.failed = true);
+                    return Err(io::Error::other(format!("an adopted block at {:#x} lies in the program", decoded.vaddr)));
+                }
+            }
+            self.grow_at(Some(chunk.0))?;
+            let target = self.chunks[index].0.as_ptr();
+            // SAFETY: `target` is the new chunk's mapping, CHUNK_SIZE bytes, which holds `bytes`.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), target, bytes.len()) };
+        }
+        self.update_header(|h| h.records = records);
+        Ok(())
+    }
+
     fn grow(&mut self) -> io::Result<()> {
+        self.grow_at(None)
+    }
+
+    /// Adds a chunk to the file and maps it, at `place` (replacing what is mapped there) when
+    /// given.
+    fn grow_at(&mut self, place: Option<NonNull<u8>>) -> io::Result<()> {
         let start = HEADER_SIZE + self.chunks.len() as u64 * CHUNK_SIZE;
         self.file.set_len(start + CHUNK_SIZE)?;
-        // SAFETY: as in `create`; the range was just allocated by `set_len`.
-        let map = unsafe {
-            MmapOptions::new()
-                .offset(start)
-                .len(CHUNK_SIZE as usize)
-                .map_mut(&self.file)?
+        let offset = libc::off_t::try_from(start).map_err(io::Error::other)?;
+        let (address, fixed) = match place {
+            Some(place) => (place.as_ptr().cast::<libc::c_void>(), libc::MAP_FIXED),
+            None => (std::ptr::null_mut(), 0),
         };
-        self.chunks.push(map);
+        // SAFETY: a shared mapping of a range `set_len` just allocated; with MAP_FIXED, `place`
+        // is a chunk mapping of the state being replaced, CHUNK_SIZE bytes, which nothing but
+        // QEMU's generated code (adding to counters) uses any more.
+        let map = unsafe {
+            libc::mmap(
+                address,
+                CHUNK_SIZE as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | fixed,
+                self.file.as_raw_fd(),
+                offset,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let chunk = NonNull::new(map.cast::<u8>()).ok_or_else(|| io::Error::other("mmap returned null"))?;
+        self.chunks.push(Chunk(chunk));
         Ok(())
     }
 

@@ -27,8 +27,12 @@
 //! the program's entry address. The plugin creates the new counter file and
 //! switches to it when it translates the block at the entry: the loader's
 //! last instructions before the jump count in the old state, the program's
-//! every block in the new one. The inherited state is left behind without
-//! being unmapped (the loader's translated blocks still point into it).
+//! every block in the new one. Blocks translated before the switch (in the
+//! child, or in the parent before the fork: the server translates the
+//! runtime library once for all its children) have their counters compiled
+//! in; the new state adopts them: its file starts with copies of the old
+//! records, executions reset, mapped at the old records' addresses. So a
+//! block counts the same whether the child translated it or inherited it.
 //!
 //! Assumptions: a single guest thread (inline adds are not atomic; SysY
 //! programs do not create threads), a 64-bit little-endian host, an ARM guest.
@@ -155,9 +159,17 @@ fn begin_pending_count(block_start: u64) {
     if pending.as_ref().is_none_or(|(start, _)| *start != block_start) {
         return;
     }
-    let Some((_, fresh)) = pending.take() else { return };
+    let Some((_, mut fresh)) = pending.take() else { return };
     let mut guard = PLUGIN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    // The old state's mappings stay: translated blocks of the loader still add to them.
+    if let Some(earlier) = guard.as_ref()
+        && let Err(message) = fresh.adopt_translations(earlier)
+    {
+        // The fresh state is marked failed: the harness finds no usable counts.
+        eprintln!("sysy-cost-plugin: fresh count cannot take over earlier blocks: {message}");
+    }
+    // The old state's header mapping stays (forgotten, not unmapped); its chunks now map the
+    // fresh file, so blocks translated before the switch (the loader's, and whatever the
+    // fork server's parent translated) count in the fresh state.
     std::mem::forget(guard.replace(fresh));
 }
 

@@ -103,6 +103,19 @@ impl Plugin {
         counters
     }
 
+    /// Takes over the blocks `earlier` (the state this fresh count replaces) translated, so
+    /// that their executions from now on count here (see [`CounterFile::adopt`]). A block of
+    /// `earlier` inside this state's program ranges would be counted as runtime code: that
+    /// makes this state's counts unusable (the harness then reruns the program on its own).
+    pub fn adopt_translations(&mut self, earlier: &Plugin) -> io::Result<()> {
+        let program = &self.program;
+        self.file.adopt(&earlier.file, |record| {
+            let instructions: u64 = record.class_counts.iter().map(|&n| u64::from(n)).sum();
+            let end = record.vaddr + 4 * instructions.max(1);
+            program.contains(record.vaddr) || program.ranges().iter().any(|&(lo, _)| (record.vaddr..end).contains(&lo))
+        })
+    }
+
     /// Marks the counts as complete (QEMU's atexit callback).
     pub fn finish(&mut self) {
         self.file.update_header(|h| h.complete = true);
