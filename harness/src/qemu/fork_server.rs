@@ -18,13 +18,28 @@
 //! inherits, then holds that path, and a child translates about 7 loader blocks instead of
 //! about 60 (300 served empty runs without the plugin: 3.1 → 2.5 ms of CPU each).
 //!
+//! The runtime library, translated once: the in-process linker puts the runtime at fixed
+//! addresses, on pages of its own, identical in every executable (`sysyc`'s
+//! `isa/arm/link.rs`). Before its first run a server is asked to warm up on that run's
+//! executable ([`ForkServer::warm_up`]): the loader maps it, calls the runtime's functions
+//! on their common paths (output to /dev/null, input from a sample text) so that qemu
+//! translates them in the server, then unmaps everything but the runtime's code, which it
+//! keeps. A child whose executable has the same runtime code (same segment, same bytes)
+//! leaves it mapped and inherits its translations; one with another runtime unmaps it and
+//! maps its own. The runtime's data is always the child's own. With the plugin, the
+//! warm-up counts into a file of its own, with the executable's mapping symbols, and each
+//! child's fresh count adopts the blocks translated before it (the plugin's
+//! `CounterFile::adopt`), so a block inherited from the server counts in the run exactly as
+//! one the run translated itself.
+//!
 //! What stays the same as a single run ([`super::Qemu::run`]): the program's stdout, exit
 //! status or fatal signal, and every instruction count (program and runtime: the plugin
 //! switches files at the program's entry block, and the stack and environment the program
 //! finds are those of a fresh start). Tests in `harness/tests/fork_server.rs` compare both
 //! ways on the same executables. What differs: the program's stdin and stdout are files (a
-//! single counted run reads a file too), and addresses outside the program's own segments
-//! hold the loader instead of nothing.
+//! single counted run reads a file too), addresses outside the program's own segments
+//! hold the loader instead of nothing, and the plugin's statistics of translations (a served
+//! run translates fewer blocks).
 //!
 //! When a run cannot be served — the executable is not a static image of plain loadable
 //! segments below the loader, a path cannot be sent, the loader reports it unloadable, or the
@@ -101,6 +116,10 @@ pub struct ForkServer {
     answers: ChildStdout,
     pending: Vec<u8>,
     scratch: tempfile::TempDir,
+    /// Whether qemu runs with the cost plugin (warm-ups then count aside, see [`Self::warm_up`]).
+    counting: bool,
+    /// Whether a warm-up request was sent (one per server, whatever its answer).
+    warm_up_sent: bool,
 }
 
 impl ForkServer {
@@ -129,7 +148,7 @@ impl ForkServer {
             .map_err(ServerError::Start)?;
         let requests = process.stdin.take().expect("piped stdin");
         let answers = process.stdout.take().expect("piped stdout");
-        Ok(ForkServer { process, requests, answers, pending: Vec::new(), scratch })
+        Ok(ForkServer { process, requests, answers, pending: Vec::new(), scratch, counting: plugin.is_some(), warm_up_sent: false })
     }
 
     /// Runs `exe` on `stdin` for at most `timeout`, counting into a fresh file with
@@ -155,17 +174,9 @@ impl ForkServer {
         let mut fields: Vec<OsString> = vec![exe.into(), stdin_path.into(), stdout_path.clone().into(), stderr_path.into()];
         fields.push(config_path.map_or_else(|| "-".into(), Into::into));
         fields.push(timeout.as_secs().saturating_add(1).to_string().into());
-        let mut line = Vec::new();
-        for (i, field) in fields.iter().enumerate() {
-            let bytes = field.as_encoded_bytes();
-            if bytes.is_empty() || bytes.iter().any(|&b| b == b'\t' || b == b'\n' || b == 0) {
-                return Ok(Served::Unloadable(format!("{field:?} cannot be sent to the loader")));
-            }
-            if i > 0 {
-                line.push(b'\t');
-            }
-            line.extend_from_slice(bytes);
-        }
+        let Some(mut line) = request_line(&fields) else {
+            return Ok(Served::Unloadable(format!("{fields:?} cannot be sent to the loader")));
+        };
         line.push(b'\n');
 
         let start = Instant::now();
@@ -195,6 +206,44 @@ impl ForkServer {
         };
         let stdout = std::fs::read(&stdout_path).map_err(|source| ServerError::Scratch { path: stdout_path, source })?;
         Ok(Served::Ran { status, stdout, wall })
+    }
+
+    /// Whether this server has not been asked to warm up yet.
+    pub fn needs_warm_up(&self) -> bool {
+        !self.warm_up_sent
+    }
+
+    /// Asks the loader to translate `exe`'s runtime library once, in the server itself, and
+    /// keep it mapped (see the loader's `warm_up`): `Ok(true)` when it did, `Ok(false)` when
+    /// `exe` has no runtime at fixed addresses apart from its program, or the loader could not
+    /// (the server serves as before), an error when the server broke.
+    pub fn warm_up(&mut self, exe: &Path) -> Result<bool, ServerError> {
+        let Some(functions) = runtime_functions(exe) else { return Ok(false) };
+        let exe = std::path::absolute(exe).map_err(|e| ServerError::Protocol(format!("{}: {e}", exe.display())))?;
+        let input = self.scratch_file("warm-up.stdin", WARM_UP_INPUT)?;
+        let config = if self.counting {
+            let config = PluginConfig {
+                binary: Some(exe.clone()),
+                ..PluginConfig::new(self.scratch.path().join("warm-up.counts"), ProgramRanges::new([]))
+            };
+            let args = config.to_args().map_err(|e| ServerError::Protocol(e.to_string()))?;
+            Some(self.scratch_file("warm-up.args", args.join("\n").as_bytes())?)
+        } else {
+            None
+        };
+        let mut fields: Vec<OsString> = vec!["warm".into(), exe.into(), input.into()];
+        fields.push(config.map_or_else(|| "-".into(), Into::into));
+        fields.extend(functions.iter().map(|address| OsString::from(address.to_string())));
+        let Some(mut line) = request_line(&fields) else { return Ok(false) };
+        line.push(b'\n');
+        self.warm_up_sent = true;
+        self.requests.write_all(&line).map_err(|e| self.broken(format!("warm-up request: {e}")))?;
+        let answer = self.answer(Instant::now() + WARM_UP_LIMIT)?;
+        match words(&answer)[..] {
+            ["warmed", _] => Ok(true),
+            ["unwarmed", _, _] => Ok(false),
+            _ => Err(self.broken(format!("warm-up answer `{answer}`"))),
+        }
     }
 
     /// What the server and its children wrote to stderr (qemu's and the plugin's messages;
@@ -279,6 +328,57 @@ impl Drop for ForkServer {
     }
 }
 
+/// The fields joined by tabs, or `None` if a field is empty or holds a tab, newline or NUL.
+fn request_line(fields: &[OsString]) -> Option<Vec<u8>> {
+    let mut line = Vec::new();
+    for (i, field) in fields.iter().enumerate() {
+        let bytes = field.as_encoded_bytes();
+        if bytes.is_empty() || bytes.iter().any(|&b| b == b'\t' || b == b'\n' || b == 0) {
+            return None;
+        }
+        if i > 0 {
+            line.push(b'\t');
+        }
+        line.extend_from_slice(bytes);
+    }
+    Some(line)
+}
+
+/// The runtime functions a warm-up calls, in the order the loader expects their addresses.
+const WARMED_FUNCTIONS: [&str; 13] = [
+    "putint", "putch", "putarray", "putfloat", "putfarray", "putf", "getint", "getch", "getarray", "getfloat",
+    "getfarray", "_sysy_starttime", "_sysy_stoptime",
+];
+
+/// What the warm-up's input functions read: numbers, characters, an array and floats of the
+/// forms programs read, then the end of the input.
+const WARM_UP_INPUT: &[u8] = b"12 -34 +5 0x10\nab\n3 1 -2 3\n1.5 -0x1p3\n2 0.25 1e3\n";
+
+/// How long a warm-up may take (it runs a few hundred thousand guest instructions).
+const WARM_UP_LIMIT: Duration = Duration::from_secs(30);
+
+/// The addresses of [`WARMED_FUNCTIONS`] in `exe` (0 for one it lacks), when its runtime
+/// library sits in a read+execute segment of its own, the first one, apart from the
+/// program's code (the in-process linker's layout); `None` otherwise.
+fn runtime_functions(exe: &Path) -> Option<Vec<u64>> {
+    use object::{Object as _, ObjectSegment as _, ObjectSymbol as _, SegmentFlags};
+    let bytes = std::fs::read(exe).ok()?;
+    let file = object::File::parse(bytes.as_slice()).ok()?;
+    let runtime_text = file.segments().find(|segment| matches!(segment.flags(), SegmentFlags::Elf { p_flags, .. } if p_flags.0 == 5))?;
+    let (start, end) = (runtime_text.address(), runtime_text.address() + runtime_text.file_range().1);
+    let address_of = |name: &str| {
+        file.symbols().find(|s| s.is_global() && s.is_definition() && s.name() == Ok(name)).map(|s| s.address())
+    };
+    let program_begin =
+        file.symbols().find(|s| s.name() == Ok(sysy_cost_model::elf::PROG_BEGIN_SYMBOL)).map(|s| s.address())?;
+    if (start..end).contains(&program_begin) {
+        return None;
+    }
+    let functions: Vec<u64> = WARMED_FUNCTIONS.iter().map(|name| address_of(name).unwrap_or(0)).collect();
+    let inside = |address: &u64| *address == 0 || (start..end).contains(address);
+    (functions.iter().all(inside) && functions.iter().any(|&a| a != 0)).then_some(functions)
+}
+
 fn words(line: &str) -> Vec<&str> {
     line.split_whitespace().collect()
 }
@@ -347,6 +447,8 @@ pub struct ServerPool {
     /// Set when a server first failed (said once on stderr: a server failing over and over
     /// would silently make every run a fresh qemu, at several times the cost).
     failed: AtomicBool,
+    /// Set when a warm-up broke its server: later servers serve without warming up.
+    no_warm_up: AtomicBool,
 }
 
 impl ServerPool {
@@ -378,6 +480,14 @@ impl ServerPool {
                 }
             },
         };
+        if server.needs_warm_up() && !self.no_warm_up.load(Ordering::Relaxed)
+            && let Err(error) = server.warm_up(exe)
+        {
+            if !self.no_warm_up.swap(true, Ordering::Relaxed) {
+                eprintln!("warning: {error}; fork servers no longer warm the runtime up");
+            }
+            return None;
+        }
         // A server that failed is dropped (killed); the next run starts a new one.
         let served = match server.run(exe, stdin, counts, opts.timeout) {
             Ok(served) => served,
