@@ -344,15 +344,18 @@ fn request_line(fields: &[OsString]) -> Option<Vec<u8>> {
     Some(line)
 }
 
-/// The runtime functions a warm-up calls, in the order the loader expects their addresses.
-const WARMED_FUNCTIONS: [&str; 13] = [
+/// The runtime functions a warm-up calls, in the order the loader expects their addresses
+/// (`sink_flush` is the runtime's own, which its exit path calls).
+const WARMED_FUNCTIONS: [&str; 14] = [
     "putint", "putch", "putarray", "putfloat", "putfarray", "putf", "getint", "getch", "getarray", "getfloat",
-    "getfarray", "_sysy_starttime", "_sysy_stoptime",
+    "getfarray", "_sysy_starttime", "_sysy_stoptime", "sink_flush",
 ];
 
 /// What the warm-up's input functions read: numbers, characters, an array and floats of the
-/// forms programs read, then the end of the input.
-const WARM_UP_INPUT: &[u8] = b"12 -34 +5 0x10\nab\n3 1 -2 3\n1.5 -0x1p3\n2 0.25 1e3\n";
+/// forms programs (generated ones in particular) read, then the end of the input.
+/// In the order the loader reads: four getint, two getch, getarray, eight getfloat, getfarray.
+const WARM_UP_INPUT: &[u8] =
+    b"12 -34 +5 7ab\n3 1 -2 3\n1.5 -0x1.bap+8 -445.61 -9.125 0x1.ffbae2p+8 123456.789 0.1 2.5e+3\n2 0.25 1e3\n";
 
 /// How long a warm-up may take (it runs a few hundred thousand guest instructions).
 const WARM_UP_LIMIT: Duration = Duration::from_secs(30);
@@ -367,7 +370,13 @@ fn runtime_functions(exe: &Path) -> Option<Vec<u64>> {
     let runtime_text = file.segments().find(|segment| matches!(segment.flags(), SegmentFlags::Elf { p_flags, .. } if p_flags.0 == 5))?;
     let (start, end) = (runtime_text.address(), runtime_text.address() + runtime_text.file_range().1);
     let address_of = |name: &str| {
-        file.symbols().find(|s| s.is_global() && s.is_definition() && s.name() == Ok(name)).map(|s| s.address())
+        let function = |s: &object::Symbol<'_, '_>| s.is_definition() && s.kind() == object::SymbolKind::Text && s.name() == Ok(name);
+        let mut found = file.symbols().filter(function);
+        // A local name must be unique to be trusted.
+        match (found.next(), found.next()) {
+            (Some(symbol), None) => Some(symbol.address()),
+            _ => None,
+        }
     };
     let program_begin =
         file.symbols().find(|s| s.name() == Ok(sysy_cost_model::elf::PROG_BEGIN_SYMBOL)).map(|s| s.address())?;
