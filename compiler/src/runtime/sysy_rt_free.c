@@ -27,7 +27,10 @@
  * Start and exit: `_start` aligns sp to 8 bytes (AAPCS), calls main, then does what glibc's
  * exit does for sysy_rt.c: first the timer report on stderr (sysy_rt.c prints it from a
  * destructor, which glibc runs before it flushes stdio), then the flush of stdout, then
- * exit_group(main's value); the kernel keeps its low 8 bits as the exit status.
+ * exit_group(main's value); the kernel keeps its low 8 bits as the exit status. Both are in
+ * a section of their own, `.text.sysy_entry`, the only code that refers to the program: the
+ * in-process linker places it with the program and the rest of the runtime at fixed
+ * addresses, the same in every executable (see isa/arm/link.rs).
  *
  * glibc behaviour reproduced:
  * - stdout is fully buffered in 64 KiB (sysy_rt.c sets the same with setvbuf) and written
