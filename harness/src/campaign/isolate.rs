@@ -15,7 +15,11 @@
 //!   program, one configuration's compile/interpret/run, the triage of a new failure), a
 //!   worker writes `program<TAB>step` to its own file `journal/worker-<i>` in the campaign
 //!   directory, and empties it when the program is done. Plain writes, no fsync: a process
-//!   killed by a signal loses nothing the kernel already has.
+//!   killed by a signal loses nothing the kernel already has. Each write overwrites the
+//!   file in place, padded to a fixed width ([`stamp`]): truncating would free the file's
+//!   block, and on a disk file system mounted with `discard` (ext4 here) the truncating
+//!   `open` waits for the device, 120 µs against 3.5 µs in place, about ten times per
+//!   program, with the worker's core idle meanwhile.
 //! * **Crash.** When the child dies by a signal other than an interruption (SIGINT, SIGTERM,
 //!   SIGHUP), the supervisor reads the journal. One pair in flight: it is the culprit; the
 //!   supervisor appends it to `crashed.txt` (`program<TAB>step<TAB>signal`) and restarts the
@@ -131,8 +135,29 @@ impl Heartbeat {
 
     /// Re-stamps the entry.
     pub fn beat(&self) {
-        let _ = std::fs::write(&self.file, &self.entry);
+        let _ = stamp(&self.file, &self.entry);
     }
+}
+
+/// Bytes of a journal file: an entry, padded with spaces, then a newline.
+const ENTRY_WIDTH: usize = 128;
+
+/// Writes `entry` (empty: nothing in flight) as the whole content of the journal file at
+/// `path`, in place: the file keeps its length ([`ENTRY_WIDTH`], more only for a longer
+/// entry) and its block, so no write truncates it (see the module documentation). Readers
+/// trim the padding; the write renews the file's modification time, which the watchdog
+/// reads.
+fn stamp(path: &Path, entry: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let entry = entry.trim_end();
+    let width = ENTRY_WIDTH.max(entry.len() + 1);
+    let line = format!("{entry:<0$}\n", width - 1);
+    let file = std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
+    file.write_all_at(line.as_bytes(), 0)?;
+    if file.metadata()?.len() != width as u64 {
+        file.set_len(width as u64)?;
+    }
+    Ok(())
 }
 
 /// True in the campaign child started by the supervisor.
@@ -167,15 +192,15 @@ impl Journal {
     /// Notes that this worker is about to run `step` of `program`. Best effort: a journal
     /// that cannot be written only costs the attribution of a crash.
     pub fn enter(&self, program: u64, step: &str) {
-        let (file, entry) = (self.file(), format!("{program}\t{step}\n"));
-        let _ = std::fs::write(&file, &entry);
+        let (file, entry) = (self.file(), format!("{program}\t{step}"));
+        let _ = stamp(&file, &entry);
         CURRENT.with(|current| *current.borrow_mut() = Some((file, entry)));
     }
 
     /// Notes that this worker runs no compiler code.
     pub fn leave(&self) {
         CURRENT.with(|current| *current.borrow_mut() = None);
-        let _ = std::fs::write(self.file(), "");
+        let _ = stamp(&self.file(), "");
     }
 }
 
@@ -490,6 +515,26 @@ mod tests {
         assert!(!is_hang("SIGABRT"));
         assert_eq!(signal_name(libc::SIGABRT), "SIGABRT");
         assert_eq!(signal_name(64), "signal 64");
+    }
+
+    /// Entries overwrite the file in place: its length stays put (no truncation, which
+    /// would free its block), and a short entry after a long one reads back exactly.
+    #[test]
+    fn journal_entries_overwrite_the_file_in_place() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let journal = Journal::open(dir.path()).expect("journal");
+        let length = || std::fs::metadata(journal.file()).expect("journal file").len();
+        journal.enter(12345, FRONT_END);
+        assert_eq!(length(), ENTRY_WIDTH as u64);
+        journal.leave();
+        assert_eq!(length(), ENTRY_WIDTH as u64, "leaving keeps the length");
+        assert!(in_flight(dir.path()).is_empty());
+        let long = "x".repeat(ENTRY_WIDTH * 2);
+        journal.enter(1, &long);
+        assert_eq!(in_flight(dir.path()), vec![(1, long.clone())]);
+        journal.enter(2, "abc");
+        assert_eq!(in_flight(dir.path()), vec![(2, "abc".to_string())], "nothing of the long entry is left");
+        assert_eq!(length(), ENTRY_WIDTH as u64);
     }
 
     #[test]
