@@ -96,6 +96,81 @@ pub fn arm_gcc() -> Result<PathBuf, ToolchainError> {
     })
 }
 
+/// The assembler command the cross gcc runs for `gcc -c -x assembler - -o OUT`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssemblerCommand {
+    pub program: PathBuf,
+    /// The arguments, with [`AssemblerCommand::OUTPUT`] where the output path goes.
+    pub args: Vec<OsString>,
+}
+
+impl AssemblerCommand {
+    /// The stand-in for the output path in the driver query (only characters gcc prints
+    /// unquoted).
+    pub const OUTPUT: &'static str = "/sysyc-gnu-as-output.o";
+
+    /// The arguments for writing the object to `out` (the text comes on stdin).
+    pub fn args_for(&self, out: &Path) -> Vec<OsString> {
+        self.args.iter().map(|a| if a == Self::OUTPUT { out.as_os_str().to_owned() } else { a.clone() }).collect()
+    }
+}
+
+/// What `gcc` runs to assemble a text from stdin, asked of gcc itself (`-###`, which prints
+/// the commands without running them) once per gcc and process: running that command
+/// directly assembles exactly as the driver would, for one process start instead of two (the
+/// encoder oracle assembles thousands of texts per campaign). `None` when gcc's answer is not
+/// one assembler command naming the output once; callers then go through the driver.
+pub fn gnu_assembler(gcc: &Path) -> Option<AssemblerCommand> {
+    use std::sync::Mutex;
+    static ASKED: Mutex<Vec<(PathBuf, Option<AssemblerCommand>)>> = Mutex::new(Vec::new());
+    let mut asked = ASKED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, command)) = asked.iter().find(|(g, _)| g == gcc) {
+        return command.clone();
+    }
+    let args: Vec<OsString> = ["-###", "-c", "-x", "assembler", "-", "-o", AssemblerCommand::OUTPUT].iter().map(Into::into).collect();
+    let command = run_tool(gcc, &args, Some(b"")).ok().and_then(|out| assembler_command(&String::from_utf8_lossy(&out.stderr)));
+    asked.push((gcc.to_path_buf(), command.clone()));
+    command
+}
+
+/// The one command of a `gcc -###` listing (its lines that start with a space), split into
+/// words as gcc quotes them: a word with characters other than letters, digits and `_/-.`
+/// is in double quotes, with `"`, `\` and `$` escaped by a backslash.
+fn assembler_command(listing: &str) -> Option<AssemblerCommand> {
+    let mut commands = listing.lines().filter(|l| l.starts_with(' '));
+    let line = commands.next()?;
+    if commands.next().is_some() {
+        return None;
+    }
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        while chars.next_if_eq(&' ').is_some() {}
+        let Some(first) = chars.next() else { break };
+        let mut word = String::new();
+        if first == '"' {
+            loop {
+                match chars.next()? {
+                    '"' => break,
+                    '\\' => word.push(chars.next()?),
+                    c => word.push(c),
+                }
+            }
+        } else {
+            word.push(first);
+            while let Some(c) = chars.next_if(|&c| c != ' ') {
+                word.push(c);
+            }
+        }
+        words.push(word);
+    }
+    let mut words = words.into_iter();
+    let program = PathBuf::from(words.next()?);
+    let args: Vec<OsString> = words.map(OsString::from).collect();
+    let outputs = args.iter().filter(|a| *a == AssemblerCommand::OUTPUT).count();
+    (outputs == 1 && find_program(program.as_os_str()).is_some()).then_some(AssemblerCommand { program, args })
+}
+
 /// Runs `program args...` (stdin from `stdin`, or empty), capturing stdout and stderr.
 /// A non-zero exit or a signal is an error carrying the command line and stderr.
 pub fn run_tool(program: &Path, args: &[OsString], stdin: Option<&[u8]>) -> Result<Output, ToolchainError> {
@@ -142,6 +217,23 @@ fn quote_arg(arg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// gcc's `-###` quoting is undone word by word; a listing that is not exactly one
+    /// command naming the output once gives no command (the driver is used instead).
+    #[test]
+    fn reads_the_assembler_command_of_a_driver_listing() {
+        let listing = "Target: arm-linux-gnueabihf\nCOLLECT_GCC_OPTIONS='-c'\n /bin/sh \"-march=armv7-a+fp\" \"a \\\"b\\\\\" -o /sysyc-gnu-as-output.o -\n";
+        let command = assembler_command(listing).expect("one command");
+        assert_eq!(command.program, PathBuf::from("/bin/sh"));
+        let words: Vec<OsString> = ["-march=armv7-a+fp", "a \"b\\", "-o", AssemblerCommand::OUTPUT, "-"].iter().map(OsString::from).collect();
+        assert_eq!(command.args, words);
+        let out = Path::new("/tmp/x y/gnu.o");
+        assert_eq!(command.args_for(out)[3], out.as_os_str());
+        assert!(assembler_command(" /bin/sh -o /other.o -\n").is_none(), "no output stand-in");
+        assert!(assembler_command(" /bin/sh -o /sysyc-gnu-as-output.o -\n /bin/sh -\n").is_none(), "two commands");
+        assert!(assembler_command(" /nonexistent/as -o /sysyc-gnu-as-output.o -\n").is_none(), "no such program");
+        assert!(assembler_command(" /bin/sh \"unterminated -o /sysyc-gnu-as-output.o\n").is_none());
+    }
 
     #[test]
     fn quotes_only_what_needs_quoting() {

@@ -676,19 +676,30 @@ pub fn compare_with_gnu(text: &str) -> Result<(), String> {
     compare_objects(&ours, &gnu)
 }
 
-/// The relocatable object GNU `as` makes of `text` (through the cross gcc driver, so the
-/// `as` of the same toolchain).
+/// The relocatable object GNU `as` makes of `text`: the `as` of the cross gcc's toolchain
+/// with the options the driver gives it, run directly when gcc names the command
+/// ([`crate::toolchain::gnu_assembler`]), else through the driver.
 pub fn gnu_object(text: &str) -> Result<Vec<u8>, crate::toolchain::ToolchainError> {
-    use crate::toolchain::ToolchainError;
-    let gcc = crate::toolchain::arm_gcc()?;
+    gnu_object_with(text, true)
+}
+
+/// [`gnu_object`], through the gcc driver unless `direct`.
+fn gnu_object_with(text: &str, direct: bool) -> Result<Vec<u8>, crate::toolchain::ToolchainError> {
+    use crate::toolchain::{self, ToolchainError};
+    let gcc = toolchain::arm_gcc()?;
     let dir = tempfile::tempdir().map_err(|source| ToolchainError::Io {
         action: "cannot create a temporary directory in",
         path: std::env::temp_dir(),
         source,
     })?;
     let out = dir.path().join("gnu.o");
-    let args: Vec<std::ffi::OsString> = ["-c", "-x", "assembler", "-", "-o"].iter().map(Into::into).chain([out.clone().into()]).collect();
-    crate::toolchain::run_tool(&gcc, &args, Some(text.as_bytes()))?;
+    match toolchain::gnu_assembler(&gcc).filter(|_| direct) {
+        Some(command) => toolchain::run_tool(&command.program, &command.args_for(&out), Some(text.as_bytes()))?,
+        None => {
+            let args: Vec<std::ffi::OsString> = ["-c", "-x", "assembler", "-", "-o"].iter().map(Into::into).chain([out.clone().into()]).collect();
+            toolchain::run_tool(&gcc, &args, Some(text.as_bytes()))?
+        }
+    };
     std::fs::read(&out).map_err(|source| ToolchainError::Io { action: "cannot read", path: out, source })
 }
 

@@ -199,6 +199,20 @@ fn every_instruction_form_assembles_like_gnu_as() {
     }
 }
 
+/// GNU `as` run directly, as the cross gcc names it, gives the driver's object byte for byte.
+#[test]
+fn the_direct_assembler_command_gives_the_drivers_object() {
+    if !toolchain() {
+        return;
+    }
+    let gcc = crate::toolchain::arm_gcc().expect("gcc");
+    let command = crate::toolchain::gnu_assembler(&gcc).expect("gcc names its assembler");
+    assert!(command.program.ends_with("as"), "{command:?}");
+    let direct = super::gnu_object_with(FORMS, true).expect("assembles directly");
+    let driven = super::gnu_object_with(FORMS, false).expect("assembles through the driver");
+    assert!(direct == driven, "the objects differ");
+}
+
 #[test]
 fn errors_name_the_line() {
     let err = assemble("\t.text\n\tmov\tr0, #0x101\n").expect_err("not encodable");
