@@ -55,11 +55,24 @@ pub struct CycleEstimate {
 
 impl CostCounts {
     /// Reads the counter file at `path`.
+    ///
+    /// Reads the header and the committed records only: the file grows by whole chunks of
+    /// records ([`crate::layout::CHUNK_SIZE`], 256 KiB), of which a run uses a few KiB.
     pub fn read(path: &Path) -> Result<CostCounts, CountsError> {
-        let bytes = std::fs::read(path).map_err(|source| CountsError::Io {
+        use std::io::Read;
+        let io = |source| CountsError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        let mut bytes = Vec::with_capacity(HEADER_SIZE as usize);
+        (&file).take(HEADER_SIZE).read_to_end(&mut bytes).map_err(io)?;
+        // A bad header is reported by `parse`, from what was read.
+        if let Ok(header) = Header::decode(&bytes) {
+            let records = header.records.saturating_mul(RECORD_SIZE);
+            bytes.reserve(usize::try_from(records).unwrap_or(0).min(1 << 30));
+            (&file).take(records).read_to_end(&mut bytes).map_err(io)?;
+        }
         CostCounts::parse(&bytes).map_err(|error| error.in_file(path))
     }
 
