@@ -141,6 +141,13 @@ struct InFlight {
     waiting: Vec<Waiting>,
 }
 
+/// The data-flow check of a program ([`Checker::analyse`]), kept apart from the program's
+/// timing until the encoder's line has taken its own self-test time.
+struct Analysis {
+    selftest: SelfTest,
+    timing: Timing,
+}
+
 /// A run for the runner thread: the assembly text and its hash.
 type RunJob = (String, String);
 
@@ -253,6 +260,7 @@ impl Checker {
         let mut slots: Vec<Option<(Row, Option<Failure>)>> = vec![None; configs.len()];
         // Runs go to the runner thread (see "Overlap" in the module documentation).
         let (stdin, expected) = (&case.subject.stdin, &case.expected);
+        let mut analysis = None;
         std::thread::scope(|scope| {
             let (jobs, job_queue) = std::sync::mpsc::channel::<RunJob>();
             let (answer, results) = std::sync::mpsc::channel();
@@ -343,6 +351,9 @@ impl Checker {
                     }
                 }
             }
+            // The solvers' check while the last run is in flight, so that its qemu run and
+            // this worker's check share the wait.
+            analysis = Some(self.analyse(index, &lowered, &cache));
             land_in_flight(&mut in_flight, &mut runner, &mut cache, &mut slots, &mut timing);
             if let Some(r) = runner {
                 r.finish();
@@ -360,38 +371,10 @@ impl Checker {
             checked: cache.native.keys().filter(|hash| encoder::sampled(seed, hash, self.encoder_sample)).count() as u64,
             micros: timing.get(Phase::Selftest),
         }];
-        // The solvers run compiler code too: journaled as their own step, and skipped on the
-        // resumed run after they killed the process.
-        if let Some(cause) = self.crashed.get(index, ANALYSIS) {
-            let failure = taken_down(cause, Stage::Analysis);
-            selftests.push(SelfTest {
-                program: index,
-                oracle: "dataflow".into(),
-                kind: Some(failure.kind),
-                detail: failure.detail,
-                checked: 0,
-                micros: 0,
-            });
-        } else {
-            self.note(index, ANALYSIS);
-            let start = Instant::now();
-            let optimised = |level: OptLevel| cache.levels.iter().find(|(l, _)| *l == level).map(|(_, state)| state.module());
-            let result = timing.time(Phase::Selftest, || dataflow::check_program(&lowered, &optimised));
-            let compared = result.as_ref().copied().unwrap_or_default();
-            line.analysis_functions = compared.functions;
-            let detail = match &result {
-                Err(f) => f.detail.clone(),
-                Ok(c) if c.skipped > 0 => format!("{} functions skipped: too irreducible for the region solver", c.skipped),
-                Ok(_) => String::new(),
-            };
-            selftests.push(SelfTest {
-                program: index,
-                oracle: "dataflow".into(),
-                kind: result.as_ref().err().map(|f| f.kind),
-                detail,
-                checked: compared.functions,
-                micros: start.elapsed().as_micros() as u64,
-            });
+        if let Some(analysis) = analysis {
+            timing.merge(&analysis.timing);
+            line.analysis_functions = analysis.selftest.checked;
+            selftests.push(analysis.selftest);
         }
         self.leave();
         if let Some(gcc) = &self.gcc {
@@ -408,6 +391,44 @@ impl Checker {
         line.millis = start.elapsed().as_millis() as u64;
         line.timing = timing;
         Checked { line, rows, selftests, truth: Some(truth), failures }
+    }
+
+    /// The data-flow solvers' agreement check of a program: its `selftests.csv` line and time.
+    /// The solvers run compiler code too: journaled as their own step, and skipped on the
+    /// resumed run after they killed the process.
+    fn analyse(&self, index: u64, lowered: &sysyc::ir::Module, cache: &Cache) -> Analysis {
+        let mut timing = Timing::default();
+        if let Some(cause) = self.crashed.get(index, ANALYSIS) {
+            let failure = taken_down(cause, Stage::Analysis);
+            let selftest = SelfTest {
+                program: index,
+                oracle: "dataflow".into(),
+                kind: Some(failure.kind),
+                detail: failure.detail,
+                checked: 0,
+                micros: 0,
+            };
+            return Analysis { selftest, timing };
+        }
+        self.note(index, ANALYSIS);
+        let start = Instant::now();
+        let optimised = |level: OptLevel| cache.levels.iter().find(|(l, _)| *l == level).map(|(_, state)| state.module());
+        let result = timing.time(Phase::Selftest, || dataflow::check_program(lowered, &optimised));
+        let compared = result.as_ref().copied().unwrap_or_default();
+        let detail = match &result {
+            Err(f) => f.detail.clone(),
+            Ok(c) if c.skipped > 0 => format!("{} functions skipped: too irreducible for the region solver", c.skipped),
+            Ok(_) => String::new(),
+        };
+        let selftest = SelfTest {
+            program: index,
+            oracle: "dataflow".into(),
+            kind: result.as_ref().err().map(|f| f.kind),
+            detail,
+            checked: compared.functions,
+            micros: start.elapsed().as_micros() as u64,
+        };
+        Analysis { selftest, timing }
     }
 
     /// Notes in the journal that this worker starts `step` of `program`.
