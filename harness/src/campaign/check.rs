@@ -19,8 +19,10 @@
 //! program, fed one assembly text at a time) while the worker optimises and selects the next
 //! configuration, so the qemu child and the worker keep two
 //! cores busy between them instead of taking turns (alone, a worker leaves a core idle at each
-//! hand-over to and from the fork server). At most one run is in flight per worker; a row
-//! waiting for it is settled when it lands, in its planned place. A row's `compile_us` is its
+//! hand-over to and from the fork server). Up to [`RUNS_IN_FLIGHT`] runs are in flight per
+//! worker (one running, one queued, so that a worker whose compile outpaced a run goes on
+//! compiling), and the program's data-flow self-test runs while its last runs finish; a row
+//! waiting for a run is settled when it lands, in its planned place. A row's `compile_us` is its
 //! pipeline, back end and link (not the run). `programs 150 --jobs 2 --seed 777`: 25.7 →
 //! 25.3 s, CPU use 1.79 → 1.87 cores.
 //!
@@ -43,6 +45,7 @@ use crate::qemu::{RunCost, Runner};
 use crate::stages;
 use crate::subject::{Case, Limits, Subject};
 use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
 use sysyc::passes::manager::PipelineState;
@@ -147,6 +150,9 @@ struct Analysis {
     selftest: SelfTest,
     timing: Timing,
 }
+
+/// Runs a worker may have on its runner thread at once, running or queued (see "Overlap").
+const RUNS_IN_FLIGHT: usize = 2;
 
 /// A run for the runner thread: the assembly text and its hash.
 type RunJob = (String, String);
@@ -279,10 +285,10 @@ impl Checker {
                 .spawn_scoped(scope, serve)
                 .ok()
                 .map(|handle| RunThread { jobs, results, handle });
-            let mut in_flight: Option<InFlight> = None;
-            // Waits for the run in flight (if any) and settles its rows.
-            let land_in_flight = |in_flight: &mut Option<InFlight>, runner: &mut Option<RunThread<'_>>, cache: &mut Cache, slots: &mut [Option<(Row, Option<Failure>)>], timing: &mut Timing| {
-                let Some(flight) = in_flight.take() else { return };
+            let mut in_flight: VecDeque<InFlight> = VecDeque::new();
+            // Waits for the oldest run in flight (if any) and settles its rows.
+            let land_oldest = |in_flight: &mut VecDeque<InFlight>, runner: &mut Option<RunThread<'_>>, cache: &mut Cache, slots: &mut [Option<(Row, Option<Failure>)>], timing: &mut Timing| {
+                let Some(flight) = in_flight.pop_front() else { return };
                 let Some(ran) = runner.as_ref().and_then(|r| r.results.recv().ok()) else {
                     // The thread ended without answering: only a panic does that.
                     if let Some(r) = runner.take() {
@@ -325,7 +331,7 @@ impl Checker {
                     settle(&mut slots, planned_index, row, verdict);
                     continue;
                 }
-                if let Some(running) = in_flight.as_mut().filter(|f| f.asm_hash == asm_hash) {
+                if let Some(running) = in_flight.iter_mut().find(|f| f.asm_hash == asm_hash) {
                     row.asm_shared = true;
                     running.waiting.push(Waiting { planned_index, row });
                     continue;
@@ -336,14 +342,16 @@ impl Checker {
                     settle(&mut slots, planned_index, row, Err(lost));
                     continue;
                 };
-                land_in_flight(&mut in_flight, &mut runner, &mut cache, &mut slots, &mut timing);
+                if in_flight.len() >= RUNS_IN_FLIGHT {
+                    land_oldest(&mut in_flight, &mut runner, &mut cache, &mut slots, &mut timing);
+                }
                 let flight = InFlight { asm_hash: asm_hash.clone(), waiting: vec![Waiting { planned_index, row }] };
                 let unsent = match &runner {
                     Some(r) => r.jobs.send((text, asm_hash)).err().map(|unsent| unsent.0),
                     None => Some((text, asm_hash)),
                 };
                 match unsent {
-                    None => in_flight = Some(flight),
+                    None => in_flight.push_back(flight),
                     Some((text, asm_hash)) => {
                         let mut run_timing = Timing::default();
                         let native = self.run(&text, &asm_hash, seed, stdin, expected, &mut run_timing);
@@ -351,10 +359,12 @@ impl Checker {
                     }
                 }
             }
-            // The solvers' check while the last run is in flight, so that its qemu run and
-            // this worker's check share the wait.
+            // The solvers' check while the last runs are in flight, so that their qemu runs
+            // and this worker's check share the wait.
             analysis = Some(self.analyse(index, &lowered, &cache));
-            land_in_flight(&mut in_flight, &mut runner, &mut cache, &mut slots, &mut timing);
+            while !in_flight.is_empty() {
+                land_oldest(&mut in_flight, &mut runner, &mut cache, &mut slots, &mut timing);
+            }
             if let Some(r) = runner {
                 r.finish();
             }
