@@ -168,7 +168,8 @@ fn assembler_command(listing: &str) -> Option<AssemblerCommand> {
     let program = PathBuf::from(words.next()?);
     let args: Vec<OsString> = words.map(OsString::from).collect();
     let outputs = args.iter().filter(|a| *a == AssemblerCommand::OUTPUT).count();
-    (outputs == 1 && find_program(program.as_os_str()).is_some()).then_some(AssemblerCommand { program, args })
+    // An absolute path only: a bare name would be looked up on PATH, where the host's `as` is.
+    (outputs == 1 && program.is_absolute() && find_program(program.as_os_str()).is_some()).then_some(AssemblerCommand { program, args })
 }
 
 /// Runs `program args...` (stdin from `stdin`, or empty), capturing stdout and stderr.
@@ -232,6 +233,7 @@ mod tests {
         assert!(assembler_command(" /bin/sh -o /other.o -\n").is_none(), "no output stand-in");
         assert!(assembler_command(" /bin/sh -o /sysyc-gnu-as-output.o -\n /bin/sh -\n").is_none(), "two commands");
         assert!(assembler_command(" /nonexistent/as -o /sysyc-gnu-as-output.o -\n").is_none(), "no such program");
+        assert!(assembler_command(" sh -o /sysyc-gnu-as-output.o -\n").is_none(), "a bare name");
         assert!(assembler_command(" /bin/sh \"unterminated -o /sysyc-gnu-as-output.o\n").is_none());
     }
 
