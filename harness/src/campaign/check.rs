@@ -20,7 +20,7 @@
 //! configuration, so the qemu child and the worker keep two
 //! cores busy between them instead of taking turns (alone, a worker leaves a core idle at each
 //! hand-over to and from the fork server). Up to [`RUNS_IN_FLIGHT`] runs are in flight per
-//! worker (one running, one queued, so that a worker whose compile outpaced a run goes on
+//! worker (one running, the others queued, so that a worker whose compile outpaced a run goes on
 //! compiling), and the program's data-flow self-test runs while its last runs finish; a row
 //! waiting for a run is settled when it lands, in its planned place. A row's `compile_us` is its
 //! pipeline, back end and link (not the run). `programs 150 --jobs 2 --seed 777`: 25.7 →
@@ -152,7 +152,7 @@ struct Analysis {
 }
 
 /// Runs a worker may have on its runner thread at once, running or queued (see "Overlap").
-const RUNS_IN_FLIGHT: usize = 2;
+const RUNS_IN_FLIGHT: usize = 3;
 
 /// A run for the runner thread: the assembly text and its hash.
 type RunJob = (String, String);
