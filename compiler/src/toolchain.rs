@@ -96,6 +96,10 @@ pub fn arm_gcc() -> Result<PathBuf, ToolchainError> {
     })
 }
 
+/// gcc's arguments for assembling a text from stdin, the output path to follow: what
+/// [`gnu_assembler`] asks gcc about and what is run through the driver otherwise.
+pub const ASSEMBLE_STDIN: [&str; 5] = ["-c", "-x", "assembler", "-", "-o"];
+
 /// The assembler command the cross gcc runs for `gcc -c -x assembler - -o OUT`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AssemblerCommand {
@@ -127,7 +131,7 @@ pub fn gnu_assembler(gcc: &Path) -> Option<AssemblerCommand> {
     if let Some((_, command)) = asked.iter().find(|(g, _)| g == gcc) {
         return command.clone();
     }
-    let args: Vec<OsString> = ["-###", "-c", "-x", "assembler", "-", "-o", AssemblerCommand::OUTPUT].iter().map(Into::into).collect();
+    let args: Vec<OsString> = std::iter::once("-###").chain(ASSEMBLE_STDIN).chain([AssemblerCommand::OUTPUT]).map(Into::into).collect();
     let command = run_tool(gcc, &args, Some(b"")).ok().and_then(|out| assembler_command(&String::from_utf8_lossy(&out.stderr)));
     asked.push((gcc.to_path_buf(), command.clone()));
     command

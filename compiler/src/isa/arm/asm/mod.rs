@@ -693,10 +693,11 @@ fn gnu_object_with(text: &str, direct: bool) -> Result<Vec<u8>, crate::toolchain
         source,
     })?;
     let out = dir.path().join("gnu.o");
-    match toolchain::gnu_assembler(&gcc).filter(|_| direct) {
+    let command = if direct { toolchain::gnu_assembler(&gcc) } else { None };
+    match command {
         Some(command) => toolchain::run_tool(&command.program, &command.args_for(&out), Some(text.as_bytes()))?,
         None => {
-            let args: Vec<std::ffi::OsString> = ["-c", "-x", "assembler", "-", "-o"].iter().map(Into::into).chain([out.clone().into()]).collect();
+            let args: Vec<std::ffi::OsString> = toolchain::ASSEMBLE_STDIN.iter().map(Into::into).chain([out.clone().into()]).collect();
             toolchain::run_tool(&gcc, &args, Some(text.as_bytes()))?
         }
     };
