@@ -31,7 +31,7 @@ fuzz-smoke: deps
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
 # The functional suite through every engine (needs the competition suites, $$SYSY_TESTS).
-SYSY_TESTS ?= ../shared/sysy-tests
+SYSY_TESTS ?= $(shell bash scripts/suites.sh)
 conform: build
 	for e in ref "ir -O0" "ir -O2" "qemu -O0" "qemu -O2"; do \
 		./target/release/harness conform $(SYSY_TESTS)/functional --engine $$e --jobs $(JOBS) | tail -n 1 || exit 1; \

@@ -5,22 +5,15 @@
 # cdylib the tests load from target/), then runs every test of every crate: unit tests,
 # filetests, the corpus end to end under qemu-arm, harness tests. cargo-nextest runs them
 # when installed (faster, per-test isolation, a summary line); otherwise `cargo test`.
-# Tests that use the competition suites find them through $SYSY_TESTS (default: the
-# ../shared/sysy-tests next to the checkout) and skip, saying so, when they are absent.
+# Tests that use the competition suites find them through $SYSY_TESTS (default: see
+# scripts/suites.sh) and skip, saying so, when they are absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
 
-if [ -z "${SYSY_TESTS:-}" ]; then
-    for candidate in ../shared/sysy-tests /work/shared/sysy-tests; do
-        if [ -d "$candidate" ]; then
-            SYSY_TESTS="$(cd "$candidate" && pwd)"
-            export SYSY_TESTS
-            break
-        fi
-    done
-fi
+SYSY_TESTS="$(bash scripts/suites.sh)"
+export SYSY_TESTS
 echo "test.sh: competition suites: ${SYSY_TESTS:-not found (suite tests skip)}"
 
 cargo build --workspace --all-targets

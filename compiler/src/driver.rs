@@ -25,7 +25,7 @@ use crate::isa::arm::{self, BackendError};
 use crate::ir::interp::{self, InterpConfig, InterpError, InterpResult};
 use crate::lower;
 use crate::passes::manager::{self, Observer};
-use crate::passes::{PipelineError, PipelineReport};
+use crate::passes::manager::{PipelineError, PipelineReport};
 use crate::runtime::TrapKind;
 
 /// Why compilation failed.

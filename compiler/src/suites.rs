@@ -1,7 +1,7 @@
 //! Where the public competition suites (`functional/`, `performance/`) are, for the tests and
-//! benchmarks that use them: `$SYSY_TESTS`, else `shared/sysy-tests` beside the checkout.
-//! `None` when neither exists (tests that use the suites then skip and say so). The scripts
-//! (`scripts/test.sh`, `.ci/run`) set `$SYSY_TESTS` when they know better.
+//! benchmarks that use them: `$SYSY_TESTS`, else the first `shared/sysy-tests` beside the
+//! checkout or beside one of its ancestor directories (`scripts/suites.sh` looks the same
+//! way). `None` when there is none (tests that use the suites then skip and say so).
 
 use std::path::{Path, PathBuf};
 
@@ -13,5 +13,6 @@ pub fn sysy_tests_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os(SYSY_TESTS_ENV).filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(dir)).filter(|d| d.is_dir());
     }
-    Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/sysy-tests")).filter(|d| d.is_dir())
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).parent()?;
+    checkout.ancestors().skip(1).map(|dir| dir.join("shared/sysy-tests")).find(|d| d.is_dir())
 }

@@ -16,6 +16,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::isa::arm::asm;
+
 
 /// Environment variable naming the cross gcc to use instead of [`DEFAULT_GCC`].
 pub const GCC_ENV: &str = "SYSYC_ARM_GCC";
@@ -96,6 +98,48 @@ pub fn arm_gcc() -> Result<PathBuf, ToolchainError> {
     })
 }
 
+/// Environment variable naming the qemu binary to use instead of [`DEFAULT_QEMU`].
+pub const QEMU_ENV: &str = "SYSYC_QEMU";
+/// The qemu binary looked up on `PATH` by default (the dynamic build: only it accepts `-plugin`).
+pub const DEFAULT_QEMU: &str = "qemu-arm";
+/// The emulated CPU: it has `sdiv`/`udiv` and VFPv4 and traps on anything newer.
+pub const QEMU_CPU: &str = "cortex-a7";
+
+/// The user-mode emulator: `$SYSYC_QEMU` if set, else `qemu-arm` on `PATH`.
+pub fn qemu_arm() -> Result<PathBuf, ToolchainError> {
+    let (name, origin) = match std::env::var_os(QEMU_ENV) {
+        Some(v) if !v.is_empty() => (v, format!("named by ${QEMU_ENV}")),
+        _ => (OsString::from(DEFAULT_QEMU), "searched on PATH".to_string()),
+    };
+    find_program(&name).ok_or_else(|| ToolchainError::NotFound {
+        tool: name.to_string_lossy().into_owned(),
+        detail: format!("{origin}; install qemu-user or set ${QEMU_ENV}"),
+    })
+}
+
+/// Runs the ARM executable `exe` under `qemu-arm -cpu cortex-a7` on `stdin`, uncounted and
+/// with no time limit (the compiler's own tests; the harness runs executables through its
+/// runner): the finished process's output, whatever its status.
+pub fn run_arm(exe: &Path, stdin: &[u8]) -> Result<Output, ToolchainError> {
+    let qemu = qemu_arm()?;
+    let args: Vec<OsString> = ["-cpu", QEMU_CPU].into_iter().map(OsString::from).chain([exe.as_os_str().to_owned()]).collect();
+    let spawn = |source| ToolchainError::Spawn { command: command_line(&qemu, &args), source };
+    let mut child = std::process::Command::new(&qemu)
+        .args(&args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(spawn)?;
+    let input = child.stdin.take();
+    // Written (then closed) while the output is read, so a program that ignores its input
+    // cannot block us.
+    std::thread::scope(|scope| {
+        scope.spawn(move || input.map(|mut i| std::io::Write::write_all(&mut i, stdin)));
+        child.wait_with_output().map_err(spawn)
+    })
+}
+
 /// gcc's arguments for assembling a text from stdin, the output path to follow: what
 /// [`gnu_assembler`] asks gcc about and what is run through the driver otherwise.
 pub const ASSEMBLE_STDIN: [&str; 5] = ["-c", "-x", "assembler", "-", "-o"];
@@ -138,36 +182,14 @@ pub fn gnu_assembler(gcc: &Path) -> Option<AssemblerCommand> {
 }
 
 /// The one command of a `gcc -###` listing (its lines that start with a space), split into
-/// words as gcc quotes them: a word with characters other than letters, digits and `_/-.`
-/// is in double quotes, with `"`, `\` and `$` escaped by a backslash.
+/// words as gcc quotes them (a POSIX shell's double quotes: `shlex`).
 fn assembler_command(listing: &str) -> Option<AssemblerCommand> {
     let mut commands = listing.lines().filter(|l| l.starts_with(' '));
     let line = commands.next()?;
     if commands.next().is_some() {
         return None;
     }
-    let mut words = Vec::new();
-    let mut chars = line.chars().peekable();
-    loop {
-        while chars.next_if_eq(&' ').is_some() {}
-        let Some(first) = chars.next() else { break };
-        let mut word = String::new();
-        if first == '"' {
-            loop {
-                match chars.next()? {
-                    '"' => break,
-                    '\\' => word.push(chars.next()?),
-                    c => word.push(c),
-                }
-            }
-        } else {
-            word.push(first);
-            while let Some(c) = chars.next_if(|&c| c != ' ') {
-                word.push(c);
-            }
-        }
-        words.push(word);
-    }
+    let words = shlex::split(line)?;
     let mut words = words.into_iter();
     let program = PathBuf::from(words.next()?);
     let args: Vec<OsString> = words.map(OsString::from).collect();
@@ -204,19 +226,52 @@ fn describe_status(status: std::process::ExitStatus) -> String {
     }
 }
 
-/// A command line as text a shell would accept: arguments with unusual characters are put in
-/// single quotes.
+/// A command line as text a shell would accept (see [`shell_words`]).
 pub fn command_line(program: &Path, args: &[OsString]) -> String {
-    std::iter::once(program.as_os_str())
-        .chain(args.iter().map(OsString::as_os_str))
-        .map(|a| quote_arg(&a.to_string_lossy()))
-        .collect::<Vec<_>>()
-        .join(" ")
+    let words: Vec<String> = std::iter::once(program.as_os_str()).chain(args.iter().map(OsString::as_os_str)).map(|a| a.to_string_lossy().into_owned()).collect();
+    shell_words(words.iter().map(String::as_str))
 }
 
-fn quote_arg(arg: &str) -> String {
-    let plain = !arg.is_empty() && arg.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=+,:@%".contains(&b));
-    if plain { arg.to_string() } else { format!("'{}'", arg.replace('\'', r"'\''")) }
+/// `words` as text a POSIX shell reads back as the same words, each quoted when it needs it
+/// (`shlex`; a NUL byte, which no shell word can hold, is dropped).
+pub fn shell_words<'a>(words: impl IntoIterator<Item = &'a str>) -> String {
+    let quoted = |word: &str| shlex::try_quote(&word.replace('\0', "")).map(|q| q.into_owned()).unwrap_or_default();
+    words.into_iter().map(quoted).collect::<Vec<_>>().join(" ")
+}
+
+/// Assembles `text` with GNU `as` too and compares every section's bytes and every
+/// relocation with [`asm::assemble`]'s; `Err` describes the first difference.
+pub fn compare_with_gnu(text: &str) -> Result<(), String> {
+    let ours = asm::assemble(text).map_err(|e| format!("in-process assembler: {e}"))?;
+    let gnu = gnu_object(text).map_err(|e| format!("GNU as: {e}"))?;
+    asm::compare_objects(&ours, &gnu)
+}
+
+/// The relocatable object GNU `as` makes of `text`: the `as` of the cross gcc's toolchain
+/// with the options the driver gives it, run directly when gcc names the command
+/// ([`gnu_assembler`]), else through the driver.
+pub fn gnu_object(text: &str) -> Result<Vec<u8>, ToolchainError> {
+    gnu_object_with(text, true)
+}
+
+/// [`gnu_object`], through the gcc driver unless `direct`.
+pub(crate) fn gnu_object_with(text: &str, direct: bool) -> Result<Vec<u8>, ToolchainError> {
+    let gcc = arm_gcc()?;
+    let dir = tempfile::tempdir().map_err(|source| ToolchainError::Io {
+        action: "cannot create a temporary directory in",
+        path: std::env::temp_dir(),
+        source,
+    })?;
+    let out = dir.path().join("gnu.o");
+    let command = if direct { gnu_assembler(&gcc) } else { None };
+    match command {
+        Some(command) => run_tool(&command.program, &command.args_for(&out), Some(text.as_bytes()))?,
+        None => {
+            let args: Vec<std::ffi::OsString> = ASSEMBLE_STDIN.iter().map(Into::into).chain([out.clone().into()]).collect();
+            run_tool(&gcc, &args, Some(text.as_bytes()))?
+        }
+    };
+    std::fs::read(&out).map_err(|source| ToolchainError::Io { action: "cannot read", path: out, source })
 }
 
 #[cfg(test)]
@@ -242,9 +297,12 @@ mod tests {
     }
 
     #[test]
-    fn quotes_only_what_needs_quoting() {
-        let args: Vec<OsString> = ["-o", "a b", "it's", ""].iter().map(OsString::from).collect();
-        assert_eq!(command_line(Path::new("/usr/bin/gcc"), &args), r"/usr/bin/gcc -o 'a b' 'it'\''s' ''");
+    fn command_lines_read_back_as_their_words() {
+        let words = ["/usr/bin/gcc", "-o", "a b", "it's", "", "$HOME", "x\"y\\z"];
+        let args: Vec<OsString> = words[1..].iter().map(OsString::from).collect();
+        let line = command_line(Path::new(words[0]), &args);
+        assert!(line.starts_with("/usr/bin/gcc -o "), "plain words stay plain: {line}");
+        assert_eq!(shlex::split(&line).expect("a shell reads it"), words);
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! reference interpreter against the IR interpreter after every pass (no qemu).
 #![no_main]
 
-use harness::generators::GeneratedProgram;
-use harness::oracles::per_pass::{self, Budget};
-use harness::oracles::random_config;
-use harness::subject::{Case, Limits, Subject};
+use sysy_generator::GeneratedProgram;
+use sysy_check::executor::each_pass::{Budget, first_failure};
+use sysy_check::oracles::random_config;
+use sysy_check::subject::{Case, Limits, Subject};
 use libfuzzer_sys::{arbitrary::Unstructured, fuzz_target};
 
 fuzz_target!(|bytes: &[u8]| {
@@ -19,7 +19,7 @@ fuzz_target!(|bytes: &[u8]| {
     // Generous enough that only a pass making the program loop (or much slower) runs out.
     let steps = case.truth().map_or(0, |t| t.steps).saturating_mul(200).saturating_add(1_000_000);
     let budget = Budget { timeout: limits.timeout, max_steps: Some(steps) };
-    if let Some(found) = per_pass::first_failure(&case, &config, budget) {
+    if let Some(found) = first_failure(&case, &config, budget) {
         panic!("{config}: {:?}: {}\n{}", found.pass, found.failure, program.source);
     }
 });

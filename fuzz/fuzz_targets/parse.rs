@@ -5,7 +5,7 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {
-    if let Err(problem) = harness::oracles::frontend::check_bytes(bytes) {
+    if let Err(problem) = sysy_check::oracles::frontend::check_bytes(bytes) {
         panic!("{problem}");
     }
 });

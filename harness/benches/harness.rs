@@ -1,6 +1,6 @@
 //! Throughput of the harness's in-process engines:
 //!
-//! * `generator` — `generators::generate` with the default configuration, in programs per
+//! * `generator` — `sources::generated::generate` with the default configuration, in programs per
 //!   second (fixed seeds, so every run generates the same programs);
 //! * `refinterp` — the reference interpreter (front end excluded: the HIR is built once), in
 //!   interpreter steps per second, on `corpus/lang` and on generated programs;
@@ -22,8 +22,8 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use harness::campaign::guide::{Feedback, WINDOW, weights_from};
-use harness::generators::{self, GenConfig};
-use harness::refinterp::{self, RefConfig};
+use sysy_generator::{self, GenConfig};
+use sysy_check::refinterp::{self, RefConfig};
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -81,7 +81,7 @@ fn generated() -> Vec<Analysed> {
     let config = GenConfig::default();
     SEEDS
         .filter_map(|seed| {
-            let generated = generators::generate(seed, &config);
+            let generated = harness::sources::generated::generate(seed, &config);
             analyse("generated.sy", generated.source, generated.stdin)
         })
         .collect()
@@ -110,7 +110,7 @@ fn benches(c: &mut Criterion) {
     group.bench_function("default-config", |b| {
         b.iter(|| {
             for seed in SEEDS {
-                black_box(generators::generate(seed, &config));
+                black_box(harness::sources::generated::generate(seed, &config));
             }
         })
     });
@@ -155,7 +155,7 @@ fn isolation(c: &mut Criterion) {
     let options = Config::level(OptLevel::O2);
     let config = GenConfig::default();
     let sources: Vec<String> = SEEDS
-        .map(|seed| generators::generate(seed, &config).source)
+        .map(|seed| harness::sources::generated::generate(seed, &config).source)
         .filter(|source| driver::compile_asm("generated.sy", source, &options).is_ok())
         .collect();
     let mut group = c.benchmark_group("compile-isolation");

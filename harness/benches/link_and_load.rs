@@ -3,7 +3,7 @@
 //! them):
 //!
 //! * `assemble` — the in-process assembler alone (text → object, in memory);
-//! * `link` — [`stages::link`]: assemble, link with the freestanding runtime and write the
+//! * `link` — [`steps::link`]: assemble, link with the freestanding runtime and write the
 //!   executable into a fresh temporary directory (what the campaign's `link` phase times);
 //! * `qemu-run` — one run of the linked executable under `qemu-arm -cpu cortex-a7` with the
 //!   cost plugin, its counter file read back ([`Runner::run`], the campaign's `qemu` phase:
@@ -18,9 +18,9 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use harness::campaign::program_of;
-use harness::qemu::{CostMode, Runner};
-use harness::stages;
-use harness::subject::Subject;
+use sysy_check::qemu::{CostMode, Runner};
+use sysy_check::steps;
+use sysy_check::subject::Subject;
 use std::hint::black_box;
 use std::time::Duration;
 use sysyc::config::Config;
@@ -43,9 +43,9 @@ fn prepare() -> Vec<Prepared> {
         .filter_map(|index| {
             let (_, p) = program_of(CAMPAIGN_SEED, true, index);
             let subject = Subject::from_ast("prog.sy", &p.unit, &p.source, &p.stdin).ok()?;
-            let lowered = stages::lower(&subject).ok()?;
-            let (module, _) = stages::optimise(&lowered, &config, None).ok()?;
-            let asm = stages::select(&module, &config).ok()?;
+            let lowered = steps::lower(&subject).ok()?;
+            let (module, _) = steps::optimise(&lowered, &config, None).ok()?;
+            let asm = steps::select(&module, &config).ok()?;
             Some(Prepared { asm, stdin: p.stdin.clone() })
         })
         .collect()
@@ -74,7 +74,7 @@ fn bench_link(c: &mut Criterion) {
     group.bench_function("link", |b| {
         b.iter(|| {
             for p in &programs {
-                black_box(stages::link(&p.asm, Assembler::InProcess).expect("links"));
+                black_box(steps::link(&p.asm, Assembler::InProcess).expect("links"));
             }
         })
     });
@@ -89,7 +89,7 @@ fn bench_link(c: &mut Criterion) {
             continue;
         };
         let linked: Vec<_> =
-            programs.iter().map(|p| (stages::link(&p.asm, Assembler::InProcess).expect("links"), &p.stdin)).collect();
+            programs.iter().map(|p| (steps::link(&p.asm, Assembler::InProcess).expect("links"), &p.stdin)).collect();
         group.bench_function(name, |b| {
             b.iter(|| {
                 for (exe, stdin) in &linked {
@@ -108,7 +108,7 @@ fn bench_link(c: &mut Criterion) {
             Ok(runner) => {
                 let runner = runner.with_fork_servers(served);
                 let empty = empty_program();
-                let exe = stages::link(&empty.asm, Assembler::InProcess).expect("links");
+                let exe = steps::link(&empty.asm, Assembler::InProcess).expect("links");
                 floor.bench_function(name, |b| b.iter(|| black_box(runner.run(&exe.path, &empty.stdin, timeout).expect("runs"))));
             }
             Err(e) => eprintln!("{name}: skipped ({e})"),

@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
     };
     match sysyc::frontend::compile_source(&path, &source) {
         Ok(program) => {
-            print!("{}", harness::cgen::emit(&program));
+            print!("{}", sysy_check::cgen::emit(&program));
             std::process::ExitCode::SUCCESS
         }
         Err(e) => {

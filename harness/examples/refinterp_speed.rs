@@ -6,7 +6,7 @@
 //!
 //! `cargo run --release -p harness --example refinterp_speed [FILE.sy ...]`
 
-use harness::refinterp::{self, RefConfig};
+use sysy_check::refinterp::{self, RefConfig};
 use std::path::Path;
 
 fn cpu_seconds() -> f64 {

@@ -2,7 +2,7 @@
 //! the smallest stack the interpreter accepts and reports the depth at which its stack guard
 //! stopped it. `cargo run --release -p harness --example stack_per_call`.
 
-use harness::refinterp::{self, RefConfig};
+use sysy_check::refinterp::{self, RefConfig};
 
 fn main() {
     let programs = [

@@ -2,17 +2,17 @@
 //! `NAME.in` (if present) as stdin, judged against `NAME.out` in the competition convention
 //! (stdout, a newline if needed, the exit status; see [`Outcome::expected_output`]).
 //!
-//! Runs are judged by the harness's one judge ([`crate::failure::judge`]) against the `.out`
-//! file. Cases run in parallel on a rayon pool; results are reported in sorted case order as soon
+//! Engines judge their runs with the harness's one judge ([`sysy_check::failure::judge`])
+//! against the `.out` file. Cases run in parallel on a rayon pool; results are reported in sorted case order as soon
 //! as every earlier case is done, so the report is the same whatever the scheduling. Each
 //! case gets a [`Verdict`]: PASS, FAIL (ran, but the result differs — including traps and
 //! crashes), ERROR (no result: the program was rejected, the engine broke, or the case is
 //! incomplete) or TIMEOUT. The report ends with the line `N passed, N failed`, where everything that did
 //! not pass counts as failed.
 
-use crate::engine::{Engine, EngineRun};
-use crate::failure::{Expected, Failure, FailureKind, Stage, judge};
-use crate::subject::{Case, Subject};
+use sysy_check::engine::{Engine, EngineRun};
+use sysy_check::failure::{Expected, Failure, FailureKind};
+use sysy_check::subject::{Case, Subject};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -107,7 +107,7 @@ pub fn load(files: &CaseFiles) -> Result<Case, String> {
 /// Loads, runs and judges one case.
 pub fn run_case(engine: &dyn Engine, files: &CaseFiles) -> CaseReport {
     match load(files) {
-        Ok(case) => judge_run(&files.name, &case.expected, &engine.run(&case.subject)),
+        Ok(case) => report_run(&files.name, &engine.run(&case)),
         Err(reason) => CaseReport { name: files.name.clone(), verdict: Verdict::Error, seconds: 0.0, reason },
     }
 }
@@ -123,11 +123,10 @@ pub fn verdict_of(result: &Result<(), Failure>) -> (Verdict, String) {
     }
 }
 
-/// Judges a run against the expected output.
-pub fn judge_run(name: &str, expected: &Expected, run: &EngineRun) -> CaseReport {
-    let result = run.result.clone().and_then(|outcome| judge(expected, &outcome, Stage::Qemu));
-    let (verdict, reason) = verdict_of(&result);
-    CaseReport { name: name.to_string(), verdict, seconds: run.phases.total().as_secs_f64(), reason }
+/// The report of a judged run.
+pub fn report_run(name: &str, run: &EngineRun) -> CaseReport {
+    let (verdict, reason) = verdict_of(&run.verdict);
+    CaseReport { name: name.to_string(), verdict, seconds: run.timing.total().as_secs_f64(), reason }
 }
 
 fn first_line(s: &str) -> &str {

@@ -5,14 +5,7 @@
 
 use clap::{Parser, Subcommand};
 use harness::cli::{self, conform, interp};
-use harness::engine::{Engine, GccEngine, RunSettings};
-use harness::generators::{self, GeneratedProgram};
-use harness::refinterp::{self, RefConfig};
-use harness::subject::{Limits, Subject};
 use std::process::ExitCode;
-use sysyc::frontend::{LineIndex, hir};
-use sysyc::passes::OptLevel;
-use sysyc::runtime::Outcome;
 
 #[derive(Parser)]
 #[command(name = "harness", version, about = "Differential fuzzing and benchmark harness for sysyc")]
@@ -38,41 +31,41 @@ enum Command {
     /// `N passed, N failed`; the exit status is 1 if any case did not pass.
     Conform(conform::ConformArgs),
     /// Generate one random SysY program (and its stdin).
-    Gen(generators::cli::GenArgs),
+    Gen(harness::cli::generate::GenArgs),
     /// Generate, check and run a range of seeds; print statistics.
-    GenStats(generators::stats::StatsArgs),
+    GenStats(harness::gen_stats::StatsArgs),
     /// Name the pass (or back-end stage), minimal pipeline and step that miscompile a program.
     ///
     /// Exit status (the same for bisect, reduce and triage): 0 the failure reproduces (and
     /// was handled), 2 it does not reproduce under this configuration (nothing to do), 1 an
     /// error (unreadable file, bad option, a program the reference interpreter cannot judge,
     /// missing tools).
-    Bisect(harness::triage::cli::BisectArgs),
+    Bisect(harness::cli::triage::BisectArgs),
     /// Shrink a miscompiled program (on the AST) while the same failure persists.
     ///
     /// Exit status (the same for bisect, reduce and triage): 0 the failure reproduces (and
     /// was handled), 2 it does not reproduce under this configuration (nothing to do), 1 an
     /// error (unreadable file, bad option, a program the reference interpreter cannot judge,
     /// missing tools).
-    Reduce(harness::triage::cli::ReduceArgs),
+    Reduce(harness::cli::triage::ReduceArgs),
     /// Bisect and reduce a failure directory; write the result as a regression case.
     ///
     /// Exit status (the same for bisect, reduce and triage): 0 the failure reproduces (and
     /// was handled), 2 it does not reproduce under this configuration (nothing to do), 1 an
     /// error (unreadable file, bad option, a program the reference interpreter cannot judge,
     /// missing tools).
-    Triage(harness::triage::cli::TriageArgs),
+    Triage(harness::cli::triage::TriageArgs),
     /// The differential campaign: generate programs, check each under many pass
     /// configurations against the reference interpreter, record, report.
-    Campaign(harness::campaign::cli::CampaignArgs),
+    Campaign(harness::cli::campaign::CampaignArgs),
     /// Merge the shard directories of a sharded campaign into one campaign directory.
     Merge(harness::campaign::merge::MergeArgs),
     /// The campaign's mutation score: build mechanical mutants of the passes and back end,
     /// run a short campaign against each, tabulate killed / survived per pass.
-    Mutants(harness::mutants::cli::MutantsArgs),
+    Mutants(harness::mutants::experiment::MutantsArgs),
     /// Run a suite compiled by sysyc under qemu-arm with the cost plugin (optionally against
     /// gcc -O2); write a CSV and a markdown table of instruction and cycle counts.
-    Bench(harness::bench::cli::BenchArgs),
+    Bench(harness::cli::bench::BenchArgs),
     /// Compare the in-process assembler with GNU as byte for byte (`.text`, `.data`, ...,
     /// relocations) on assembly files, or on every `.sy` of directories compiled at -O0 and -O2.
     AsmAgree(cli::asm_agree::AsmAgreeArgs),
@@ -89,7 +82,7 @@ enum Command {
 enum ReportCommand {
     /// Per-pass leave-one-out, add-one and prefix speedups in instructions and cycles; writes
     /// results/speedup/<date>/{speedup.csv,report.md,index.html}.
-    Speedup(harness::speedup::cli::SpeedupArgs),
+    Speedup(harness::cli::speedup::SpeedupArgs),
     /// Campaign nights side by side: throughput, programs, failures new / fixed / still open
     /// by culprit, per-pass change rates; writes history.md and index.html (with charts).
     History(harness::campaign::history::HistoryArgs),
@@ -107,21 +100,21 @@ fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Interp(args) => interp::run(&args),
         Command::Conform(args) => conform::run(args),
-        Command::Gen(args) => report(generators::cli::run_gen(&args)),
+        Command::Gen(args) => report(harness::cli::generate::run_gen(&args)),
         Command::GenStats(args) => report(gen_stats(&args)),
-        Command::Bisect(args) => status(harness::triage::cli::run_bisect(&args)),
-        Command::Reduce(args) => status(harness::triage::cli::run_reduce(&args)),
-        Command::Triage(args) => status(harness::triage::cli::run_triage(&args)),
-        Command::Campaign(args) => match harness::campaign::cli::run(&args) {
+        Command::Bisect(args) => status(harness::cli::triage::run_bisect(&args)),
+        Command::Reduce(args) => status(harness::cli::triage::run_reduce(&args)),
+        Command::Triage(args) => status(harness::cli::triage::run_triage(&args)),
+        Command::Campaign(args) => match harness::cli::campaign::run(&args) {
             Ok(code) => ExitCode::from(code),
             Err(e) => cli::fail(&format!("{e:#}")),
         },
-        Command::Bench(args) => harness::bench::cli::run(&args),
-        Command::Report(ReportCommand::Speedup(args)) => harness::speedup::cli::run(&args),
+        Command::Bench(args) => harness::cli::bench::run(&args),
+        Command::Report(ReportCommand::Speedup(args)) => harness::cli::speedup::run(&args),
         Command::Report(ReportCommand::History(args)) => report(harness::campaign::history::run(&args)),
         Command::Merge(args) => report(harness::campaign::merge::run(&args)),
         Command::AsmAgree(args) => cli::asm_agree::run(&args),
-        Command::Mutants(args) => report(harness::mutants::cli::run(&args)),
+        Command::Mutants(args) => report(harness::mutants::experiment::run(&args)),
         Command::HangProbe(args) => report(harness::triage::hang::run_probe(&args)),
     }
 }
@@ -134,30 +127,9 @@ fn status(result: anyhow::Result<ExitCode>) -> ExitCode {
     result.unwrap_or_else(|e| cli::fail(&format!("{e:#}")))
 }
 
-/// `gen-stats` with the reference interpreter, and the gcc engine at -O0 under `--gcc`.
-fn gen_stats(args: &generators::stats::StatsArgs) -> anyhow::Result<()> {
-    let interp = |p: &GeneratedProgram, program: &hir::Program, max_steps: u64| {
-        let lines = LineIndex::new(&p.source);
-        let config = RefConfig {
-            max_steps,
-            ..RefConfig::default()
-        };
-        refinterp::run(program, &lines, &p.stdin, &config).map_err(|e| e.to_string())
-    };
-    let gcc_engine = if args.gcc {
-        Some(GccEngine::new(OptLevel::O0, &RunSettings::new(Limits::GENERATED)).map_err(anyhow::Error::msg)?)
-    } else {
-        None
-    };
-    let gcc = |p: &GeneratedProgram| -> Result<Outcome, String> {
-        let engine = gcc_engine.as_ref().expect("gcc runner used only with --gcc");
-        let subject = Subject::from_ast("generated.sy", &p.unit, &p.source, &p.stdin).map_err(|f| f.to_string())?;
-        engine.run(&subject).result.map_err(|f| f.to_string())
-    };
-    let runners = generators::stats::Runners {
-        interp: Some(&interp),
-        gcc: if args.gcc { Some(&gcc) } else { None },
-    };
-    harness::out!("{}", generators::stats::run_stats(args, runners)?)?;
+/// `gen-stats`: the generator's programs through the reference interpreter and the engines
+/// asked for.
+fn gen_stats(args: &harness::gen_stats::StatsArgs) -> anyhow::Result<()> {
+    harness::out!("{}", harness::gen_stats::run_stats(args)?)?;
     Ok(())
 }

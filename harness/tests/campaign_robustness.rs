@@ -25,7 +25,7 @@ fn row(program: u64, config: &str) -> Row {
 }
 
 fn line(program: u64, checks: u64) -> ProgramLine {
-    ProgramLine { program, seed: program + 7, status: "checked".into(), checks, ..ProgramLine::default() }
+    ProgramLine { program, seed: program + 7, status: harness::campaign::records::ProgramStatus::Checked, checks, ..ProgramLine::default() }
 }
 
 /// Appends programs `range`, each with two rows.

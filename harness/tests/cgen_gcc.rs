@@ -1,14 +1,14 @@
 //! The C emitter: its translation, compiled by the ARM cross gcc at -O0 and -O2 and run
 //! under qemu-arm, reproduces the expected result of every `corpus/lang` program (and of the
-//! functional suite when `/work/shared` is present), and agrees with the reference
+//! functional suite when it is present), and agrees with the reference
 //! interpreter on programs whose result depends on SysY's left-to-right evaluation order.
 //!
 //! The cross checks are skipped, with a note, when `arm-linux-gnueabihf-gcc` or `qemu-arm` is
 //! not installed; the order check also uses the host's `cc` when there is one.
 
-use harness::cgen;
-use harness::qemu::{Qemu, RunOptions, RunStatus, Stdin};
-use harness::refinterp::{self, RefConfig};
+use sysy_check::cgen;
+use sysy_check::qemu::{Qemu, RunOptions, RunStatus, Stdin};
+use sysy_check::refinterp::{self, RefConfig};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -95,7 +95,7 @@ fn check_dir(qemu: &Qemu, dir: &Path, group: &str) -> (usize, Vec<String>) {
                     Ok(got) if got == expected => None,
                     Ok(got) => Some(format!(
                         "{name} {opt}: {}",
-                        harness::failure::first_difference(&expected, &got)
+                        sysy_check::failure::first_difference(&expected, &got)
                     )),
                     Err(e) => Some(format!("{name} {opt}: {e}")),
                 })
@@ -261,7 +261,7 @@ fn evaluation_order_matches_the_reference_interpreter() {
                     Ok(got) if got == expected => None,
                     Ok(got) => Some(format!(
                         "{name} {how}: {}",
-                        harness::failure::first_difference(&expected, &got)
+                        sysy_check::failure::first_difference(&expected, &got)
                     )),
                     Err(e) => Some(format!("{name} {how}: {e}")),
                 })
@@ -288,8 +288,8 @@ fn gcc_engine_in_the_conformance_runner() {
     std::fs::write(dir.join("wrong.sy"), "int main() { return 1; }").unwrap();
     std::fs::write(dir.join("wrong.out"), "2\n").unwrap();
     let config = sysyc::config::Config::level(sysyc::passes::OptLevel::O1);
-    let settings = harness::engine::RunSettings::new(harness::subject::Limits::SUITE);
-    let engine = harness::engine::engine_by_name("gcc", &config, &settings).expect("tools are present");
+    let settings = sysy_check::engine::RunSettings::new(sysy_check::subject::Limits::SUITE);
+    let engine = sysy_check::engine::engine_by_name("gcc", &config, &settings).expect("tools are present");
     assert_eq!(engine.name(), "gcc -O1");
     let cases = harness::conform::discover(&dir, None).unwrap();
     let mut report = Vec::new();

@@ -1,4 +1,4 @@
-//! The qemu fork server (`harness::qemu::fork_server`) against single qemu runs: the same
+//! The qemu fork server (`sysy_check::qemu::fork_server`) against single qemu runs: the same
 //! executables, the same stdin, the same verdicts, stdout and every instruction count; the
 //! runtime library it translates once and lends to every run; and what happens to runs it
 //! cannot or should not serve.
@@ -12,19 +12,19 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use harness::qemu::{CostMode, Run, RunStatus, Runner};
+use sysy_check::qemu::{CostMode, Run, RunStatus, Runner};
 use sysy_cost_model::counts::ModeStats;
 use sysyc::config::Config;
 use sysyc::passes::OptLevel;
 use sysyc::runtime::library::Assembler;
 
 fn build(dir: &Path, name: &str, source: &str, level: OptLevel, assembler: Assembler) -> PathBuf {
-    let subject = harness::subject::Subject::parse(name, source, b"").expect("valid program");
-    let module = harness::stages::lower(&subject).expect("lowers");
+    let subject = sysy_check::subject::Subject::parse(name, source, b"").expect("valid program");
+    let module = sysy_check::steps::lower(&subject).expect("lowers");
     let config = Config::level(level);
-    let (module, _) = harness::stages::optimise(&module, &config, None).expect("optimises");
-    let asm = harness::stages::select(&module, &config).expect("compiles");
-    let exe = harness::stages::link(&asm, assembler).expect("links");
+    let (module, _) = sysy_check::steps::optimise(&module, &config, None).expect("optimises");
+    let asm = sysy_check::steps::select(&module, &config).expect("compiles");
+    let exe = sysy_check::steps::link(&asm, assembler).expect("links");
     let path = dir.join(format!("{name}-{level:?}"));
     std::fs::copy(&exe.path, &path).expect("keep the executable");
     path
@@ -136,7 +136,7 @@ fn executables_the_loader_cannot_take_run_the_single_way() {
     let dir = common::scratch();
     let (served, single) = runners();
     let exe = build(dir.path(), "glibc", "int main() { putint(getint() + 1); putch(10); return 0; }", OptLevel::O2, Assembler::Gnu);
-    assert!(!harness::qemu::fork_server::servable(&exe));
+    assert!(!sysy_check::qemu::fork_server::servable(&exe));
     let a = served.run(&exe, b"41", Duration::from_secs(30)).expect("run");
     assert_eq!(a.stdout, b"42\n");
     assert_same("glibc executable", &a, &single.run(&exe, b"41", Duration::from_secs(30)).expect("single run"));

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use common::{asm_main, scratch, tools};
-use harness::qemu::{Qemu, RunOptions, RunStatus, Stdin};
+use sysy_check::qemu::{Qemu, RunOptions, RunStatus, Stdin};
 use rayon::prelude::*;
 use sysyc::config::Config;
 use sysyc::passes::OptLevel;
@@ -35,7 +35,7 @@ fn link_freestanding(asm: &str, out: &Path) {
     }
 }
 
-fn run(qemu: &Qemu, exe: &Path, stdin: &[u8]) -> harness::qemu::QemuRun {
+fn run(qemu: &Qemu, exe: &Path, stdin: &[u8]) -> sysy_check::qemu::QemuRun {
     let opts = RunOptions {
         stdin: Stdin::Bytes(stdin.to_vec()),
         timeout: Duration::from_secs(60),
@@ -108,7 +108,7 @@ fn check_dir(qemu: &Qemu, dir: &Path, work: &Path) -> (usize, Vec<String>) {
                 RunStatus::Exited(status) if format_expected(&run.stdout, status) == expected => None,
                 RunStatus::Exited(status) => Some(format!(
                     "{name}: {}",
-                    harness::failure::first_difference(&expected, &format_expected(&run.stdout, status))
+                    sysy_check::failure::first_difference(&expected, &format_expected(&run.stdout, status))
                 )),
                 other => Some(format!("{name}: {other}")),
             }

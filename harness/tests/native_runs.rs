@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{asm_main, build_c, link_asm, scratch, tools};
-use harness::qemu::{RunOptions, RunStatus, Stdin};
+use sysy_check::qemu::{RunOptions, RunStatus, Stdin};
 use sysyc::runtime::Io;
 use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source, ToolchainError};
@@ -227,7 +227,7 @@ fn timers_are_reported_on_stderr_at_exit() {
     }
     assert_eq!(zeroed, io.timer_report());
     // With the harness's fixed clock the report is exactly the interpreters'.
-    let fixed = RunOptions { env: vec![(harness::qemu::FIXED_CLOCK.into(), "1".into())], ..RunOptions::default() };
+    let fixed = RunOptions { env: vec![(sysy_check::qemu::FIXED_CLOCK.into(), "1".into())], ..RunOptions::default() };
     assert_eq!(String::from_utf8_lossy(&qemu.run(&exe, &fixed).expect("run").stderr), io.timer_report());
     assert!(
         zeroed.starts_with(
@@ -344,13 +344,13 @@ fn counts_of_a_run_reading_much_input_are_the_same_every_time() {
         input.push_str(&format!("{}\n", i % 1000 - 500));
     }
     assert!(input.len() > 4 * 65_536, "more than a pipe buffer");
-    let subject = harness::subject::Subject::parse("sum.sy", source, input.as_bytes()).expect("valid program");
-    let module = harness::stages::lower(&subject).expect("lowers");
+    let subject = sysy_check::subject::Subject::parse("sum.sy", source, input.as_bytes()).expect("valid program");
+    let module = sysy_check::steps::lower(&subject).expect("lowers");
     let config = sysyc::config::Config::level(sysyc::passes::OptLevel::O2);
-    let (module, _) = harness::stages::optimise(&module, &config, None).expect("optimises");
-    let asm = harness::stages::select(&module, &config).expect("compiles");
-    let exe = harness::stages::link(&asm, library::Assembler::default()).expect("links");
-    let runner = harness::qemu::Runner::new(harness::qemu::CostMode::Measure).expect("runner");
+    let (module, _) = sysy_check::steps::optimise(&module, &config, None).expect("optimises");
+    let asm = sysy_check::steps::select(&module, &config).expect("compiles");
+    let exe = sysy_check::steps::link(&asm, library::Assembler::default()).expect("links");
+    let runner = sysy_check::qemu::Runner::new(sysy_check::qemu::CostMode::Measure).expect("runner");
     let counts: Vec<u64> = (0..4)
         .map(|_| {
             let run = runner.run(&exe.path, input.as_bytes(), Duration::from_secs(60)).expect("runs");
@@ -371,12 +371,12 @@ fn counts_of_a_timed_run_do_not_depend_on_its_duration() {
         return;
     }
     let source = "int main() { int n = getint(); int s = 0; starttime(); int i = 0; while (i < n) { s = s + i % 7; i = i + 1; } stoptime(); putint(s % 10); return 0; }";
-    let runner = harness::qemu::Runner::new(harness::qemu::CostMode::Measure).expect("runner");
+    let runner = sysy_check::qemu::Runner::new(sysy_check::qemu::CostMode::Measure).expect("runner");
     let exe = |n: &str| {
-        let subject = harness::subject::Subject::parse("timed.sy", source, n.as_bytes()).expect("valid program");
-        let module = harness::stages::lower(&subject).expect("lowers");
-        let asm = harness::stages::select(&module, &sysyc::config::Config::default()).expect("compiles");
-        harness::stages::link(&asm, library::Assembler::InProcess).expect("links")
+        let subject = sysy_check::subject::Subject::parse("timed.sy", source, n.as_bytes()).expect("valid program");
+        let module = sysy_check::steps::lower(&subject).expect("lowers");
+        let asm = sysy_check::steps::select(&module, &sysyc::config::Config::default()).expect("compiles");
+        sysy_check::steps::link(&asm, library::Assembler::InProcess).expect("links")
     };
     let program = exe("0");
     // Runs of very different lengths (inputs of the same digits, an output of one digit): the

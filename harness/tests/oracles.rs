@@ -4,11 +4,12 @@
 use std::time::Duration;
 
 #[cfg(feature = "fault-injection")]
-use harness::failure::FailureKind;
-use harness::generators::{GenConfig, generate};
-use harness::oracles::per_pass::{Budget, first_failure};
-use harness::oracles::{frontend, roundtrip};
-use harness::subject::{Case, Limits, Rejected, Subject};
+use sysy_check::failure::FailureKind;
+use harness::sources::generated::generate;
+use sysy_generator::GenConfig;
+use sysy_check::executor::each_pass::{Budget, first_failure, roundtrip_check};
+use sysy_check::oracles::frontend;
+use sysy_check::subject::{Case, Limits, Rejected, Subject};
 use sysyc::config::Config;
 use sysyc::passes::{OptLevel, ir_passes, lookup};
 
@@ -50,7 +51,7 @@ fn programs_whose_truth_traps_are_refused_not_judged() {
 #[test]
 fn printed_ir_roundtrips_after_every_pass() {
     for seed in 100..106u64 {
-        assert_eq!(roundtrip::check(&generated(seed), &Config::level(OptLevel::O2)), Ok(()), "seed {seed}");
+        assert_eq!(roundtrip_check(&generated(seed), &Config::level(OptLevel::O2)), Ok(()), "seed {seed}");
     }
 }
 

@@ -1,7 +1,7 @@
 //! The reference interpreter reproduces the expected result of every program of
 //! `corpus/lang` (and of the competition's functional suite when it is present).
 
-use harness::refinterp::{self, RefConfig};
+use sysy_check::refinterp::{self, RefConfig};
 use std::path::{Path, PathBuf};
 
 /// Runs every `NAME.sy` of `dir` and returns one message per case whose result differs.
@@ -20,8 +20,8 @@ fn mismatches(dir: &Path) -> (usize, Vec<String>) {
         let expected = std::fs::read(path.with_extension("out")).unwrap();
         match refinterp::run_source(&name, &source, &stdin, &RefConfig::default()) {
             Ok(outcome) => {
-                let expected = harness::failure::Expected::OutFile(expected);
-                if let Err(f) = harness::failure::judge(&expected, &outcome, harness::failure::Stage::Reference) {
+                let expected = sysy_check::failure::Expected::OutFile(expected);
+                if let Err(f) = sysy_check::failure::judge(&expected, &outcome, sysy_check::failure::Stage::Reference) {
                     failures.push(format!("{name}: {f}"));
                 }
             }

@@ -1,7 +1,7 @@
 //! Statement coverage of the reference interpreter: exactly the statements that ran are
 //! marked, and recording it changes nothing about the run.
 
-use harness::refinterp::{self, RefConfig};
+use sysy_check::refinterp::{self, RefConfig};
 use sysyc::frontend::{self, LineIndex};
 
 const SOURCE: &str = "int g;

@@ -1,7 +1,7 @@
 //! Semantic decisions of the reference interpreter that the corpus does not pin down:
 //! evaluation order, aliasing, NaNs, step counting, limits and deep programs.
 
-use harness::refinterp::{self, InputFailure, RefConfig, RefError};
+use sysy_check::refinterp::{self, InputFailure, RefConfig, RefError};
 use std::time::Duration;
 use sysyc::runtime::{Outcome, TrapKind};
 

@@ -8,7 +8,7 @@
 //!
 //! `NAME.in`, when present, is the program's stdin.
 
-use harness::refinterp::{self, RefConfig};
+use sysy_check::refinterp::{self, RefConfig};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use sysyc::runtime::{SrcLoc, TrapKind};

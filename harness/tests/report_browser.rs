@@ -84,7 +84,7 @@ fn reports_render_in_headless_chromium() {
     assert!(dom.contains("href=\"diffs/"), "links to the per-case differences");
     assert_not_blank(&dir.join("speedup.png"));
 
-    let nights = Path::new(env!("CARGO_MANIFEST_DIR")).join("../results/history/nights");
+    let nights = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/nights");
     let mut args: Vec<String> = vec!["report".into(), "history".into()];
     let mut night_dirs: Vec<PathBuf> = std::fs::read_dir(&nights).expect("committed nights").flatten().map(|e| e.path()).collect();
     night_dirs.sort();

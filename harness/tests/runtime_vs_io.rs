@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::tools;
-use harness::qemu::{Qemu, RunOptions, RunStatus, Stdin};
+use sysy_check::qemu::{Qemu, RunOptions, RunStatus, Stdin};
 use sysyc::runtime::{Io, PutfArg};
 use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source};

@@ -412,3 +412,23 @@ impl AddressMap {
         self.linear_now(func, v)
     }
 }
+
+/// The variable part and constant term of a `gep` index: `(x, c)` when `index` is
+/// `x + c`, `c + x` or `x - c` with `x` not a constant.
+pub fn split_index(func: &Function, index: Value) -> Option<(Value, i32)> {
+    let i = func.def_inst(index)?;
+    let args = func.args(i);
+    if func.value_type(index) != Type::I32 || args.len() != 2 {
+        return None;
+    }
+    let (x, c) = match func.opcode(i) {
+        Opcode::Add => match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
+            (None, Some(c)) => (args[0], c),
+            (Some(c), None) => (args[1], c),
+            _ => return None,
+        },
+        Opcode::Sub => (args[0], func.as_int_const(args[1])?.wrapping_neg()),
+        _ => return None,
+    };
+    (func.as_const(x).is_none()).then_some((x, c))
+}

@@ -33,32 +33,13 @@
 use rustc_hash::FxHashMap;
 
 use super::{FunctionCx, FunctionPass};
+use crate::analysis::pointers::split_index;
 use crate::ir::{Function, Inst, InstData, Opcode, Type, Value, ValueDef};
 
 pub struct GepOffsets;
 
 /// A `gep`'s base, the variable part of its index, and its scale.
 type GroupKey = (Value, Value, u32);
-
-/// The variable part and constant term of a `gep` index: `(x, c)` when `index` is
-/// `x + c`, `c + x` or `x - c` with `x` not a constant.
-pub fn split_index(func: &Function, index: Value) -> Option<(Value, i32)> {
-    let i = func.def_inst(index)?;
-    let args = func.args(i);
-    if func.value_type(index) != Type::I32 || args.len() != 2 {
-        return None;
-    }
-    let (x, c) = match func.opcode(i) {
-        Opcode::Add => match (func.as_int_const(args[0]), func.as_int_const(args[1])) {
-            (None, Some(c)) => (args[0], c),
-            (Some(c), None) => (args[1], c),
-            _ => return None,
-        },
-        Opcode::Sub => (args[0], func.as_int_const(args[1])?.wrapping_neg()),
-        _ => return None,
-    };
-    (func.as_const(x).is_none()).then_some((x, c))
-}
 
 /// Distinct non-zero constant terms from which an integer-only group on a global or local
 /// array is split (the ARM back end's `SHARED_BASE_MIN_WORD_OFFSETS`).

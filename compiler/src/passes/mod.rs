@@ -60,7 +60,6 @@ use crate::faults::FaultSet;
 use crate::ir::{FuncRef, Function, Module};
 use crate::isa::arm::Stage;
 
-pub use manager::{PassRunStats, PipelineError, PipelineReport};
 
 /// A pass over one function at a time.
 pub trait FunctionPass: Sync {

@@ -8,14 +8,7 @@
 //! with [`TrapKind::InputExhausted`] instead.
 
 use super::outcome::TrapKind;
-pub use super::printf::{format_hex_float, format_printf};
-
-/// An argument of `putf`: ints are passed as `int`, floats promoted to `double` (C varargs).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PutfArg {
-    Int(i32),
-    Float(f32),
-}
+pub use super::printf::{PutfArg, format_hex_float, format_printf};
 
 /// Standard input, standard output and the timers of one run.
 #[derive(Clone, Debug, Default)]

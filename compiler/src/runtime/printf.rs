@@ -37,7 +37,12 @@
 //! Decimal conversions rely on Rust's float formatting being exact and rounding ties to
 //! even, as glibc's does in the default rounding mode.
 
-use super::io::PutfArg;
+/// An argument of `putf`: ints are passed as `int`, floats promoted to `double` (C varargs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PutfArg {
+    Int(i32),
+    Float(f32),
+}
 
 /// C's `printf(fmt, args...)`. A missing argument reads as 0; an int where a float is
 /// expected converts (C would read garbage).

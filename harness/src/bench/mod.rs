@@ -10,17 +10,16 @@
 //! what the plugin costs in wall time.
 //!
 //! Cases run on a rayon pool of `jobs` threads; rows are returned in case order whatever the
-//! scheduling, and counts are deterministic (see [`crate::qemu`]), so two runs of the same
+//! scheduling, and counts are deterministic (see [`sysy_check::qemu`]), so two runs of the same
 //! suite produce the same CSV apart from the time columns. The tables themselves are written
 //! by [`report`].
 
-pub mod cli;
 pub mod report;
 
 use crate::conform::{self, CaseFiles, Verdict};
-use crate::engine::{Engine, EngineRun, GccEngine, Phases, QemuEngine, RunSettings};
-use crate::failure::Expected;
-use crate::qemu::RunCost;
+use sysy_check::engine::{CompiledEngine, Engine, EngineRun, GccEngine, RunSettings};
+use sysy_check::executor::timing::{Phase, Timing};
+use sysy_check::qemu::RunCost;
 use rayon::prelude::*;
 use std::time::Duration;
 use sysyc::config::Config;
@@ -35,13 +34,28 @@ pub struct Measurement {
     /// Present when the run was measured, also for a run killed at its time limit (then
     /// `counts.complete` is false and the counts are partial).
     pub cost: Option<RunCost>,
-    pub phases: Phases,
+    pub timing: Timing,
 }
 
 impl Measurement {
-    fn of(name: &str, expected: &Expected, run: &EngineRun) -> Measurement {
-        let report = conform::judge_run(name, expected, run);
-        Measurement { verdict: report.verdict, reason: report.reason, cost: run.cost.clone(), phases: run.phases }
+    fn of(name: &str, run: &EngineRun) -> Measurement {
+        let report = conform::report_run(name, run);
+        Measurement { verdict: report.verdict, reason: report.reason, cost: run.cost.clone(), timing: run.timing }
+    }
+
+    /// Source to assembly (sysyc) or to an object file (gcc).
+    pub fn compile(&self) -> Duration {
+        self.timing.total().saturating_sub(self.build() + self.run())
+    }
+
+    /// Assembling and linking.
+    pub fn build(&self) -> Duration {
+        self.timing.duration(Phase::Link)
+    }
+
+    /// The qemu-arm run.
+    pub fn run(&self) -> Duration {
+        self.timing.duration(Phase::Qemu)
     }
 
     fn unloadable(reason: String) -> Measurement {
@@ -49,7 +63,7 @@ impl Measurement {
             verdict: Verdict::Error,
             reason,
             cost: None,
-            phases: Phases::default(),
+            timing: Timing::default(),
         }
     }
 
@@ -95,7 +109,7 @@ impl BenchRow {
     pub fn plugin_overhead(&self) -> Option<f64> {
         let plain = self.plain_run?.as_secs_f64();
         (plain > 0.0 && self.ours.cost.is_some())
-            .then(|| self.ours.phases.run.as_secs_f64() / plain - 1.0)
+            .then(|| self.ours.run().as_secs_f64() / plain - 1.0)
     }
 }
 
@@ -150,10 +164,10 @@ impl Summary {
 
 /// The engines of a bench run.
 pub struct Engines {
-    pub ours: QemuEngine,
+    pub ours: CompiledEngine,
     pub gcc: Option<GccEngine>,
     /// Our executables without the plugin (`--overhead`).
-    pub plain: Option<QemuEngine>,
+    pub plain: Option<CompiledEngine>,
 }
 
 impl Engines {
@@ -163,9 +177,9 @@ impl Engines {
         let measured = RunSettings { measure_cost: true, ..settings.clone() };
         let plain = RunSettings { measure_cost: false, ..settings.clone() };
         Ok(Engines {
-            ours: QemuEngine::new(config, &measured)?,
+            ours: CompiledEngine::qemu(config, &measured)?,
             gcc: if vs_gcc { Some(GccEngine::new(OptLevel::O2, &measured)?) } else { None },
-            plain: if overhead { Some(QemuEngine::new(config, &plain)?) } else { None },
+            plain: if overhead { Some(CompiledEngine::qemu(config, &plain)?) } else { None },
         })
     }
 }
@@ -183,11 +197,11 @@ pub fn bench_case(engines: &Engines, files: &CaseFiles) -> BenchRow {
             };
         }
     };
-    let ours = Measurement::of(&files.name, &case.expected, &engines.ours.run(&case.subject));
-    let gcc = engines.gcc.as_ref().map(|gcc| Measurement::of(&files.name, &case.expected, &gcc.run(&case.subject)));
+    let ours = Measurement::of(&files.name, &engines.ours.run(&case));
+    let gcc = engines.gcc.as_ref().map(|gcc| Measurement::of(&files.name, &gcc.run(&case)));
     let plain_run = engines.plain.as_ref().and_then(|plain| {
-        let run = plain.run(&case.subject);
-        run.result.is_ok().then_some(run.phases.run)
+        let run = plain.run(&case);
+        run.verdict.is_ok().then(|| run.timing.duration(Phase::Qemu))
     });
     BenchRow { case: files.name.clone(), ours, gcc, plain_run }
 }
@@ -253,7 +267,7 @@ mod tests {
             verdict,
             reason: if verdict == Verdict::Pass { String::new() } else { "line 1: expected `1`, got `2`".into() },
             cost,
-            phases: Phases::default(),
+            timing: Timing::default(),
         }
     }
 

@@ -95,7 +95,7 @@ fn record(row: &BenchRow, with_gcc: bool, with_overhead: bool) -> Vec<String> {
             .iter()
             .map(|&class| opt(cost.map(|c| c.counts.per_class.get(class)))),
     );
-    r.extend([secs(m.phases.compile), secs(m.phases.build), secs(m.phases.run)]);
+    r.extend([secs(m.compile()), secs(m.build()), secs(m.run())]);
     if with_gcc {
         match &row.gcc {
             Some(g) => {
@@ -107,8 +107,8 @@ fn record(row: &BenchRow, with_gcc: bool, with_overhead: bool) -> Vec<String> {
                     opt(gc.map(|c| c.cycles.total)),
                     opt(gc.map(|c| c.counts.program_total())),
                     opt(gc.map(|c| c.counts.runtime_total())),
-                    secs(g.phases.compile),
-                    secs(g.phases.run),
+                    secs(g.compile()),
+                    secs(g.run()),
                 ]);
             }
             None => r.extend(std::iter::repeat_n(String::new(), 8)),
@@ -222,8 +222,8 @@ pub fn markdown(rows: &[BenchRow], info: &RunInfo) -> String {
             opt(cost.map(|c| human(c.counts.total))),
             opt(cost.map(|c| human(c.cycles.total))),
             opt(share),
-            m.phases.compile.as_secs_f64(),
-            m.phases.run.as_secs_f64()
+            m.compile().as_secs_f64(),
+            m.run().as_secs_f64()
         );
         if with_gcc {
             let g = row.gcc.as_ref();

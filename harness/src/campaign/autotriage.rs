@@ -17,8 +17,9 @@
 
 use super::failures::SavedFailure;
 use super::isolate::Heartbeat;
-use crate::failure::FailureKind;
-use crate::qemu::Runner;
+use sysy_check::executor::watch::{Unwatched, Watch};
+use sysy_check::failure::FailureKind;
+use sysy_check::qemu::Runner;
 use crate::triage::bisect::{Checks, Culprit};
 use crate::triage::case::FailureCase;
 use crate::triage::hang::Prober;
@@ -36,7 +37,7 @@ pub struct TriageRecord {
     pub failure: String,
     /// The campaign's failure kind and the stage it showed in (from the directory).
     pub kind: Option<FailureKind>,
-    pub stage: Option<crate::failure::Stage>,
+    pub stage: Option<sysy_check::failure::Stage>,
     /// Short culprit name: a pass name, `stage:a+b`, `backend`, `lowering`,
     /// `not-reproduced`, or `error`.
     pub culprit: String,
@@ -93,7 +94,7 @@ impl AutoTriage {
         if saved.kind == FailureKind::CompilerCrash {
             return not_triaged(saved, NO_CRASH_TRIAGE);
         }
-        if saved.kind == FailureKind::CompilerHang && saved.stage != crate::failure::Stage::Pipeline {
+        if saved.kind == FailureKind::CompilerHang && saved.stage != sysy_check::failure::Stage::Pipeline {
             return not_triaged(saved, NO_SELFTEST_HANG_TRIAGE);
         }
         let start = Instant::now();
@@ -102,10 +103,14 @@ impl AutoTriage {
         // This worker's journal entry, re-stamped before each check or probe from whichever
         // thread makes it.
         let heartbeat = Heartbeat::of_this_thread();
+        let watch: &dyn Watch = match &heartbeat {
+            Some(heartbeat) => heartbeat,
+            None => &Unwatched,
+        };
         let outcome = if saved.kind == FailureKind::CompilerHang {
-            self.locate_hang(saved, &mut record, heartbeat.as_ref())
+            self.locate_hang(saved, &mut record, watch)
         } else {
-            self.triage_into(saved, &mut record, heartbeat.as_ref())
+            self.triage_into(saved, &mut record, watch)
         };
         if let Err(e) = outcome {
             record.culprit = "error".into();
@@ -120,7 +125,7 @@ impl AutoTriage {
         record
     }
 
-    fn triage_into(&self, saved: &SavedFailure, record: &mut TriageRecord, heartbeat: Option<&Heartbeat>) -> Result<(), String> {
+    fn triage_into(&self, saved: &SavedFailure, record: &mut TriageRecord, watch: &dyn Watch) -> Result<(), String> {
         let case = FailureCase::from_dir(&saved.dir, &ConfigArgs::default())?;
         record.lines_before = count_lines(&case.subject.source);
         record.bytes_before = case.subject.source.len();
@@ -140,7 +145,7 @@ impl AutoTriage {
         if saved.kind == FailureKind::Timeout {
             options.reduce.max_candidates = options.reduce.max_candidates.min(HANG_REDUCTION_CANDIDATES);
         }
-        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), heartbeat };
+        let checks = Checks { timeout: options.limits.timeout, runner: self.runner.as_ref(), watch };
         let report = triage(&case, &checks, &options)?;
         let mut text = String::from("== original program\n");
         text.push_str(&report.bisect.render(&case.config));
@@ -167,13 +172,13 @@ impl AutoTriage {
 
     /// Names the pass of a compiler hang by probes in child processes (see
     /// [`crate::triage::hang`]); writes `triage.txt`.
-    fn locate_hang(&self, saved: &SavedFailure, record: &mut TriageRecord, heartbeat: Option<&Heartbeat>) -> Result<(), String> {
+    fn locate_hang(&self, saved: &SavedFailure, record: &mut TriageRecord, watch: &dyn Watch) -> Result<(), String> {
         let source = std::fs::read_to_string(saved.dir.join("prog.sy")).map_err(|e| format!("cannot read prog.sy: {e}"))?;
         record.lines_before = count_lines(&source);
         record.bytes_before = source.len();
         record.program_hash = program_hash(&source);
         let exe = std::env::current_exe().map_err(|e| format!("locating the harness executable: {e}"))?;
-        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, heartbeat };
+        let prober = Prober { exe, dir: saved.dir.clone(), limit: self.hang_probe_limit, watch };
         let report = prober.locate()?;
         record.culprit = report.culprit.name();
         record.culprit_detail = report.describe();

@@ -20,7 +20,7 @@
 //! * `exhaustive` — `-O2` with every subset of the passes named by `--over` switched on
 //!   (named passes missing from `-O2` are appended when on): 2^k configurations.
 
-use crate::generators::{Choices, SeededChoices};
+use sysy_generator::{Choices, SeededChoices};
 use sysyc::config::Config;
 use sysyc::isa::arm::Stage;
 use sysyc::passes::{O1_PIPELINE, O2_PIPELINE, PassInfo, ir_passes, lookup};

@@ -20,8 +20,8 @@
 //! listed, the shortest pipeline first (the best starting point for bisection).
 
 use super::config::Planned;
-use crate::failure::{Failure, FailureKind, Stage, describe};
-use crate::generators::GeneratedProgram;
+use sysy_check::failure::{Failure, FailureKind, Stage, describe};
+use sysy_generator::GeneratedProgram;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use sysyc::config::Config;
@@ -158,7 +158,8 @@ pub fn save_discarded(root: &Path, campaign_id: &str, p: &GeneratedProgram, reas
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generators::{GenConfig, generate};
+    use crate::sources::generated::generate;
+    use sysy_generator::GenConfig;
 
     /// A discarded program's directory regenerates exactly that program.
     #[test]

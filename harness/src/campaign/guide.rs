@@ -37,10 +37,10 @@
 //! the programs: a feature can mask a bug).
 
 use super::Shard;
-use super::check::Checked;
+use super::check::CheckedProgram;
 use super::records::Row;
-use crate::generators::config::SWARM_OFF;
-use crate::generators::{GeneratedProgram, Knobs, SwarmWeights};
+use sysy_generator::config::SWARM_OFF;
+use sysy_generator::{GeneratedProgram, Knobs, SwarmWeights};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -81,7 +81,7 @@ pub struct Feedback {
 
 impl Feedback {
     /// The feedback of program `index` from its checks.
-    pub fn of(index: u64, program: &GeneratedProgram, checked: &Checked) -> Feedback {
+    pub fn of(index: u64, program: &GeneratedProgram, checked: &CheckedProgram) -> Feedback {
         let knobs_on = program.config.knobs.values().iter().enumerate().filter(|(_, v)| **v > 0).fold(0, |m, (i, _)| m | 1 << i);
         Feedback {
             program: index,
@@ -458,7 +458,7 @@ pub fn section(dir: &Path) -> String {
         let _ = writeln!(s, "Statement coverage: not measured (programs generated with one attempt are not probed).\n");
     } else {
         let at = |q: f64| coverage[((coverage.len() - 1) as f64 * q).round() as usize];
-        let high = coverage.iter().filter(|&&c| c >= crate::generators::PROBE_COVERAGE).count();
+        let high = coverage.iter().filter(|&&c| c >= sysy_generator::PROBE_COVERAGE).count();
         let _ = writeln!(
             s,
             "Statements executed by the reference run ({} programs): median {:.1}%, p10 {:.1}%, min {:.1}%; {} programs ({:.0}%) ran at least {:.0}% of their statements.\n",
@@ -468,7 +468,7 @@ pub fn section(dir: &Path) -> String {
             100.0 * coverage[0],
             high,
             100.0 * high as f64 / coverage.len() as f64,
-            100.0 * crate::generators::PROBE_COVERAGE
+            100.0 * sysy_generator::PROBE_COVERAGE
         );
     }
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -534,7 +534,7 @@ fn weights_section(dir: &Path) -> Option<String> {
 mod tests {
     use super::*;
     use crate::campaign::Shard;
-    use crate::generators::KNOB_COUNT;
+    use sysy_generator::KNOB_COUNT;
 
     fn feedback(program: u64, knobs_on: u64, coverage: f64, changed: &[&str]) -> Feedback {
         Feedback { program, knobs_on, coverage: Some(coverage), changed: changed.iter().map(|s| s.to_string()).collect(), checked: true }
@@ -556,7 +556,7 @@ mod tests {
         let others = w.off.iter().enumerate().filter(|(k, _)| *k != 3).map(|(_, o)| o);
         assert!(others.clone().all(|o| *o > w.off[3]));
         let on = |w: &SwarmWeights| {
-            (0..400).filter(|&s| crate::generators::GenConfig::swarm_weighted(s, w).knobs.values()[3] > 0).count()
+            (0..400).filter(|&s| sysy_generator::GenConfig::swarm_weighted(s, w).knobs.values()[3] > 0).count()
         };
         assert!(on(&w) > on(&SwarmWeights::default()) + 20, "{} vs {}", on(&w), on(&SwarmWeights::default()));
         // Coverage alone moves the weights too: knob 5 on raises it.

@@ -11,7 +11,8 @@
 //! `plotters`) into the output directory.
 
 use super::nightly::{read_failure_keys, read_stats};
-use crate::speedup::chart::{PALETTE, draw_error, escape};
+use crate::speedup::chart::{PALETTE, draw_error};
+use crate::speedup::markdown::escape;
 use anyhow::{Context, Result, bail};
 use plotters::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};

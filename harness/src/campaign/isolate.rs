@@ -60,6 +60,8 @@
 //! Each session writes `summary.md` at its end, so the last one's summary covers the whole
 //! campaign's records, its session figures (checks/s) the last session only.
 
+use sysy_check::executor::watch::Watch;
+use sysy_check::failure::{Failure, Stage};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::cell::RefCell;
@@ -136,6 +138,19 @@ impl Heartbeat {
     /// Re-stamps the entry.
     pub fn beat(&self) {
         let _ = stamp(&self.file, &self.entry);
+    }
+}
+
+/// A triage (or a hang probe) inside a journaled step: the step is entered and left around
+/// it, so its checks only beat.
+impl Watch for Heartbeat {
+    fn enter(&self, _: &str) {}
+    fn leave(&self) {}
+    fn taken_down(&self, _: &str, _: Stage) -> Option<Failure> {
+        None
+    }
+    fn beat(&self) {
+        Heartbeat::beat(self);
     }
 }
 
@@ -298,21 +313,7 @@ fn record_crash(campaign: &Path, program: u64, step: &str, signal: &str) -> Resu
 
 /// A signal's name (`SIGABRT`), or its number.
 pub fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGSYS => "SIGSYS",
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGHUP => "SIGHUP",
-        _ => return format!("signal {signal}"),
-    };
-    name.to_string()
+    sysy_check::qemu::signal_name(signal).map_or_else(|| format!("signal {signal}"), str::to_string)
 }
 
 /// The child's session: its extra arguments after `campaign --resume DIR`. Without a

@@ -5,7 +5,7 @@
 //! reference interpreter, record every check, save every failure, report.
 //!
 //! Modules: [`config`] (configurations and strategies), [`check`] (one program under its
-//! configurations through the stages of [`crate::stages`], with a dedup cache by IR and
+//! configurations through the stages of [`sysy_check::steps`], with a dedup cache by IR and
 //! assembly hash), [`records`] (`runs.csv`, `programs.csv` and `selftests.csv`, append-only,
 //! with resume), [`failures`] (the failure corpus),
 //! [`autotriage`] (triage of each new failure, through the [`FailureHook`]), [`summary`]
@@ -38,14 +38,11 @@
 //! supervisor's business ([`isolate`]). A campaign directory holds `campaign.json` (the options, so
 //! `--resume` checks the same programs under the same configurations), `state.json` (the
 //! time used so far, so `--resume` runs what is left of the limit: [`State`]), the records, the
-//! report, and the failure corpus when `--out` was given (else failures go to
-//! `corpus/failures/`).
+//! report, and the failure corpus (`failures/`).
 
 pub mod autotriage;
 pub mod check;
-pub mod cli;
 pub mod config;
-pub mod corpus;
 pub mod failures;
 pub mod guide;
 pub mod history;
@@ -53,7 +50,6 @@ pub mod isolate;
 pub mod memory_log;
 pub mod merge;
 pub mod nightly;
-pub mod prefix;
 pub mod progress;
 pub mod records;
 pub mod reproduce;
@@ -75,10 +71,13 @@ use std::time::{Duration, Instant};
 use sysyc::faults::FaultSet;
 use sysyc::runtime::library::Assembler;
 
-use crate::failure::{Failure, FailureKind, Stage};
-use crate::generators::{GenConfig, generate};
-use crate::qemu::{CostMode, Runner};
-use crate::subject::Limits;
+use sysy_check::failure::{Failure, FailureKind, Stage};
+use crate::sources::corpus;
+use crate::sources::generated::generate;
+use sysy_generator::GenConfig;
+use sysy_check::qemu::{CostMode, Runner};
+use sysy_check::executor::{Executor, THREAD_PREFIX};
+use sysy_check::subject::Limits;
 
 /// What to run; saved as `campaign.json` so that `--resume` repeats it exactly.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -114,7 +113,7 @@ pub struct CampaignOptions {
     #[serde(default)]
     pub gnu_assembler: bool,
     /// Compare the in-process encoding with GNU as on one assembly text in this many (0:
-    /// never; see [`crate::oracles::encoder`]).
+    /// never; see [`sysy_check::oracles::encoder`]).
     #[serde(default = "default_encoder_sample")]
     pub encoder_sample: u64,
     /// Coverage-guided swarm weights ([`guide`]); `None`: the plain swarm.
@@ -312,18 +311,17 @@ fn run(
     let plan = Plan::new(&strategies, &options.over, options.random_per_program).map_err(anyhow::Error::msg)?;
     let faults = FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;
     let limits = Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
+    let assembler = if options.gnu_assembler { Assembler::Gnu } else { Assembler::InProcess };
+    let runner = Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?;
     let checker = Checker {
-        runner: Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?,
-        faults: faults.clone(),
         gcc: if options.gcc { Some(check::gcc_engines(&limits).map_err(anyhow::Error::msg)?) } else { None },
-        limits,
+        executor: Executor::new(Checker::settings(limits, assembler, options.encoder_sample), Some(runner)),
+        faults: faults.clone(),
         journal: Some(isolate::Journal::open(dir)?),
         crashed: isolate::Crashed::read(dir)?,
-        assembler: if options.gnu_assembler { Assembler::Gnu } else { Assembler::InProcess },
-        encoder_sample: options.encoder_sample,
     };
     sysyc::toolchain::arm_gcc().context("the ARM cross toolchain")?;
-    crate::stages::quiet_panics(check::WORKER_PREFIX);
+    sysy_check::steps::quiet_panics(THREAD_PREFIX);
 
     let shard = options.shard_or_whole();
     let guided = options.guide.clone().filter(|_| options.swarm);
@@ -376,7 +374,7 @@ fn run(
     });
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
-        .thread_name(|i| format!("{}-{i}", check::WORKER_PREFIX))
+        .thread_name(|i| format!("{THREAD_PREFIX}-{i}"))
         .stack_size(WORKER_STACK)
         .build()
         .context("starting the worker threads")?;
@@ -505,7 +503,7 @@ fn check_one(
     let configs = plan.for_program(seed);
     let mut checked = checker.check(index, &program, &configs);
     checked.line.timing.add(records::Phase::Generate, generated);
-    if checked.line.status == "discarded" && options.corpus.is_none() {
+    if checked.line.status == records::ProgramStatus::Discarded && options.corpus.is_none() {
         failures::save_discarded(&options.failures_dir, &options.campaign_id, &program, &checked.line.reason)?;
     }
 
@@ -556,7 +554,7 @@ fn check_one(
 
 /// Program `index` of the campaign of `seed` (swarm generator configurations or the
 /// default one), with its generator seed.
-pub fn program_of(seed: u64, swarm: bool, index: u64) -> (u64, crate::generators::GeneratedProgram) {
+pub fn program_of(seed: u64, swarm: bool, index: u64) -> (u64, sysy_generator::GeneratedProgram) {
     let seed = program_seed(seed, index);
     let gen_config = if swarm { GenConfig::swarm(seed) } else { GenConfig::default() };
     (seed, generate(seed, &gen_config))
@@ -587,18 +585,7 @@ pub fn program_seed(seed: u64, index: u64) -> u64 {
 /// same millisecond differ by pid; the default directory is also created atomically
 /// ([`reserve_dir`]), so even ids that meet get distinct directories.
 pub fn campaign_id(seed: u64) -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-    let secs = now.as_secs();
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil_from_days(days as i64);
-    format!(
-        "{y:04}{m:02}{d:02}-{:02}{:02}{:02}.{:03}-s{seed}-p{}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        now.subsec_millis(),
-        std::process::id()
-    )
+    format!("{}-s{seed}-p{}", jiff::Timestamp::now().strftime("%Y%m%d-%H%M%S%.3f"), std::process::id())
 }
 
 /// Creates a new directory `parent/<id>` (or `parent/<id>-2`, `-3`, ... when that exists)
@@ -615,21 +602,6 @@ pub fn reserve_dir(parent: &Path, id: &str) -> Result<(String, PathBuf)> {
         }
     }
     unreachable!("a free name below u32::MAX suffixes")
-}
-
-/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar (Howard
-/// Hinnant's `civil_from_days`).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
 }
 
 #[cfg(test)]
@@ -676,9 +648,10 @@ mod tests {
     }
 
     #[test]
-    fn civil_dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
-        assert!(campaign_id(5).contains("-s5-p"));
+    fn campaign_ids_are_the_utc_time_the_seed_and_the_process() {
+        let id = campaign_id(5);
+        let (time, rest) = id.split_at(19);
+        assert!(time.as_bytes()[8] == b'-' && time.as_bytes()[15] == b'.' && time.starts_with("20"), "{id}");
+        assert_eq!(rest, format!("-s5-p{}", std::process::id()));
     }
 }

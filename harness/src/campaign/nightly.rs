@@ -220,7 +220,7 @@ mod tests {
         assert_eq!(found[0].count, 2);
         assert!(found[0].example.ends_with("c-s1-x"));
         assert_eq!(found[2].record.culprit, "untriaged");
-        assert_eq!(found[2].record.kind, Some(crate::failure::FailureKind::Timeout));
+        assert_eq!(found[2].record.kind, Some(sysy_check::failure::FailureKind::Timeout));
 
         // Previous night: the gvn failure and one that is fixed now.
         let prev = root.join("prev");
@@ -228,7 +228,7 @@ mod tests {
         let mut old = found[1..2].to_vec();
         old.push(DistinctFailure {
             key: "licm|crash|cc".into(),
-            record: TriageRecord { culprit: "licm".into(), kind: Some(crate::failure::FailureKind::Crash), ..TriageRecord::default() },
+            record: TriageRecord { culprit: "licm".into(), kind: Some(sysy_check::failure::FailureKind::Crash), ..TriageRecord::default() },
             count: 1,
             example: prev.join("x"),
         });

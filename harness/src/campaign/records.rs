@@ -18,7 +18,9 @@
 //! `runs.csv` is an error that names the file and changes nothing. Every rewrite goes through
 //! a synced temporary file and a rename, so a failure (a full disk) leaves the original.
 
-use crate::failure::{Failure, FailureKind, Stage, one_line};
+use sysy_check::executor::Check;
+pub use sysy_check::executor::timing::{Phase, Timing};
+use sysy_check::failure::{Failure, FailureKind, Stage, one_line};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{File, OpenOptions};
@@ -125,6 +127,24 @@ impl Fields<'_> {
 }
 
 impl Row {
+    /// Fills the row from the executor's check of its configuration.
+    pub fn record_check(&mut self, check: &Check) {
+        self.passes_changed = check.passes_changed.clone();
+        self.ir_hash = check.ir_hash.clone();
+        self.asm_hash = check.asm_hash.clone();
+        self.ir_shared = check.ir_shared;
+        self.asm_shared = check.asm_shared;
+        self.compile_us = check.compile.as_micros() as u64;
+        self.run_us = check.run.as_micros() as u64;
+        if let Some(cost) = &check.cost {
+            self.insns = Some(cost.counts.total);
+            self.program_insns = Some(cost.counts.program.total());
+            self.cycles = Some(cost.cycles.total);
+            self.class_counts = Some(cost.counts.per_class.0);
+        }
+        self.set_result(&check.verdict);
+    }
+
     /// A passing row, or the row of `failure`.
     pub fn set_result(&mut self, result: &Result<(), Failure>) {
         if let Err(f) = result {
@@ -198,86 +218,20 @@ impl Row {
     }
 }
 
-/// Where the time of a campaign goes, per program (microseconds of worker time).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Phase {
-    /// Generating the program.
-    Generate,
-    /// The front end and the reference interpreter (the truth).
-    Reference,
-    /// Lowering and the IR pass pipelines.
-    Optimise,
-    /// The IR interpreter on the optimised IR.
-    Interpret,
-    /// Instruction selection to assembly text.
-    Backend,
-    /// Assembling and linking.
-    Link,
-    /// qemu-arm runs.
-    Qemu,
-    /// The self-test oracles (data-flow agreement, the sampled encoder comparison).
-    Selftest,
-    /// gcc's third opinion.
-    Gcc,
-    /// Triage of new failures.
-    Triage,
-}
-
-impl Phase {
-    pub const ALL: [Phase; 10] = [
-        Phase::Generate,
-        Phase::Reference,
-        Phase::Optimise,
-        Phase::Interpret,
-        Phase::Backend,
-        Phase::Link,
-        Phase::Qemu,
-        Phase::Selftest,
-        Phase::Gcc,
-        Phase::Triage,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Phase::Generate => "generate",
-            Phase::Reference => "reference",
-            Phase::Optimise => "optimise",
-            Phase::Interpret => "ir_interpreter",
-            Phase::Backend => "back_end",
-            Phase::Link => "link",
-            Phase::Qemu => "qemu",
-            Phase::Selftest => "selftest",
-            Phase::Gcc => "gcc",
-            Phase::Triage => "triage",
-        }
+sysy_check::named_enum! {
+    /// What became of a program.
+    pub enum ProgramStatus {
+        /// Judged under its configurations.
+        Checked = "checked",
+        /// Not judged: the truth trapped or timed out, or the front end refused the generated
+        /// source (a generator problem).
+        Discarded = "discarded",
     }
 }
 
-/// Microseconds per [`Phase`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Timing(pub [u64; Phase::ALL.len()]);
-
-impl Timing {
-    pub fn add(&mut self, phase: Phase, d: std::time::Duration) {
-        self.0[phase as usize] += d.as_micros() as u64;
-    }
-
-    /// Runs `f`, adding its time to `phase`.
-    pub fn time<T>(&mut self, phase: Phase, f: impl FnOnce() -> T) -> T {
-        let start = std::time::Instant::now();
-        let out = f();
-        self.add(phase, start.elapsed());
-        out
-    }
-
-    pub fn get(&self, phase: Phase) -> u64 {
-        self.0[phase as usize]
-    }
-
-    pub fn merge(&mut self, other: &Timing) {
-        for (a, b) in self.0.iter_mut().zip(other.0) {
-            *a += b;
-        }
+impl Default for ProgramStatus {
+    fn default() -> ProgramStatus {
+        ProgramStatus::Discarded
     }
 }
 
@@ -287,9 +241,7 @@ pub struct ProgramLine {
     pub program: u64,
     pub seed: u64,
     pub gen_config: String,
-    /// `checked`, or `discarded` (the truth trapped or timed out, or the front end refused
-    /// the generated source: a generator problem, not judged).
-    pub status: String,
+    pub status: ProgramStatus,
     pub reason: String,
     pub lines: u64,
     pub ref_steps: u64,
@@ -327,7 +279,7 @@ impl ProgramLine {
             self.program.to_string(),
             self.seed.to_string(),
             self.gen_config.clone(),
-            self.status.clone(),
+            self.status.to_string(),
             one_line(&self.reason),
             self.lines.to_string(),
             self.ref_steps.to_string(),
@@ -350,7 +302,7 @@ impl ProgramLine {
             program: num(0)?,
             seed: num(1)?,
             gen_config: r.get(2)?.to_string(),
-            status: r.get(3)?.to_string(),
+            status: r.get(3)?.parse().ok()?,
             reason: r.get(4)?.to_string(),
             lines: num(5)?,
             ref_steps: num(6)?,
@@ -732,7 +684,7 @@ mod tests {
     }
 
     fn line(program: u64) -> ProgramLine {
-        ProgramLine { program, status: "checked".into(), checks: 2, ..ProgramLine::default() }
+        ProgramLine { program, status: ProgramStatus::Checked, checks: 2, ..ProgramLine::default() }
     }
 
     #[test]

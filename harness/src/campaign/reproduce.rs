@@ -10,16 +10,11 @@ use super::records::Row;
 use super::{CampaignOptions, State};
 use std::fmt::Write as _;
 use std::path::Path;
+use sysyc::toolchain::shell_words;
 use sysy_cost_model::{InsnClass, NUM_CLASSES};
 
 /// The source revision this harness was built from (see `build.rs`).
 pub const REVISION: &str = env!("SYSYC_REVISION");
-
-/// `text` quoted for a POSIX shell when it needs it.
-pub fn shell_quote(text: &str) -> String {
-    let plain = !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:,=+@%".contains(c));
-    if plain { text.to_string() } else { format!("'{}'", text.replace('\'', r"'\''")) }
-}
 
 /// The options of `harness campaign` that decide which rows exist (not the limits, the
 /// output directory or the triage settings).
@@ -53,7 +48,7 @@ fn campaign_command(o: &CampaignOptions, limit: &[String], dir: &Path) -> String
     args.extend(row_options(o));
     args.extend(limit.iter().cloned());
     args.extend(["--out".into(), dir.display().to_string()]);
-    args.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" ")
+    shell_words(args.iter().map(String::as_str))
 }
 
 /// The limit options as given: `--minutes M` or `--programs N`, and `--stop-after-failures N`.
@@ -152,7 +147,7 @@ pub fn section(dir: &Path, options: &CampaignOptions, state: &State, costs: &Cos
         let _ = writeln!(s, "```sh\n{}\n```\n", campaign_command(options, &["--programs".into(), n.to_string()], dir));
     }
     let _ = writeln!(s, "Continue this campaign (what is left of its limit):\n");
-    let _ = writeln!(s, "```sh\nharness campaign --resume {}\n```\n", shell_quote(&dir.display().to_string()));
+    let _ = writeln!(s, "```sh\nharness campaign --resume {}\n```\n", shell_words([dir.display().to_string().as_str()]));
     let _ = writeln!(s, "| setting | value |\n|---|---|");
     let _ = writeln!(s, "| seed | {} (program i: `program_seed({0}, i)`, SplitMix64) |", options.seed);
     let _ = writeln!(s, "| compiler revision | {} |", revisions(state));
@@ -206,7 +201,7 @@ pub fn merged_section(out: &Path, dirs: &[std::path::PathBuf], shards: &[Campaig
     let mut merge: Vec<String> = vec!["harness".into(), "merge".into()];
     merge.extend(dirs.iter().map(|d| d.display().to_string()));
     merge.extend(["--out".into(), out.display().to_string()]);
-    let _ = writeln!(s, "{}\n```\n", merge.iter().map(|a| shell_quote(a)).collect::<Vec<_>>().join(" "));
+    let _ = writeln!(s, "{}\n```\n", shell_words(merge.iter().map(String::as_str)));
     let _ = writeln!(s, "Continue unfinished shards with `harness campaign --resume <shard directory>`, then merge again.\n");
     let mut all = State::default();
     for st in states {
@@ -278,7 +273,7 @@ mod tests {
         ];
         let state = State { elapsed_secs: 61.0, sessions: 2, revisions: vec!["v1-3-gabc".into()] };
         let md = section(Path::new("/r/my night"), &options(), &state, &CostTotals::compute(&rows), Some(6));
-        let run = "harness campaign --seed 42 --strategy o-levels,random --random-configs 4 --timeout 10 --shard 1/4";
+        let run = "harness campaign --seed 42 --strategy 'o-levels,random' --random-configs 4 --timeout 10 --shard 1/4";
         assert!(md.contains(&format!("{run} --minutes 1.5 --out '/r/my night'")), "{md}");
         assert!(md.contains(&format!("{run} --programs 6 --out '/r/my night'")), "{md}");
         assert!(md.contains("harness campaign --resume '/r/my night'"), "{md}");
@@ -287,7 +282,6 @@ mod tests {
         assert!(md.contains("| qemu runs (not shared with an earlier configuration) | 1 |"), "{md}");
         assert!(md.contains("| instructions executed (all / in the program's code) | 10 / 8 |"), "{md}");
         assert!(md.contains("| alu | 1 |"), "{md}");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
         let summary = insert_after_title("# Campaign c\n\n| figure |", "## Reproduce\n\n");
         assert!(summary.starts_with("# Campaign c\n\n## Reproduce\n\n| figure |"), "{summary}");
     }

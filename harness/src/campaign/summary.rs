@@ -13,7 +13,7 @@ use super::records::{self, Phase, ProgramLine, Row, SelfTest, Timing};
 use super::reproduce::CostTotals;
 use anyhow::Result;
 use std::path::Path;
-use crate::failure::FailureKind;
+use sysy_check::failure::FailureKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use sysyc::config::Config;
@@ -142,7 +142,7 @@ impl StatsFold {
         let s = &mut self.stats;
         s.time.merge(&p.timing);
         s.analysis_functions += p.analysis_functions;
-        if p.status == "checked" {
+        if p.status == records::ProgramStatus::Checked {
             s.programs += 1;
         } else {
             s.discarded += 1;
@@ -384,9 +384,9 @@ mod tests {
         timing.add(Phase::Qemu, std::time::Duration::from_millis(1500));
         timing.add(Phase::Link, std::time::Duration::from_millis(500));
         let programs = vec![
-            ProgramLine { program: 0, status: "checked".into(), timing, ..ProgramLine::default() },
-            ProgramLine { program: 1, status: "checked".into(), ..ProgramLine::default() },
-            ProgramLine { program: 2, status: "discarded".into(), reason: "trap".into(), ..ProgramLine::default() },
+            ProgramLine { program: 0, status: records::ProgramStatus::Checked, timing, ..ProgramLine::default() },
+            ProgramLine { program: 1, status: records::ProgramStatus::Checked, ..ProgramLine::default() },
+            ProgramLine { program: 2, status: records::ProgramStatus::Discarded, reason: "trap".into(), ..ProgramLine::default() },
         ];
         let s = Stats::compute(&rows, &programs, &[]);
         assert_eq!((s.programs, s.discarded, s.checks, s.configs), (2, 1, 3, 2));

@@ -1,10 +1,10 @@
-//! `harness asm-agree`: the encoder oracle ([`crate::oracles::encoder`]) over whole suites —
+//! `harness asm-agree`: the encoder oracle ([`sysy_check::oracles::encoder`]) over whole suites —
 //! every assembly text given (`.s` files), or every `.sy` case of the given directories
 //! compiled by sysyc at each requested level — reporting each disagreement with GNU `as` and
 //! the totals.
 
 use super::fail;
-use crate::oracles::encoder;
+use sysy_check::oracles::encoder;
 use clap::Args;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};

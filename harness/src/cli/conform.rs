@@ -2,9 +2,9 @@
 
 use super::fail;
 use crate::conform;
-use crate::engine::{RunSettings, engine_by_name};
-use crate::refinterp::InputFailure;
-use crate::subject::Limits;
+use sysy_check::engine::{RunSettings, engine_by_name};
+use sysy_check::refinterp::InputFailure;
+use sysy_check::subject::Limits;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

@@ -1,8 +1,8 @@
 //! `harness interp`: run one SysY program in the reference interpreter.
 
 use super::fail;
-use crate::subject::Limits;
-use crate::refinterp::{self, InputFailure, RefConfig, RefError};
+use sysy_check::subject::Limits;
+use sysy_check::refinterp::{self, InputFailure, RefConfig, RefError};
 use clap::Args;
 use std::io::{Read, Write};
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
 //! Mechanical mutants of the compiler's passes and back end, for the campaign's own mutation
-//! score (`harness mutants`, see [`cli`]).
+//! score (`harness mutants`, see [`experiment`]).
 //!
 //! A *site* is one occurrence of an operator pattern in a source line of `compiler/src/passes`
 //! or `compiler/src/isa` ([`OPERATORS`]: a comparison made strict or loose or negated, `&&`
@@ -10,10 +10,10 @@
 //! `file:line:column:operator`, so a list drawn from a seed ([`sample`]) is the same on every
 //! run of the same source tree.
 
-pub mod cli;
+pub mod experiment;
 pub mod schema;
 
-use crate::generators::{Choices, SeededChoices};
+use sysy_generator::{Choices, SeededChoices};
 use std::path::{Path, PathBuf};
 
 /// One textual mutation operator: `from` (with its surrounding spaces) becomes `to`.

@@ -6,6 +6,7 @@
 //! (2) the prefix curves: for each benchmark, instructions after the first k passes relative
 //! to -O0 (k = 0), so benchmarks of very different sizes share one axis.
 
+use super::markdown::{escape, to_html};
 use super::{Mode, SpeedupData};
 use plotters::prelude::*;
 use std::collections::BTreeMap;
@@ -285,11 +286,6 @@ pub fn heatmap_svg(data: &SpeedupData, links: &BTreeMap<(String, Mode, String), 
     svg
 }
 
-/// `s` as HTML text (also inside attribute values in double quotes).
-pub(crate) fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 /// The HTML page: the instruction and cycle bar charts, the heat map (cells linking to
 /// `links`), the prefix curves, then the markdown report as HTML (tables, lists, headings).
 pub fn html(data: &SpeedupData, markdown: &str, links: &BTreeMap<(String, Mode, String), String>) -> Result<String, String> {
@@ -318,7 +314,7 @@ pub fn html(data: &SpeedupData, markdown: &str, links: &BTreeMap<(String, Mode, 
         }
         let _ = writeln!(page, "</ol></figcaption></figure>");
     }
-    let _ = write!(page, "<section class=\"report\">\n{}</section>\n</body></html>\n", super::markdown::to_html(markdown));
+    let _ = write!(page, "<section class=\"report\">\n{}</section>\n</body></html>\n", to_html(markdown));
     Ok(page)
 }
 

@@ -10,7 +10,7 @@
 
 use super::{Mode, Pair, PairResult, SpeedupData, config_of};
 use crate::conform::{self, CaseFiles};
-use crate::stages;
+use sysy_check::steps;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -49,11 +49,11 @@ pub fn file_name(benchmark: &str, pair: &Pair) -> String {
 }
 
 /// IR and assembly of one configuration of a case.
-fn compile(case: &crate::subject::Case, pipeline: &super::Pipeline) -> Result<(String, String), String> {
+fn compile(case: &sysy_check::subject::Case, pipeline: &super::Pipeline) -> Result<(String, String), String> {
     let config = config_of(pipeline);
-    let lowered = stages::lower(&case.subject).map_err(|f| f.detail)?;
-    let (module, _) = stages::optimise(&lowered, &config, None).map_err(|f| f.detail)?;
-    let asm = stages::select(&module, &config).map_err(|f| f.detail)?;
+    let lowered = steps::lower(&case.subject).map_err(|f| f.detail)?;
+    let (module, _) = steps::optimise(&lowered, &config, None).map_err(|f| f.detail)?;
+    let asm = steps::select(&module, &config).map_err(|f| f.detail)?;
     Ok((sysyc::ir::print_module(&module), asm))
 }
 
@@ -62,7 +62,7 @@ fn unified(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
 }
 
 /// The text of one pair's differences on `case`.
-pub fn render(case: &crate::subject::Case, r: &PairResult<'_>) -> Result<String, String> {
+pub fn render(case: &sysy_check::subject::Case, r: &PairResult<'_>) -> Result<String, String> {
     let (ref_ir, ref_asm) = compile(case, &r.pair.reference)?;
     let (sub_ir, sub_asm) = compile(case, &r.pair.subject)?;
     let mut text = String::new();

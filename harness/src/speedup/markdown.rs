@@ -2,8 +2,12 @@
 //! unordered lists, pipe tables (with their column alignment) and inline code. Only that
 //! subset: the reports are ours, so anything else is shown as a paragraph of escaped text.
 
-use super::chart::escape;
 use std::fmt::Write as _;
+
+/// `s` as HTML text (also inside attribute values in double quotes).
+pub(crate) fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
 
 /// Inline markup of one line: `code` spans and `[text](relative/link)`, the rest escaped.
 fn inline(text: &str) -> String {

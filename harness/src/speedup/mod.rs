@@ -45,14 +45,14 @@ pub mod chart;
 pub mod compare;
 pub mod diffs;
 pub mod markdown;
-pub mod cli;
 pub mod report;
 pub mod run_cache;
 
 use crate::bench::geomean;
 use crate::conform::{self, CaseFiles, Verdict};
-use crate::engine::{EngineRun, Phases, QemuEngine, RunSettings};
-use crate::failure::Failure;
+use sysy_check::engine::RunSettings;
+use sysy_check::executor::watch::Unwatched;
+use sysy_check::executor::{Check, Executor, Settings, Through};
 use sysyc::config::Config;
 use sysyc::isa::arm::Stage;
 use rayon::prelude::*;
@@ -234,7 +234,7 @@ pub struct ConfigRun {
     /// Present only for a passing, completely measured run.
     pub insns: Option<u64>,
     pub cycles: Option<u64>,
-    /// blake3 of the assembly text (empty when compilation failed).
+    /// Hash of the assembly text (empty when compilation failed).
     pub asm_hash: String,
     /// Compile time of each pass occurrence, in pipeline order.
     pub pass_times: Vec<(&'static str, Duration)>,
@@ -420,9 +420,6 @@ impl SpeedupData {
     }
 }
 
-/// Assembly text and the compile time of each pass occurrence.
-type Compiled = (String, Vec<(&'static str, Duration)>);
-
 /// A judged run: verdict, reason, and (instructions, cycles) when completely measured.
 pub type Judged = (Verdict, String, Option<(u64, u64)>);
 
@@ -453,10 +450,10 @@ fn worth_running<'t>(
     })
 }
 
-/// Compiles one benchmark under every pipeline of `pairs`, runs every distinct assembly text
-/// once — shared references first, then what can still be used (see the module doc) — and
-/// judges the runs (or takes them from `cache`). Compilations and runs go on the current
-/// rayon pool.
+/// Compiles one benchmark under every pipeline of `pairs` (the check executor through the
+/// assembly, pipeline prefixes shared), runs every distinct assembly text once — shared
+/// references first, then what can still be used (see the module doc) — with the executor's
+/// runs, and judges the runs (or takes them from `cache`). Runs go on the current rayon pool.
 pub fn measure_benchmark(
     files: &CaseFiles,
     pairs: &[Pair],
@@ -465,46 +462,40 @@ pub fn measure_benchmark(
 ) -> Result<BenchmarkRuns, String> {
     let case = conform::load(files)?;
     let expected = match &case.expected {
-        crate::failure::Expected::OutFile(bytes) => bytes.clone(),
-        crate::failure::Expected::Outcome(_) => unreachable!("suite cases are judged against their .out"),
+        sysy_check::failure::Expected::OutFile(bytes) => bytes.clone(),
+        sysy_check::failure::Expected::Outcome(_) => unreachable!("suite cases are judged against their .out"),
     };
+    sysyc::toolchain::arm_gcc().map_err(|e| e.to_string())?;
     let measured = RunSettings { measure_cost: true, ..settings.clone() };
-    let engine_for = |pipeline: &Pipeline| QemuEngine::new(&config_of(pipeline), &measured);
+    let executor_settings = Settings {
+        interpret: false,
+        through: Through::Assembly,
+        caches: true,
+        keep_outputs: true,
+        assembler: settings.assembler,
+        ..Settings::plain(settings.limits.clone(), true)
+    };
+    let executor = Executor::new(executor_settings, Some(measured.runner()?));
     // Compile every configuration.
-    let compiled: Vec<(Pipeline, Result<Compiled, Failure>)> = pipelines_of(pairs)
-        .par_iter()
-        .map(|pipeline| {
-            let result = engine_for(pipeline)
-                .map_err(|e| Failure::new(crate::failure::FailureKind::HarnessError, crate::failure::Stage::Qemu, e))
-                .and_then(|engine| engine.compile(&case.subject))
-                .map(|(asm, report)| {
-                    let times = report.runs.iter().map(|r| (r.pass, r.time)).collect();
-                    (asm, times)
-                });
-            (pipeline.clone(), result)
-        })
-        .collect();
-    let hash_of: BTreeMap<&Pipeline, String> = compiled
-        .iter()
-        .filter_map(|(p, r)| r.as_ref().ok().map(|(asm, _)| (p, blake3::hash(asm.as_bytes()).to_hex().to_string())))
-        .collect();
-    let mut texts: BTreeMap<&str, &str> = BTreeMap::new();
-    for (pipeline, result) in &compiled {
-        if let Ok((asm, _)) = result {
-            texts.entry(hash_of[pipeline].as_str()).or_insert(asm);
-        }
-    }
-    let sides: Vec<(Option<&str>, Option<&str>)> = pairs
-        .iter()
-        .map(|p| (hash_of.get(&p.reference).map(String::as_str), hash_of.get(&p.subject).map(String::as_str)))
-        .collect();
+    let pipelines = pipelines_of(pairs);
+    let configs: Vec<Config> = pipelines.iter().map(config_of).collect();
+    let checks: Vec<Check> = match executor.check(&case, &configs, 0, &Unwatched) {
+        Ok(checked) => checked.checks,
+        Err(lowering) => vec![Check { verdict: Err(lowering), ..Check::default() }; configs.len()],
+    };
+    let compiled: Vec<(&Pipeline, &Check)> = pipelines.iter().zip(&checks).collect();
+    let hash_of: BTreeMap<&Pipeline, &str> =
+        compiled.iter().filter(|(_, c)| c.verdict.is_ok()).map(|(p, c)| (*p, c.asm_hash.as_str())).collect();
+    let texts: BTreeMap<&str, &str> =
+        checks.iter().filter_map(|c| Some((c.asm_hash.as_str(), c.assembly.as_deref()?))).collect();
+    let sides: Vec<(Option<&str>, Option<&str>)> =
+        pairs.iter().map(|p| (hash_of.get(&p.reference).copied(), hash_of.get(&p.subject).copied())).collect();
     let mut pair_sides: BTreeMap<&str, usize> = BTreeMap::new();
     for h in sides.iter().flat_map(|&(r, s)| [r, s]).flatten() {
         *pair_sides.entry(h).or_default() += 1;
     }
 
     // Run every distinct text at most once, in two waves.
-    let runner = engine_for(&Vec::new())?;
     let cached = std::sync::atomic::AtomicUsize::new(0);
     let run_wave = |wave: &[&str]| -> Result<Vec<(String, Judged)>, String> {
         wave.par_iter()
@@ -515,10 +506,10 @@ pub fn measure_benchmark(
                     cached.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     return Ok((hash.to_string(), judged));
                 }
-                let run = runner.run_asm(asm, &case.subject.stdin);
-                let report = conform::judge_run(&files.name, &case.expected, &run);
+                let run = executor.run_assembly(&case, asm, 0);
+                let (verdict, reason) = conform::verdict_of(&run.verdict);
                 let cost = run.cost.filter(|c| c.counts.complete).map(|c| (c.counts.total, c.cycles.total));
-                let judged = (report.verdict, report.reason, cost);
+                let judged = (verdict, reason, cost);
                 if let Some((c, k)) = cache.zip(key.as_deref()) {
                     c.put(k, &judged)?;
                 }
@@ -526,45 +517,27 @@ pub fn measure_benchmark(
             })
             .collect()
     };
-    let (shared, rest): (Vec<&str>, Vec<&str>) = texts.keys().copied().partition(|h| pair_sides[h] > 2);
+    let (shared, rest): (Vec<&str>, Vec<&str>) = texts.keys().copied().partition(|h| pair_sides.get(h).is_some_and(|&n| n > 2));
     let mut outcomes: BTreeMap<String, Judged> = run_wave(&shared)?.into_iter().collect();
     let (second, skipped) = worth_running(rest, &sides, &outcomes);
     outcomes.extend(run_wave(&second)?);
     let distinct_asm = shared.len() + second.len();
     let skip_reason = "not run: every configuration it is compared with has no valid result";
     let mut runs = BTreeMap::new();
-    for (pipeline, result) in &compiled {
-        let run = match result {
-            Ok((_, pass_times)) => {
-                let hash = hash_of[pipeline].clone();
-                let (verdict, reason, cost) = match outcomes.get(&hash) {
+    for (pipeline, check) in compiled {
+        let run = match &check.verdict {
+            Ok(()) => {
+                let (verdict, reason, cost) = match outcomes.get(&check.asm_hash) {
                     Some((verdict, reason, cost)) => (Some(*verdict), reason.clone(), *cost),
                     None => (None, skip_reason.to_string(), None),
                 };
                 let cost = cost.filter(|_| verdict == Some(Verdict::Pass));
-                ConfigRun {
-                    verdict,
-                    reason,
-                    insns: cost.map(|c| c.0),
-                    cycles: cost.map(|c| c.1),
-                    asm_hash: hash,
-                    pass_times: pass_times.clone(),
-                }
+                let pass_times = check.optimised.as_ref().map(|s| s.report().runs.iter().map(|r| (r.pass, r.time)).collect()).unwrap_or_default();
+                ConfigRun { verdict, reason, insns: cost.map(|c| c.0), cycles: cost.map(|c| c.1), asm_hash: check.asm_hash.clone(), pass_times }
             }
-            Err(failure) => {
-                let report = conform::judge_run(
-                    &files.name,
-                    &case.expected,
-                    &EngineRun { result: Err(failure.clone()), cost: None, phases: Phases::default() },
-                );
-                ConfigRun {
-                    verdict: Some(report.verdict),
-                    reason: report.reason,
-                    insns: None,
-                    cycles: None,
-                    asm_hash: String::new(),
-                    pass_times: Vec::new(),
-                }
+            Err(_) => {
+                let (verdict, reason) = conform::verdict_of(&check.verdict);
+                ConfigRun { verdict: Some(verdict), reason, insns: None, cycles: None, asm_hash: String::new(), pass_times: Vec::new() }
             }
         };
         runs.insert(pipeline.clone(), run);

@@ -3,7 +3,7 @@
 //!
 //! # Design
 //!
-//! 1. **Per-pass oracle** ([`crate::oracles::per_pass`]): one compilation with an observer;
+//! 1. **Per-pass oracle** ([`sysy_check::executor::each_pass`]): one compilation with an observer;
 //!    after lowering and after every pass that changed the printed IR, the module runs in the
 //!    IR interpreter and is judged against the reference outcome. The first pass after which
 //!    the verdict is a failure is the culprit, and the IR before and after it is kept for a
@@ -39,12 +39,13 @@ use sysyc::runtime::Outcome;
 
 use super::case::FailureCase;
 use super::ddmin::ddmin;
-use crate::campaign::isolate::Heartbeat;
-use crate::failure::{Failure, FailureKind, Stage};
-use crate::oracles::per_pass::{self, Budget};
-use crate::qemu::Runner;
-use crate::stages;
-use crate::subject::{Case, Limits};
+use sysy_check::failure::{Failure, FailureKind, Stage};
+use sysy_check::executor::watch::Watch;
+use sysy_check::executor::{Executor, Settings};
+use sysy_check::executor::each_pass::{self as per_pass, Budget};
+use sysy_check::qemu::Runner;
+use sysy_check::steps;
+use sysy_check::subject::{Case, Limits};
 
 /// What is to blame.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,14 +188,15 @@ pub fn unified_diff(before: &str, after: &str) -> String {
 }
 
 /// How triage runs its checks: the runs' time limit, and qemu-arm for the binary (`None`:
-/// the IR interpreter only).
-#[derive(Clone, Debug)]
+/// the IR interpreter only). Every check is the check executor's, with nothing cached or
+/// overlapped: the campaign's checks replayed one configuration at a time.
+#[derive(Clone, Copy)]
 pub struct Checks<'a> {
     pub timeout: Duration,
     pub runner: Option<&'a Runner>,
     /// Beaten before each check, from whichever thread runs it: tells the campaign's watchdog
     /// that a long triage is making progress.
-    pub heartbeat: Option<&'a Heartbeat>,
+    pub watch: &'a dyn Watch,
 }
 
 impl Checks<'_> {
@@ -202,14 +204,16 @@ impl Checks<'_> {
     /// `stage`'s way: the IR interpreter for a failure found in the IR, the binary otherwise.
     /// `Err` when the harness cannot decide.
     pub fn check(&self, case: &Case, config: &Config, stage: Stage) -> Result<Result<(), Failure>, String> {
-        self.beat();
-        let config = &Config { verify_each: true, ..config.clone() };
-        let result = match stage {
-            Stage::Lowering | Stage::Pipeline | Stage::IrInterp => stages::check_ir(case, config, self.timeout),
-            _ => match self.runner {
-                Some(runner) => stages::check_binary(case, config, runner, self.timeout),
-                None => return Err("running the binary needs qemu-arm".into()),
-            },
+        let binary = !matches!(stage, Stage::Lowering | Stage::Pipeline | Stage::IrInterp);
+        if binary && self.runner.is_none() {
+            return Err("running the binary needs qemu-arm".into());
+        }
+        let limits = Limits { timeout: self.timeout, ..Limits::GENERATED };
+        let executor = Executor::new(Settings { interpret: !binary, ..Settings::plain(limits, binary) }, self.runner.cloned());
+        let config = Config { verify_each: true, ..config.clone() };
+        let result = match executor.check(case, std::slice::from_ref(&config), 0, self.watch) {
+            Ok(mut checked) => checked.checks.pop().map_or(Ok(()), |check| check.verdict),
+            Err(lowering) => Err(lowering),
         };
         match result {
             Err(f) if f.kind == FailureKind::HarnessError => Err(f.detail),
@@ -217,11 +221,9 @@ impl Checks<'_> {
         }
     }
 
-    /// Tells the watchdog that the triage is making progress (see [`Checks::heartbeat`]).
+    /// Tells the watchdog that the triage is making progress (see [`Checks::watch`]).
     fn beat(&self) {
-        if let Some(heartbeat) = self.heartbeat {
-            heartbeat.beat();
-        }
+        self.watch.beat();
     }
 
     /// Whether `config` makes the case fail like `located`.
@@ -386,8 +388,8 @@ pub fn stage_function(
     stages: &[&'static str],
     fails: &dyn Fn(&Config) -> bool,
 ) -> Result<(Option<String>, usize), String> {
-    let lowered = stages::lower(&case.subject).map_err(|f| f.to_string())?;
-    let (module, _) = stages::optimise(&lowered, config, None).map_err(|f| format!("cannot compile to list the functions: {f}"))?;
+    let lowered = steps::lower(&case.subject).map_err(|f| f.to_string())?;
+    let (module, _) = steps::optimise(&lowered, config, None).map_err(|f| format!("cannot compile to list the functions: {f}"))?;
     let mut functions: Vec<(usize, String)> = module.funcs().map(|(_, f)| (f.inst_count(), f.name.clone())).collect();
     functions.sort();
     let on: Vec<BackendStage> = stages.iter().filter_map(|s| BackendStage::from_name(s)).collect();
@@ -407,11 +409,11 @@ pub fn stage_function(
 /// compilations. `None` when the failure needs no step at all (or, not monotonic, does not
 /// show with every step).
 pub fn opt_bisect_step(case: &Case, config: &Config, fails: &dyn Fn(&Config) -> bool) -> Result<(Option<OptStep>, usize), String> {
-    let lowered = stages::lower(&case.subject).map_err(|f| f.to_string())?;
+    let lowered = steps::lower(&case.subject).map_err(|f| f.to_string())?;
     // The log is only the list of steps: compiled without the verifier, so that a failure
     // the verifier reports (invalid IR after some pass) still has a log to search.
     let logged = Config { opt_bisect_limit: Some(u64::MAX), verify_each: false, ..config.clone() };
-    let (_, report) = stages::optimise(&lowered, &logged, None).map_err(|f| format!("cannot compile for the step log: {f}"))?;
+    let (_, report) = steps::optimise(&lowered, &logged, None).map_err(|f| format!("cannot compile for the step log: {f}"))?;
     let total = report.steps;
     let mut calls = 1;
     let mut at = |limit: u64| {

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use sysyc::config::{Config, ConfigArgs};
 
-use crate::subject::Subject;
+use sysy_check::subject::Subject;
 
 /// A failing program and how it was compiled.
 #[derive(Clone, Debug)]

@@ -20,7 +20,7 @@
 //!   earlier one hang.
 //! * No reduction: every candidate that still hangs would cost the time limit too.
 
-use crate::campaign::isolate::Heartbeat;
+use sysy_check::executor::watch::Watch;
 use crate::triage::case::FailureCase;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -45,10 +45,10 @@ pub struct ProbeArgs {
 pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
     let case = FailureCase::from_dir(&args.dir, &ConfigArgs::default()).map_err(anyhow::Error::msg)?;
     let config = sysyc::config::Config { opt_bisect_limit: Some(args.opt_bisect_limit.unwrap_or(u64::MAX)), ..case.config };
-    let lowered = crate::stages::lower(&case.subject).map_err(|f| anyhow::anyhow!("{f}"))?;
-    let (module, report) = crate::stages::optimise(&lowered, &config, None).map_err(|f| anyhow::anyhow!("{f}"))?;
+    let lowered = sysy_check::steps::lower(&case.subject).map_err(|f| anyhow::anyhow!("{f}"))?;
+    let (module, report) = sysy_check::steps::optimise(&lowered, &config, None).map_err(|f| anyhow::anyhow!("{f}"))?;
     print!("{}", sysyc::driver::bisect_log_text(&report));
-    crate::stages::select(&module, &config).map_err(|f| anyhow::anyhow!("{f}"))?;
+    sysy_check::steps::select(&module, &config).map_err(|f| anyhow::anyhow!("{f}"))?;
     Ok(())
 }
 
@@ -69,7 +69,7 @@ pub struct Prober<'a> {
     /// A probe running longer than this hangs.
     pub limit: Duration,
     /// Beaten before each probe (the campaign's journal heartbeat), as [`super::Checks`] does.
-    pub heartbeat: Option<&'a Heartbeat>,
+    pub watch: &'a dyn Watch,
 }
 
 /// One probe made: its step limit (`None`: all steps), whether it hung, and its time.
@@ -137,9 +137,7 @@ impl HangReport {
 impl Prober<'_> {
     /// One probe with `steps` opt-bisect steps run (`None`: all).
     pub fn probe(&self, steps: Option<u64>) -> Result<Probe, String> {
-        if let Some(heartbeat) = self.heartbeat {
-            heartbeat.beat();
-        }
+        self.watch.beat();
         let mut args = vec![PROBE_COMMAND.to_string(), self.dir.display().to_string()];
         if let Some(n) = steps {
             args.push(format!("--opt-bisect-limit={n}"));

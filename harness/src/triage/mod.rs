@@ -5,12 +5,12 @@
 //! A failure is a [`FailureCase`]: SysY source, its stdin, and the compiler configuration
 //! ([`sysyc::config::Config`]: the pass pipeline, the optional back-end stages, the injected
 //! faults).
-//! The truth is the reference interpreter ([`crate::refinterp`]); a program on which the
+//! The truth is the reference interpreter ([`sysy_check::refinterp`]); a program on which the
 //! reference interpreter traps or times out has undefined behaviour and is no failure at all
 //! (and never a reduction candidate).
 //!
-//! Runs are the harness's stages ([`crate::stages`]) judged by its one judge, so a failure
-//! is described exactly as the campaign described it ([`crate::failure`]).
+//! Runs are the harness's stages ([`sysy_check::steps`]) judged by its one judge, so a failure
+//! is described exactly as the campaign described it ([`sysy_check::failure`]).
 //! * [`ddmin`] — Zeller's delta debugging over a list (passes, back-end stages).
 //! * [`bisect`] — per-pass oracle, back-end stage bisection, minimal sub-pipeline,
 //!   opt-bisect step.
@@ -22,7 +22,6 @@
 
 pub mod bisect;
 pub mod case;
-pub mod cli;
 pub mod ddmin;
 pub mod hang;
 pub mod reduce;

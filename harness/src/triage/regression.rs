@@ -28,10 +28,11 @@ use sysyc::runtime::Outcome;
 use super::bisect::{BisectReport, Checks, Culprit, Located, bisect_with, locate, still_fails};
 use super::case::FailureCase;
 use super::reduce::{ReduceOptions, Reduced, reduce};
-use crate::failure::Expected;
-use crate::qemu::Runner;
-use crate::stages;
-use crate::subject::{Case, Limits, Subject};
+use sysy_check::failure::Expected;
+use sysy_check::qemu::Runner;
+use sysy_check::executor::watch::Unwatched;
+use sysy_check::executor::{Executor, Settings};
+use sysy_check::subject::{Case, Limits, Subject};
 
 /// Settings of `harness triage`.
 #[derive(Clone, Debug, Default)]
@@ -217,10 +218,7 @@ pub fn check_case(sy: &Path, runner: Option<&Runner>) -> Result<(), String> {
         return Err(format!("{name}: the reference interpreter disagrees with the .out file"));
     }
     let case = Case { subject, expected: Expected::OutFile(expected) };
-    let timeout = Limits::GENERATED.timeout;
-    stages::check_ir(&case, &config, timeout).map_err(|f| format!("{name}: {f}"))?;
-    if let Some(runner) = runner {
-        stages::check_binary(&case, &config, runner, timeout).map_err(|f| format!("{name}: {f}"))?;
-    }
-    Ok(())
+    let executor = Executor::new(Settings::plain(Limits::GENERATED, runner.is_some()), runner.cloned());
+    let mut checked = executor.check(&case, &[config], 0, &Unwatched).map_err(|f| format!("{name}: {f}"))?;
+    checked.checks.pop().map_or(Ok(()), |check| check.verdict).map_err(|f| format!("{name}: {f}"))
 }

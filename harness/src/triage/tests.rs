@@ -6,9 +6,9 @@ use super::bisect::{Culprit, bisect_stages};
 use super::case::FailureCase;
 use super::reduce::{ReduceOptions, count_lines, reduce};
 use super::regression::{check_case, header_value, unused_name};
-use crate::failure::{Failure, FailureKind, Stage};
-use crate::qemu::{CostMode, Runner};
-use crate::subject::{Case, Limits, Subject};
+use sysy_check::failure::{Failure, FailureKind, Stage};
+use sysy_check::qemu::{CostMode, Runner};
+use sysy_check::subject::{Case, Limits, Subject};
 use sysyc::config::ConfigArgs;
 use sysyc::isa::arm::Stage as BackendStage;
 
@@ -283,9 +283,10 @@ mod faults {
     use super::super::reduce::count_lines;
     use super::super::regression::{TriageOptions, triage};
     use super::judged;
-    use crate::failure::{FailureKind, Stage};
-    use crate::qemu::{CostMode, Runner};
-    use crate::subject::{Limits, Subject};
+    use sysy_check::executor::watch::Unwatched;
+    use sysy_check::failure::{FailureKind, Stage};
+    use sysy_check::qemu::{CostMode, Runner};
+    use sysy_check::subject::{Limits, Subject};
     use sysyc::config::Config;
 
     fn failure_case(name: &str, source: &str, stdin: &[u8], config: &str) -> FailureCase {
@@ -297,7 +298,7 @@ mod faults {
     }
 
     fn ir_only() -> Checks<'static> {
-        Checks { timeout: Limits::GENERATED.timeout, runner: None, heartbeat: None }
+        Checks { timeout: Limits::GENERATED.timeout, runner: None, watch: &Unwatched }
     }
 
     /// `constfold-srem-sign` needs a constant `%` with a negative result, which only exists
@@ -372,12 +373,12 @@ int main() {
     fn checks_of_a_pass_culprit_beat_the_heartbeat() {
         use super::super::bisect::still_fails;
         use crate::campaign::isolate::{Heartbeat, Journal, in_flight};
-        use crate::subject::Case;
+        use sysy_check::subject::Case;
         let dir = tempfile::tempdir().expect("temporary directory");
         let journal = Journal::open(dir.path()).expect("journal");
         journal.enter(7, "triage");
         let heartbeat = Heartbeat::of_this_thread().expect("a step in flight");
-        let checks = Checks { timeout: Limits::GENERATED.timeout, runner: None, heartbeat: Some(&heartbeat) };
+        let checks = Checks { timeout: Limits::GENERATED.timeout, runner: None, watch: &heartbeat };
         let case = case();
         let located = bisect(&case, &checks, &Limits::GENERATED).expect("bisects").located.expect("the fault shows");
         assert!(matches!(located.culprit, Culprit::Pass { .. }));
@@ -431,7 +432,7 @@ int main() {
     }
 
     fn with(runner: &Runner) -> Checks<'_> {
-        Checks { timeout: Limits::GENERATED.timeout, runner: Some(runner), heartbeat: None }
+        Checks { timeout: Limits::GENERATED.timeout, runner: Some(runner), watch: &Unwatched }
     }
 
     /// The back-end fault `arm-pow2-div-no-bias` (division by a power of two forgets the
@@ -544,8 +545,8 @@ int main() {
         // register: the code really is wrong, whatever it happens to print.
         let unverified = Config { verify_each: false, ..case.config.clone() };
         let judged_case = judged("clobber.sy", source, b"3 4");
-        let lowered = crate::stages::lower(&judged_case.subject).expect("lowers");
-        let (module, _) = crate::stages::optimise(&lowered, &unverified, None).expect("optimises");
-        assert!(crate::stages::select(&module, &unverified).is_ok(), "compiles without the verifier");
+        let lowered = sysy_check::steps::lower(&judged_case.subject).expect("lowers");
+        let (module, _) = sysy_check::steps::optimise(&lowered, &unverified, None).expect("optimises");
+        assert!(sysy_check::steps::select(&module, &unverified).is_ok(), "compiles without the verifier");
     }
 }

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use harness::qemu::Qemu;
+use sysy_check::qemu::Qemu;
 use sysyc::runtime::library;
 use sysyc::toolchain::{self, Source};
 

@@ -48,7 +48,15 @@ pub struct FrameLayout {
     /// Where the prologue goes when `arm-shrink-wrap` moved it off the entry: the region's
     /// start and the blocks inside, as positions in the function's block list (see
     /// [`super::shrinkwrap`]); returns outside it are a bare `bx lr`.
-    pub wrap: Option<super::shrinkwrap::Region>,
+    pub wrap: Option<Region>,
+}
+
+/// The blocks that run with the frame set up: `start` and everything it dominates, as
+/// positions of the block list they were computed on (found by [`super::shrinkwrap`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub start: usize,
+    pub inside: Vec<bool>,
 }
 
 impl FrameLayout {

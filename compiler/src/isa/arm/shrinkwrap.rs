@@ -43,18 +43,10 @@
 use regalloc2::{PReg, RegClass, VReg};
 use smallvec::SmallVec;
 
-use super::frame::FrameLayout;
+use super::frame::{FrameLayout, Region};
 use super::imm::is_arm_imm;
 use super::mir::{Addr, MBlockData, MFunction, MInst, Op2, OperandVisitor, PFunction, Reg};
 use super::regs::{self, LR};
-
-/// The blocks that run with the frame set up: `start` and everything it dominates, as
-/// positions of the block list they were computed on.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Region {
-    pub start: usize,
-    pub inside: Vec<bool>,
-}
 
 /// The frame region of a function whose block 0 is the entry, given each block's
 /// successors and whether it needs the frame (see the module documentation); `None` when

@@ -36,7 +36,7 @@ use rustc_hash::FxHashSet;
 use sysyc::frontend::{self, ast::CompUnit, pretty};
 use sysyc::runtime::Outcome;
 
-use crate::subject::{Case, Limits, Subject};
+use sysy_check::subject::{Case, Limits, Subject};
 use edits::EditKind;
 
 /// Settings of a reduction.

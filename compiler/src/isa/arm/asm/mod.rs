@@ -668,42 +668,6 @@ fn reloc_target(layout: &Layout, name: &str, addend: i64, seq: usize) -> (RelocT
     }
 }
 
-/// Assembles `text` with GNU `as` too and compares every section's bytes and every
-/// relocation with [`assemble`]'s; `Err` describes the first difference.
-pub fn compare_with_gnu(text: &str) -> Result<(), String> {
-    let ours = assemble(text).map_err(|e| format!("in-process assembler: {e}"))?;
-    let gnu = gnu_object(text).map_err(|e| format!("GNU as: {e}"))?;
-    compare_objects(&ours, &gnu)
-}
-
-/// The relocatable object GNU `as` makes of `text`: the `as` of the cross gcc's toolchain
-/// with the options the driver gives it, run directly when gcc names the command
-/// ([`crate::toolchain::gnu_assembler`]), else through the driver.
-pub fn gnu_object(text: &str) -> Result<Vec<u8>, crate::toolchain::ToolchainError> {
-    gnu_object_with(text, true)
-}
-
-/// [`gnu_object`], through the gcc driver unless `direct`.
-fn gnu_object_with(text: &str, direct: bool) -> Result<Vec<u8>, crate::toolchain::ToolchainError> {
-    use crate::toolchain::{self, ToolchainError};
-    let gcc = toolchain::arm_gcc()?;
-    let dir = tempfile::tempdir().map_err(|source| ToolchainError::Io {
-        action: "cannot create a temporary directory in",
-        path: std::env::temp_dir(),
-        source,
-    })?;
-    let out = dir.path().join("gnu.o");
-    let command = if direct { toolchain::gnu_assembler(&gcc) } else { None };
-    match command {
-        Some(command) => toolchain::run_tool(&command.program, &command.args_for(&out), Some(text.as_bytes()))?,
-        None => {
-            let args: Vec<std::ffi::OsString> = toolchain::ASSEMBLE_STDIN.iter().map(Into::into).chain([out.clone().into()]).collect();
-            toolchain::run_tool(&gcc, &args, Some(text.as_bytes()))?
-        }
-    };
-    std::fs::read(&out).map_err(|source| ToolchainError::Io { action: "cannot read", path: out, source })
-}
-
 /// Compares `ours` with GNU's relocatable object (ELF bytes): every section's bytes and size
 /// and every relocation; `Err` describes the first difference.
 pub fn compare_objects(ours: &Object, gnu: &[u8]) -> Result<(), String> {

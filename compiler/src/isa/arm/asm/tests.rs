@@ -3,7 +3,8 @@
 //! `-O0` and `-O2`, must give the same bytes and relocations (skipped without the cross
 //! toolchain).
 
-use super::{SectionId, assemble, compare_with_gnu};
+use super::{SectionId, assemble};
+use crate::toolchain::{compare_with_gnu, gnu_object_with};
 
 fn toolchain() -> bool {
     if crate::toolchain::arm_gcc().is_ok() {
@@ -208,8 +209,8 @@ fn the_direct_assembler_command_gives_the_drivers_object() {
     let gcc = crate::toolchain::arm_gcc().expect("gcc");
     let command = crate::toolchain::gnu_assembler(&gcc).expect("gcc names its assembler");
     assert!(command.program.ends_with("as"), "{command:?}");
-    let direct = super::gnu_object_with(FORMS, true).expect("assembles directly");
-    let driven = super::gnu_object_with(FORMS, false).expect("assembles through the driver");
+    let direct = gnu_object_with(FORMS, true).expect("assembles directly");
+    let driven = gnu_object_with(FORMS, false).expect("assembles through the driver");
     assert!(direct == driven, "the objects differ");
 }
 

@@ -678,7 +678,7 @@ impl ISel<'_> {
         let func = self.func;
         func.users(x).iter().find_map(|&u| {
             let r = func.result(u)?;
-            if self.fold.skipped[u] || crate::passes::gep_offsets::split_index(func, r) != Some((x, c)) {
+            if self.fold.skipped[u] || crate::analysis::pointers::split_index(func, r) != Some((x, c)) {
                 return None;
             }
             // Only a value computed anyway is free: one only addresses use would be dead

@@ -3,9 +3,10 @@
 //! `_start` and system calls, built by the cross gcc), run under `qemu-arm`. Skipped without
 //! the cross tools.
 
-use std::process::{Command, Stdio};
+use std::ffi::OsString;
 
 use crate::config::Config;
+use crate::toolchain::{self, TARGET_FLAGS};
 use crate::isa::arm::{asm, link};
 use crate::passes::OptLevel;
 
@@ -51,15 +52,10 @@ fn shim_object(dir: &std::path::Path) -> Option<Vec<u8>> {
     let src = dir.join("shim.c");
     let obj = dir.join("shim.o");
     std::fs::write(&src, SHIM).ok()?;
-    let status = Command::new(gcc)
-        .args(["-O2", "-marm", "-march=armv7ve", "-mfpu=vfpv4", "-mfloat-abi=hard", "-ffreestanding", "-nostdlib"])
-        .args(["-fno-pic", "-fno-builtin", "-fno-stack-protector", "-fno-unwind-tables", "-fno-asynchronous-unwind-tables"])
-        .args(["-c", src.to_str()?, "-o", obj.to_str()?])
-        .status()
-        .ok()?;
-    if !status.success() {
-        return None;
-    }
+    let flags = ["-O2", "-ffreestanding", "-nostdlib", "-fno-pic", "-fno-builtin", "-fno-stack-protector", "-fno-unwind-tables", "-fno-asynchronous-unwind-tables", "-c"];
+    let args: Vec<OsString> =
+        TARGET_FLAGS.iter().chain(&flags).map(OsString::from).chain([src.into_os_string(), "-o".into(), obj.clone().into_os_string()]).collect();
+    toolchain::run_tool(&gcc, &args, None).ok()?;
     std::fs::read(obj).ok()
 }
 
@@ -70,7 +66,7 @@ fn programs_assembled_and_linked_in_process_run_under_qemu() {
         eprintln!("skipped: no ARM cross toolchain");
         return;
     };
-    if Command::new("qemu-arm").arg("--version").stdout(Stdio::null()).status().is_err() {
+    if toolchain::qemu_arm().is_err() {
         eprintln!("skipped: no qemu-arm");
         return;
     }
@@ -81,15 +77,7 @@ fn programs_assembled_and_linked_in_process_run_under_qemu() {
         let path = dir.path().join(format!("prog-{}", level.name()));
         std::fs::write(&path, &exe).expect("write");
         std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
-        let mut child = Command::new("qemu-arm")
-            .args(["-cpu", "cortex-a7"])
-            .arg(&path)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("qemu runs");
-        std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), b"10\n").expect("input");
-        let out = child.wait_with_output().expect("finishes");
+        let out = toolchain::run_arm(&path, b"10\n").expect("qemu runs");
         // sum over i < 10 of 3i + g[i % 3] = 135 + (5+6+7)*3 + 5 = 194.
         assert_eq!(String::from_utf8_lossy(&out.stdout), "194\n-42\n", "{level:?}");
         assert_eq!(out.status.code(), Some(194), "{level:?}");
@@ -117,7 +105,7 @@ const RUNTIME_PROGRAM: &str = "float h[4] = {1.5, -2.25, 0.1, 3e10};\n\
 #[test]
 fn in_process_and_gnu_builds_behave_alike() {
     use crate::runtime::library::{Assembler, build_program};
-    if crate::toolchain::arm_gcc().is_err() || Command::new("qemu-arm").arg("--version").stdout(Stdio::null()).status().is_err() {
+    if toolchain::arm_gcc().is_err() || toolchain::qemu_arm().is_err() {
         eprintln!("skipped: no ARM cross toolchain or qemu-arm");
         return;
     }
@@ -128,16 +116,7 @@ fn in_process_and_gnu_builds_behave_alike() {
         for assembler in Assembler::ALL {
             let path = dir.path().join(format!("prog-{}-{assembler}", level.name()));
             build_program(&text, &path, assembler).unwrap_or_else(|e| panic!("{assembler}: {e}"));
-            let mut child = Command::new("qemu-arm")
-                .args(["-cpu", "cortex-a7"])
-                .arg(&path)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("qemu runs");
-            std::io::Write::write_all(child.stdin.as_mut().expect("stdin"), b"3 7 -8 9\n0x1.8p1\n").expect("input");
-            let out = child.wait_with_output().expect("finishes");
+            let out = toolchain::run_arm(&path, b"3 7 -8 9\n0x1.8p1\n").expect("qemu runs");
             results.push((String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code()));
         }
         assert_eq!(results[0], results[1], "{level:?}: in-process vs gnu");

@@ -1,20 +1,17 @@
 //! Assembling, linking and running compiled test programs with the cross toolchain and
-//! `qemu-arm -cpu cortex-a7` (which also checks that only `armv7ve` instructions are used).
-//! The runtime library is replaced by a minimal C shim kept here; tests skip (with a note)
-//! when the tools are missing.
+//! `qemu-arm -cpu cortex-a7` (which also checks that only `armv7ve` instructions are used),
+//! both found as [`crate::toolchain`] finds them (its environment overrides included). The
+//! runtime library is replaced by a minimal C shim kept here; tests skip (with a note) when
+//! the tools are missing.
 
-use std::io::Write;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::ir::Module;
 use crate::isa::arm::{BackendOptions, compile_module};
-
-const GCC: &str = "arm-linux-gnueabihf-gcc";
-const QEMU: &str = "qemu-arm";
-const ARCH_FLAGS: [&str; 4] = ["-march=armv7ve", "-mfpu=vfpv4", "-mfloat-abi=hard", "-marm"];
+use crate::toolchain::{self, TARGET_FLAGS};
 
 /// The runtime functions the tests call, with the official library's formats.
 const SHIM: &str = r#"
@@ -41,19 +38,19 @@ pub struct RunResult {
     pub asm: String,
 }
 
-fn tools_present() -> bool {
-    static PRESENT: OnceLock<bool> = OnceLock::new();
-    *PRESENT.get_or_init(|| {
-        let ok = |tool: &str| {
-            Command::new(tool)
-                .arg("--version")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        ok(GCC) && ok(QEMU)
-    })
+/// The cross gcc, when it and qemu-arm are both installed.
+fn tools() -> Option<&'static Path> {
+    static GCC: OnceLock<Option<PathBuf>> = OnceLock::new();
+    GCC.get_or_init(|| toolchain::arm_gcc().ok().filter(|_| toolchain::qemu_arm().is_ok())).as_deref()
+}
+
+/// `gcc` with the target flags and `args`; panics with gcc's diagnostics when it fails.
+fn gcc(args: &[&dyn AsRef<std::ffi::OsStr>], what: &str) {
+    let gcc = tools().expect("the tools are present");
+    let args: Vec<OsString> = TARGET_FLAGS.iter().map(OsString::from).chain(args.iter().map(|a| a.as_ref().to_owned())).collect();
+    if let Err(e) = toolchain::run_tool(gcc, &args, None) {
+        panic!("{what} failed: {e}");
+    }
 }
 
 /// One shared directory for all runs: per-test files get unique names and are deleted after
@@ -82,15 +79,7 @@ fn shim_object() -> &'static Path {
         let src = dir.join(format!("shim-{tag}.c"));
         let tmp = dir.join(format!("shim-{tag}.o"));
         std::fs::write(&src, SHIM).expect("write shim.c");
-        let out = Command::new(GCC)
-            .args(ARCH_FLAGS)
-            .args(["-O2", "-c"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&tmp)
-            .output()
-            .expect("run the cross compiler");
-        assert!(out.status.success(), "shim.c failed to compile: {}", String::from_utf8_lossy(&out.stderr));
+        gcc(&[&"-O2", &"-c", &src, &"-o", &tmp], "compiling shim.c");
         std::fs::rename(&tmp, &obj).expect("install the shim object");
         let _ = std::fs::remove_file(&src);
         obj
@@ -100,8 +89,8 @@ fn shim_object() -> &'static Path {
 /// Compiles `module`, links it with the shim and runs it with `stdin`. `None` when the
 /// cross tools are not installed.
 pub fn build_and_run(module: &Module, opts: &BackendOptions, stdin: &str) -> Option<RunResult> {
-    if !tools_present() {
-        eprintln!("note: {GCC} or {QEMU} not found; skipping the execution test");
+    if tools().is_none() {
+        eprintln!("note: the ARM cross gcc or qemu-arm not found; skipping the execution test");
         return None;
     }
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
@@ -111,32 +100,8 @@ pub fn build_and_run(module: &Module, opts: &BackendOptions, stdin: &str) -> Opt
     let s_path = dir.join(format!("t{}-{n}.s", std::process::id()));
     let exe = dir.join(format!("t{}-{n}", std::process::id()));
     std::fs::write(&s_path, &asm).expect("write assembly");
-    let link = Command::new(GCC)
-        .arg("-static")
-        .args(ARCH_FLAGS)
-        .arg(&s_path)
-        .arg(shim_object())
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("run the cross compiler");
-    assert!(
-        link.status.success(),
-        "assembling/linking failed:\n{}\n--- assembly ---\n{asm}",
-        String::from_utf8_lossy(&link.stderr)
-    );
-    let mut child = Command::new(QEMU)
-        .args(["-cpu", "cortex-a7"])
-        .arg(&exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start qemu-arm");
-    if let Some(mut input) = child.stdin.take() {
-        input.write_all(stdin.as_bytes()).expect("write stdin");
-    }
-    let out = child.wait_with_output().expect("wait for qemu-arm");
+    gcc(&[&"-static", &s_path, &shim_object(), &"-o", &exe], &format!("assembling/linking\n--- assembly ---\n{asm}\n---"));
+    let out = toolchain::run_arm(&exe, stdin.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
     let status = match out.status.code() {
         Some(c) => c,
         None => panic!(
