@@ -20,7 +20,7 @@
 //!
 //! # Fresh counts in a forked child
 //!
-//! The harness's fork server (`harness/src/qemu/fork_server.rs`) starts QEMU
+//! The harness's fork server (`harness/check/src/qemu/fork_server.rs`) starts QEMU
 //! once on a small loader that forks a child per run. Each child asks for a
 //! fresh count with the system call `RECOUNT_SYSCALL` (see
 //! `sysy_cost_model::plugin_args`), handing over a file of new arguments and

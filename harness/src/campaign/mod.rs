@@ -343,27 +343,33 @@ fn run(
     session_state(Duration::ZERO).write(dir)?;
     let session_start = Instant::now();
     let session_over = AtomicBool::new(false);
-    let records = Mutex::new(records);
-    let memory = Mutex::new(memory_log::MemoryLog::open(dir)?);
-    let failure_dirs = Mutex::new(Vec::new());
-    let first_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
-    let next = AtomicU64::new(0);
     // Failing programs so far, earlier sessions included (for `stop_after_failing`).
     let mut failing_before = 0;
     records::for_each_program(dir, |p| failing_before += u64::from(p.failures > 0))?;
-    let failing = AtomicU64::new(failing_before);
-    let enough_failures = || options.stop_after_failing.is_some_and(|n| failing.load(Ordering::SeqCst) >= n);
     let mut limit = options.programs.unwrap_or(u64::MAX);
     if let Some(corpus) = &options.corpus {
         limit = limit.min(corpus::len(corpus)?);
     }
+    let workers = Workers {
+        checker,
+        plan,
+        options,
+        guide,
+        records: Mutex::new(records),
+        memory: Mutex::new(memory_log::MemoryLog::open(dir)?),
+        failing: AtomicU64::new(failing_before),
+        hook,
+        progress,
+    };
     // The shard's program numbers in order, skipping finished ones, until a limit or a stop.
+    let mut next = 0;
     let indices = std::iter::from_fn(|| {
         loop {
-            if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) || enough_failures() {
+            if stop.load(Ordering::SeqCst) || deadline.is_some_and(|d| Instant::now() >= d) || workers.enough_failures() {
                 return None;
             }
-            let i = shard.nth(next.fetch_add(1, Ordering::SeqCst))?;
+            let i = shard.nth(next)?;
+            next += 1;
             if i >= limit {
                 return None;
             }
@@ -378,7 +384,7 @@ fn run(
         .stack_size(WORKER_STACK)
         .build()
         .context("starting the worker threads")?;
-    std::thread::scope(|scope| -> Result<()> {
+    let failure_dirs = std::thread::scope(|scope| -> Result<Vec<String>> {
         // Saves the time used so far every period, so that a kill costs at most one period.
         let heartbeat = scope.spawn(|| {
             while !session_over.load(Ordering::SeqCst) {
@@ -387,47 +393,29 @@ fn run(
                 let _ = session_state(session_start.elapsed()).write(dir);
             }
         });
-        pool.install(|| {
-            indices.par_bridge().for_each(|index| {
-                if first_error.lock().map(|e| e.is_some()).unwrap_or(true) {
-                    return;
-                }
-                let result = check_one(&checker, &plan, options, &guide, index, &records, &failing, &faults, hook);
-                match result {
-                    Ok((checks, failures, dirs)) => {
-                        // A report, not a record: a full disk here must not stop the campaign.
-                        if let Ok(mut log) = memory.lock()
-                            && let Err(e) = log.record(index)
-                        {
-                            progress.println(format!("warning: {e:#}"));
-                        }
-                        for d in &dirs {
-                            progress.println(format!("failure: {}", d.display()));
-                        }
-                        if let Ok(mut all) = failure_dirs.lock() {
-                            all.extend(dirs.into_iter().map(|d| d.display().to_string()));
-                        }
-                        progress.program_done(checks, failures);
-                    }
-                    Err(e) => {
-                        if let Ok(mut slot) = first_error.lock() {
-                            slot.get_or_insert(e);
-                        }
+        // The first error stops the session: no new program starts, those in flight finish.
+        let checked = pool.install(|| {
+            indices
+                .par_bridge()
+                .map(|index| {
+                    workers.check_one(index).inspect_err(|_| {
                         stop.store(true, Ordering::SeqCst);
-                        guide.abort();
-                    }
-                }
-            });
+                        workers.guide.abort();
+                    })
+                })
+                .try_reduce(Vec::new, |mut all, dirs| {
+                    all.extend(dirs);
+                    Ok(all)
+                })
         });
         session_over.store(true, Ordering::SeqCst);
         heartbeat.thread().unpark();
         let _ = heartbeat.join();
-        session_state(session_start.elapsed()).write(dir)
+        session_state(session_start.elapsed()).write(dir)?;
+        checked
     })?;
+    let Workers { guide, progress, .. } = workers;
     progress.finish();
-    if let Some(e) = first_error.into_inner().ok().flatten() {
-        return Err(e);
-    }
     let weights = guide::weights_path(dir);
     std::fs::write(&weights, guide.weights_csv()?).with_context(|| format!("writing {}", weights.display()))?;
     let mut qemu_runs = 0;
@@ -441,7 +429,7 @@ fn run(
         programs: progress.programs(),
         jobs,
         interrupted: stop.load(Ordering::SeqCst),
-        failure_dirs: failure_dirs.into_inner().unwrap_or_default(),
+        failure_dirs,
         qemu_runs,
     };
     let failure_dirs = autotriage::failure_dirs(&options.failures_dir, &options.campaign_id);
@@ -475,81 +463,110 @@ pub fn write_report(
     write("summary.md", &md)
 }
 
-/// Checks program `index`, records it and saves its failures; returns (checks, failures,
-/// new failure directories).
-#[allow(clippy::too_many_arguments)]
-fn check_one(
-    checker: &Checker,
-    plan: &Plan,
-    options: &CampaignOptions,
-    guide: &guide::Guide,
-    index: u64,
-    records: &Mutex<Records>,
-    failing: &AtomicU64,
-    faults: &FaultSet,
-    hook: Option<&FailureHook<'_>>,
-) -> Result<(u64, u64, Vec<PathBuf>)> {
-    let seed = program_seed(options.seed, index);
-    let generate_start = Instant::now();
-    let program = match &options.corpus {
-        Some(dir) => corpus::program(dir, index)?,
-        None => {
-            let gen_config =
-                if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
-            generate(seed, &gen_config)
-        }
-    };
-    let generated = generate_start.elapsed();
-    let configs = plan.for_program(seed);
-    let mut checked = checker.check(index, &program, &configs);
-    checked.line.timing.add(records::Phase::Generate, generated);
-    if checked.line.status == records::ProgramStatus::Discarded && options.corpus.is_none() {
-        failures::save_discarded(&options.failures_dir, &options.campaign_id, &program, &checked.line.reason)?;
+/// What the workers of a session share.
+struct Workers<'a> {
+    checker: Checker,
+    plan: Plan,
+    options: &'a CampaignOptions,
+    guide: guide::Guide,
+    records: Mutex<Records>,
+    memory: Mutex<memory_log::MemoryLog>,
+    /// Programs that failed so far, earlier sessions included (`stop_after_failing`).
+    failing: AtomicU64,
+    hook: Option<&'a FailureHook<'a>>,
+    progress: Progress,
+}
+
+impl Workers<'_> {
+    /// Whether as many programs failed as the campaign stops after.
+    fn enough_failures(&self) -> bool {
+        self.options.stop_after_failing.is_some_and(|n| self.failing.load(Ordering::SeqCst) >= n)
     }
 
-    // Group failures by symptom before saving (see `failures`).
-    let mut groups: BTreeMap<(FailureKind, Stage), (Failure, Vec<String>)> = BTreeMap::new();
-    for (row, failure) in checked.rows.iter().zip(&checked.failures) {
-        let Some(f) = failure else { continue };
-        groups.entry((f.kind, f.stage)).or_insert_with(|| (f.clone(), Vec::new())).1.push(row.config_id.clone());
-    }
-    for test in checked.selftests.iter().filter(|t| t.kind.is_some()) {
-        let failure = Failure::new(test.kind.unwrap_or(FailureKind::HarnessError), Stage::Analysis, test.detail.clone());
-        groups.entry((failure.kind, failure.stage)).or_insert_with(|| (failure, Vec::new()));
-    }
-    let by_id = |id: &str| configs.iter().find(|c| c.id() == id).cloned();
-    let mut dirs = Vec::new();
-    if let Some(truth) = &checked.truth {
-        for (failure, ids) in groups.values() {
-            let failing: Vec<Planned> = ids.iter().filter_map(|id| by_id(id)).collect();
-            let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, failure, &failing, faults)?;
-            if let Some(hook) = hook {
-                // Triage compiles in-process: a triage that killed the process is not
-                // repeated (see `isolate`; the hook itself skips compiler-crash failures
-                // and locates compiler hangs out of process).
-                if let Some(cause) = checker.crashed.get(index, isolate::TRIAGE) {
-                    autotriage::not_triaged(&saved, &format!("triage of this program took the process down ({cause}); not repeated"));
-                } else {
-                    checker.note(index, isolate::TRIAGE);
-                    checked.line.timing.time(records::Phase::Triage, || hook(&saved));
-                    checker.leave();
-                }
-            }
-            dirs.push(saved.dir);
+    /// Checks program `index`, records it, saves its failures and reports it; returns its new
+    /// failure directories.
+    fn check_one(&self, index: u64) -> Result<Vec<String>> {
+        let (checks, failures, dirs) = self.check_and_record(index)?;
+        // A report, not a record: a full disk here must not stop the campaign.
+        if let Ok(mut log) = self.memory.lock()
+            && let Err(e) = log.record(index)
+        {
+            self.progress.println(format!("warning: {e:#}"));
         }
+        for d in &dirs {
+            self.progress.println(format!("failure: {}", d.display()));
+        }
+        self.progress.program_done(checks, failures);
+        Ok(dirs.iter().map(|d| d.display().to_string()).collect())
     }
-    // Before the program's line: a program recorded complete always has its feedback.
-    guide.record(guide::Feedback::of(index, &program, &checked))?;
-    // Counted before the line is written: once it is in `programs.csv`, no program that
-    // starts later can miss it (`stop_after_failing`).
-    if checked.line.failures > 0 {
-        failing.fetch_add(1, Ordering::SeqCst);
+
+    /// Checks program `index`, records it and saves its failures; returns (checks, failures,
+    /// new failure directories).
+    fn check_and_record(&self, index: u64) -> Result<(u64, u64, Vec<PathBuf>)> {
+        let Workers { checker, plan, options, guide, records, failing, hook, .. } = self;
+        let faults = &checker.faults;
+        let seed = program_seed(options.seed, index);
+        let generate_start = Instant::now();
+        let program = match &options.corpus {
+            Some(dir) => corpus::program(dir, index)?,
+            None => {
+                let gen_config =
+                    if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
+                generate(seed, &gen_config)
+            }
+        };
+        let generated = generate_start.elapsed();
+        let configs = plan.for_program(seed);
+        let mut checked = checker.check(index, &program, &configs);
+        checked.line.timing.add(records::Phase::Generate, generated);
+        if checked.line.status == records::ProgramStatus::Discarded && options.corpus.is_none() {
+            failures::save_discarded(&options.failures_dir, &options.campaign_id, &program, &checked.line.reason)?;
+        }
+
+        // Group failures by symptom before saving (see `failures`).
+        let mut groups: BTreeMap<(FailureKind, Stage), (Failure, Vec<String>)> = BTreeMap::new();
+        for (row, failure) in checked.rows.iter().zip(&checked.failures) {
+            let Some(f) = failure else { continue };
+            groups.entry((f.kind, f.stage)).or_insert_with(|| (f.clone(), Vec::new())).1.push(row.config_id.clone());
+        }
+        for test in checked.selftests.iter().filter(|t| t.kind.is_some()) {
+            let failure = Failure::new(test.kind.unwrap_or(FailureKind::HarnessError), Stage::Analysis, test.detail.clone());
+            groups.entry((failure.kind, failure.stage)).or_insert_with(|| (failure, Vec::new()));
+        }
+        let by_id = |id: &str| configs.iter().find(|c| c.id() == id).cloned();
+        let mut dirs = Vec::new();
+        if let Some(truth) = &checked.truth {
+            for (failure, ids) in groups.values() {
+                let failing: Vec<Planned> = ids.iter().filter_map(|id| by_id(id)).collect();
+                let saved = failures::save(&options.failures_dir, &options.campaign_id, &program, truth, failure, &failing, faults)?;
+                if let Some(hook) = hook {
+                    // Triage compiles in-process: a triage that killed the process is not
+                    // repeated (see `isolate`; the hook itself skips compiler-crash failures
+                    // and locates compiler hangs out of process).
+                    if let Some(cause) = checker.crashed.get(index, isolate::TRIAGE) {
+                        autotriage::not_triaged(&saved, &format!("triage of this program took the process down ({cause}); not repeated"));
+                    } else {
+                        checker.note(index, isolate::TRIAGE);
+                        checked.line.timing.time(records::Phase::Triage, || hook(&saved));
+                        checker.leave();
+                    }
+                }
+                dirs.push(saved.dir);
+            }
+        }
+        // Before the program's line: a program recorded complete always has its feedback.
+        guide.record(guide::Feedback::of(index, &program, &checked))?;
+        // Counted before the line is written: once it is in `programs.csv`, no program that
+        // starts later can miss it (`stop_after_failing`).
+        if checked.line.failures > 0 {
+            failing.fetch_add(1, Ordering::SeqCst);
+        }
+        records
+            .lock()
+            .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?
+            .append_program(&checked.rows, &checked.selftests, &checked.line)?;
+        Ok((checked.line.checks, checked.line.failures, dirs))
     }
-    records
-        .lock()
-        .map_err(|_| anyhow::anyhow!("a worker panicked while writing records"))?
-        .append_program(&checked.rows, &checked.selftests, &checked.line)?;
-    Ok((checked.line.checks, checked.line.failures, dirs))
 }
 
 /// Program `index` of the campaign of `seed` (swarm generator configurations or the

@@ -90,7 +90,7 @@ pub struct CampaignArgs {
     /// default: from the clock and the process id.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Campaign directory (default `results/<campaign-id>`); failures go to `<out>/failures`.
+    /// Campaign directory (default `results/campaigns/<campaign-id>`); failures go to `<out>/failures`.
     #[arg(long, conflicts_with = "resume")]
     pub out: Option<PathBuf>,
     /// Continue the campaign in this directory (after a kill or Ctrl-C) for what is left of

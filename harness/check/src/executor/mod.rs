@@ -71,7 +71,7 @@ pub struct EachPass {
     /// ([`each_pass`]): a failure names its pass ([`Check::pass_failure`]).
     pub judge: Option<Budget>,
     /// Print, parse and print the IR after lowering and after every pass
-    /// ([`crate::oracles::roundtrip`]).
+    /// ([`each_pass::roundtrip`]).
     pub roundtrip: bool,
 }
 
