@@ -39,6 +39,7 @@ pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
 pub mod reassociate;
+pub mod recursive_inline;
 pub mod sccp;
 pub mod simplify_cfg;
 pub mod tail_recursion;
@@ -383,6 +384,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Module(&inline::Inline),
     },
     PassInfo {
+        name: "recursive-inline",
+        description: "inline self-recursive functions into themselves a few levels deep, under a size budget",
+        catalogue: None,
+        body: PassBody::Function(&recursive_inline::RecursiveInline),
+    },
+    PassInfo {
         name: "dead-functions",
         description: "delete functions main cannot reach",
         catalogue: Some("ClearUselessFunction"),
@@ -559,6 +566,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "loop-deletion",
+    "recursive-inline",
     "inline",
     "dead-functions",
     "loop-simplify",
