@@ -24,6 +24,7 @@ pub mod gep_offsets;
 pub mod global_to_local;
 pub mod gvn;
 pub mod hoist_global_loads;
+pub mod if_to_select;
 pub mod inline;
 pub mod instcombine;
 pub mod iv_reduce;
@@ -366,6 +367,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&thread_phi_branch::ThreadPhiBranch),
     },
     PassInfo {
+        name: "if-to-select",
+        description: "small diamonds and triangles in loops whose arms only compute become straight-line code with selects",
+        catalogue: None,
+        body: PassBody::Function(&if_to_select::IfToSelect),
+    },
+    PassInfo {
         name: "block-reorder",
         description: "lay blocks out: dominators first, loop bodies before exits, jump targets next",
         catalogue: Some("BlockReorder"),
@@ -583,6 +590,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "reassociate",
     "gvn",
     "thread-phi-branch",
+    "if-to-select",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
