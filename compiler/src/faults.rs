@@ -48,6 +48,10 @@ pub const FAULTS: &[(&str, &str)] = &[
         ARM_IF_CONVERT_SWAPPED_INVERT,
         "arm-if-convert: the negated condition of a strict signed comparison is taken as the swapped one (`gt` becomes `lt` instead of `le`), so the side predicated on it (an else side, or a loop latch closing a `<=`/`>=` loop) is skipped when the operands are equal",
     ),
+    (
+        RECURSIVE_INLINE_STALE_ARG,
+        "recursive-inline: a copy made at the second level or deeper binds the first parameter whose argument differs between its call and the enclosing copy's call to the enclosing call's argument",
+    ),
 ];
 
 /// Name of the constant-folding fault (see [`FAULTS`]).
@@ -78,6 +82,9 @@ pub const LOAD_ELIM_CALL_KEEPS_GLOBAL: &str = "load-elim-call-keeps-global";
 
 /// Name of the if-conversion fault (see [`FAULTS`]).
 pub const ARM_IF_CONVERT_SWAPPED_INVERT: &str = "arm-if-convert-swapped-invert";
+
+/// Name of the recursive-inlining fault (see [`FAULTS`]).
+pub const RECURSIVE_INLINE_STALE_ARG: &str = "recursive-inline-stale-arg";
 
 /// The set of faults enabled for one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

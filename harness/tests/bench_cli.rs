@@ -75,7 +75,16 @@ fn bench_measures_compares_with_gcc_and_repeats_exactly() {
     assert!(insns > 3000, "{insns}");
     let program: u64 = column(&tables[0], "program_insns")[0].parse().expect("a count");
     assert!(program >= 3000 && program < insns, "{program} of {insns}");
-    for name in ["insns", "cycles", "program_insns", "class_cond_branch", "gcc_insns", "insn_ratio"] {
+    let own_ratio: f64 = column(&tables[0], "program_insn_ratio")[0].parse().expect("a ratio");
+    let gcc_program: u64 = column(&tables[0], "gcc_program_insns")[0].parse().expect("a count");
+    assert!((own_ratio - program as f64 / gcc_program as f64).abs() < 1e-3, "{own_ratio}");
+    let gcc_class_total: u64 = sysy_cost_model::InsnClass::ALL
+        .iter()
+        .map(|c| column(&tables[0], &format!("gcc_class_{}", c.name()))[0].parse::<u64>().expect("a count"))
+        .sum();
+    let gcc_insns: u64 = column(&tables[0], "gcc_insns")[0].parse().expect("a count");
+    assert_eq!(gcc_class_total, gcc_insns, "gcc's classes add up to its whole run");
+    for name in ["insns", "cycles", "program_insns", "class_cond_branch", "gcc_insns", "insn_ratio", "gcc_program_cycles", "program_cycle_ratio"] {
         assert_eq!(column(&tables[0], name), column(&tables[1], name), "{name} differs between runs");
     }
 }

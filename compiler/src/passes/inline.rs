@@ -106,13 +106,14 @@ impl ModulePass for Inline {
 }
 
 /// The callee has a body and its entry block is entered only from outside.
-fn inlinable_body(callee: &Function) -> bool {
+pub(crate) fn inlinable_body(callee: &Function) -> bool {
     let Some(&entry) = callee.layout().first() else { return false };
     callee.layout().iter().all(|&b| !callee.successors(b).contains(&entry))
 }
 
 /// Inlines `call` (a placed call of `callee`) into `caller`. See the module documentation.
-fn inline_call(caller: &mut Function, call: Inst, callee: &Function) {
+/// Returns the copies of the callee's calls of functions, in the callee's layout order.
+pub(crate) fn inline_call(caller: &mut Function, call: Inst, callee: &Function) -> Vec<Inst> {
     let block = caller.inst_block(call).expect("call is placed");
 
     // 1. Split after the call.
@@ -146,6 +147,7 @@ fn inline_call(caller: &mut Function, call: Inst, callee: &Function) {
     let mut pending: Vec<(Inst, usize, Value)> = Vec::new();
     // Returning blocks of the copy and the (old) value they return.
     let mut returns: Vec<(Block, Option<Value>)> = Vec::new();
+    let mut copied_calls = Vec::new();
     for &b in callee.layout() {
         let nb = block_map[&b];
         for inst in callee.block_insts(b) {
@@ -181,6 +183,9 @@ fn inline_call(caller: &mut Function, call: Inst, callee: &Function) {
                 last_alloca = Some(new);
             } else {
                 caller.append_inst(nb, new);
+            }
+            if matches!(old.op, Opcode::Call(Callee::Func(_))) {
+                copied_calls.push(new);
             }
             if let (Some(ov), Some(nv)) = (callee.result(inst), caller.result(new)) {
                 value_map.insert(ov, nv);
@@ -233,6 +238,7 @@ fn inline_call(caller: &mut Function, call: Inst, callee: &Function) {
         }
     }
     caller.set_layout(layout);
+    copied_calls
 }
 
 /// The caller's value for callee value `v`, if it exists yet.

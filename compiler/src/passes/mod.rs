@@ -24,6 +24,7 @@ pub mod gep_offsets;
 pub mod global_to_local;
 pub mod gvn;
 pub mod hoist_global_loads;
+pub mod if_to_select;
 pub mod inline;
 pub mod instcombine;
 pub mod iv_reduce;
@@ -39,6 +40,7 @@ pub mod loop_simplify;
 pub mod manager;
 pub mod mem2reg;
 pub mod reassociate;
+pub mod recursive_inline;
 pub mod sccp;
 pub mod simplify_cfg;
 pub mod tail_recursion;
@@ -364,6 +366,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&thread_phi_branch::ThreadPhiBranch),
     },
     PassInfo {
+        name: "if-to-select",
+        description: "small diamonds and triangles in loops whose arms only compute become straight-line code with selects",
+        catalogue: None,
+        body: PassBody::Function(&if_to_select::IfToSelect),
+    },
+    PassInfo {
         name: "block-reorder",
         description: "lay blocks out: dominators first, loop bodies before exits, jump targets next",
         catalogue: Some("BlockReorder"),
@@ -380,6 +388,12 @@ pub static REGISTRY: &[PassInfo] = &[
         description: "inline calls of small or single-use non-recursive functions",
         catalogue: Some("FunctionInline"),
         body: PassBody::Module(&inline::Inline),
+    },
+    PassInfo {
+        name: "recursive-inline",
+        description: "inline self-recursive functions into themselves a few levels deep, under a size budget",
+        catalogue: None,
+        body: PassBody::Function(&recursive_inline::RecursiveInline),
     },
     PassInfo {
         name: "dead-functions",
@@ -558,6 +572,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "trivial-phi",
     "dce",
     "loop-deletion",
+    "recursive-inline",
     "inline",
     "dead-functions",
     "loop-simplify",
@@ -574,6 +589,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "reassociate",
     "gvn",
     "thread-phi-branch",
+    "if-to-select",
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",

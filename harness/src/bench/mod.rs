@@ -77,6 +77,17 @@ impl Measurement {
         self.passing_cost().map(|c| c.cycles.total)
     }
 
+    /// Executed instructions of the program's own code (the runtime library and libc left
+    /// out) of a passing, completely measured run.
+    pub fn passing_program_insns(&self) -> Option<u64> {
+        self.passing_cost().map(|c| c.counts.program_total())
+    }
+
+    /// Estimated cycles of the program's own code of a passing, completely measured run.
+    pub fn passing_program_cycles(&self) -> Option<u64> {
+        self.passing_cost().map(|c| c.cycles.program)
+    }
+
     fn passing_cost(&self) -> Option<&RunCost> {
         self.cost
             .as_ref()
@@ -103,6 +114,17 @@ impl BenchRow {
     /// ours/gcc in estimated cycles, when both passed.
     pub fn cycle_ratio(&self) -> Option<f64> {
         ratio(self.ours.passing_cycles(), self.gcc.as_ref()?.passing_cycles())
+    }
+
+    /// ours/gcc in instructions of the program's own code, when both passed: each side's
+    /// runtime (our freestanding one, glibc's `scanf`/`printf` for gcc) left out.
+    pub fn program_insn_ratio(&self) -> Option<f64> {
+        ratio(self.ours.passing_program_insns(), self.gcc.as_ref()?.passing_program_insns())
+    }
+
+    /// ours/gcc in estimated cycles of the program's own code, when both passed.
+    pub fn program_cycle_ratio(&self) -> Option<f64> {
+        ratio(self.ours.passing_program_cycles(), self.gcc.as_ref()?.passing_program_cycles())
     }
 
     /// Wall time with the plugin over wall time without it, minus one (`--overhead`).
@@ -139,6 +161,9 @@ pub struct Summary {
     pub compared: usize,
     pub geomean_insn_ratio: Option<f64>,
     pub geomean_cycle_ratio: Option<f64>,
+    /// The same over the program's own code only.
+    pub geomean_program_insn_ratio: Option<f64>,
+    pub geomean_program_cycle_ratio: Option<f64>,
     /// Mean plugin overhead over the cases run with `--overhead`.
     pub mean_plugin_overhead: Option<f64>,
 }
@@ -156,6 +181,8 @@ impl Summary {
             compared: rows.iter().filter(|r| r.insn_ratio().is_some()).count(),
             geomean_insn_ratio: geomean(rows.iter().filter_map(BenchRow::insn_ratio)),
             geomean_cycle_ratio: geomean(rows.iter().filter_map(BenchRow::cycle_ratio)),
+            geomean_program_insn_ratio: geomean(rows.iter().filter_map(BenchRow::program_insn_ratio)),
+            geomean_program_cycle_ratio: geomean(rows.iter().filter_map(BenchRow::program_cycle_ratio)),
             mean_plugin_overhead: (!overheads.is_empty())
                 .then(|| overheads.iter().sum::<f64>() / overheads.len() as f64),
         }

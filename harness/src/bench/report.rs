@@ -3,8 +3,10 @@
 //!
 //! CSV columns: `case, status, reason, insns, cycles, program_insns, runtime_insns,
 //! program_cycles, runtime_cycles, complete`, one `class_<name>` column per instruction class
-//! (whole run), `compile_s, build_s, run_s`; with gcc the same measures prefixed `gcc_` (no
-//! per-class columns) and `insn_ratio, cycle_ratio` (ours/gcc; empty unless both passed);
+//! (whole run), `compile_s, build_s, run_s`; with gcc the same measures prefixed `gcc_`
+//! (`gcc_program_cycles` and the `gcc_class_<name>` columns after the others), `insn_ratio,
+//! cycle_ratio` (ours/gcc of whole runs; empty unless both passed) and `program_insn_ratio,
+//! program_cycle_ratio` (the same over each program's own code: every runtime left out);
 //! with `--overhead`, `plain_run_s, plugin_overhead`. Empty cells mean "not measured".
 
 use super::{BenchRow, Measurement, Summary};
@@ -53,9 +55,13 @@ fn header(with_gcc: bool, with_overhead: bool) -> Vec<String> {
                 "gcc_run_s",
                 "insn_ratio",
                 "cycle_ratio",
+                "gcc_program_cycles",
+                "program_insn_ratio",
+                "program_cycle_ratio",
             ]
             .map(String::from),
         );
+        h.extend(InsnClass::ALL.iter().map(|c| format!("gcc_class_{}", c.name())));
     }
     if with_overhead {
         h.extend(["plain_run_s", "plugin_overhead"].map(String::from));
@@ -115,6 +121,11 @@ fn record(row: &BenchRow, with_gcc: bool, with_overhead: bool) -> Vec<String> {
         }
         r.push(ratio_cell(row.insn_ratio()));
         r.push(ratio_cell(row.cycle_ratio()));
+        let gc = row.gcc.as_ref().and_then(|g| g.cost.as_ref());
+        r.push(opt(gc.map(|c| c.cycles.program)));
+        r.push(ratio_cell(row.program_insn_ratio()));
+        r.push(ratio_cell(row.program_cycle_ratio()));
+        r.extend(InsnClass::ALL.iter().map(|&class| opt(gc.map(|c| c.counts.per_class.get(class)))));
     }
     if with_overhead {
         r.push(opt(row.plain_run.map(secs)));
@@ -188,6 +199,12 @@ pub fn markdown(rows: &[BenchRow], info: &RunInfo) -> String {
             ratio_cell(summary.geomean_insn_ratio),
             ratio_cell(summary.geomean_cycle_ratio)
         );
+        let _ = writeln!(
+            s,
+            "- **geomean ours/gcc, the program's own code (runtimes left out): instructions {}, cycles {}**",
+            ratio_cell(summary.geomean_program_insn_ratio),
+            ratio_cell(summary.geomean_program_cycle_ratio)
+        );
     }
     if let Some(o) = summary.mean_plugin_overhead {
         let _ = writeln!(
@@ -200,8 +217,8 @@ pub fn markdown(rows: &[BenchRow], info: &RunInfo) -> String {
     let mut head = "| case | status | insns | cycles | prog% | compile s | run s |".to_string();
     let mut rule = "|---|---|--:|--:|--:|--:|--:|".to_string();
     if with_gcc {
-        head.push_str(" gcc | gcc insns | gcc cycles | insns ours/gcc | cycles ours/gcc |");
-        rule.push_str("---|--:|--:|--:|--:|");
+        head.push_str(" gcc | gcc insns | gcc cycles | insns ours/gcc | cycles ours/gcc | own insns ours/gcc | own cycles ours/gcc |");
+        rule.push_str("---|--:|--:|--:|--:|--:|--:|");
     }
     if with_overhead {
         head.push_str(" plain run s | overhead |");
@@ -230,12 +247,14 @@ pub fn markdown(rows: &[BenchRow], info: &RunInfo) -> String {
             let gc = g.and_then(|g| g.cost.as_ref());
             let _ = write!(
                 s,
-                " {} | {} | {} | {} | {} |",
+                " {} | {} | {} | {} | {} | {} | {} |",
                 opt(g.map(status_cell)),
                 opt(gc.map(|c| human(c.counts.total))),
                 opt(gc.map(|c| human(c.cycles.total))),
                 ratio_cell(row.insn_ratio()),
-                ratio_cell(row.cycle_ratio())
+                ratio_cell(row.cycle_ratio()),
+                ratio_cell(row.program_insn_ratio()),
+                ratio_cell(row.program_cycle_ratio())
             );
         }
         if with_overhead {
@@ -268,10 +287,11 @@ pub fn markdown(rows: &[BenchRow], info: &RunInfo) -> String {
 }
 
 /// Instructions by class summed over the cases both engines passed (all measured cases
-/// without gcc): where the difference comes from.
+/// without gcc), for whole runs and for the programs' own code: where the difference comes
+/// from.
 fn class_table(rows: &[BenchRow], with_gcc: bool) -> String {
-    let mut ours = ClassCounts::default();
-    let mut gcc = ClassCounts::default();
+    let mut whole = (ClassCounts::default(), ClassCounts::default());
+    let mut own = (ClassCounts::default(), ClassCounts::default());
     for row in rows {
         let Some(c) = row.ours.cost.as_ref().filter(|c| c.counts.complete) else {
             continue;
@@ -283,29 +303,34 @@ fn class_table(rows: &[BenchRow], with_gcc: bool) -> String {
             if row.insn_ratio().is_none() {
                 continue;
             }
-            gcc = gcc.merged(&g.counts.per_class);
+            whole.1 = whole.1.merged(&g.counts.per_class);
+            own.1 = own.1.merged(&g.counts.program);
         }
-        ours = ours.merged(&c.counts.per_class);
+        whole.0 = whole.0.merged(&c.counts.per_class);
+        own.0 = own.0.merged(&c.counts.program);
     }
-    if ours.total() == 0 {
+    if whole.0.total() == 0 {
         return String::new();
     }
-    let mut s = String::from("\n## Instructions by class (whole runs, summed over the compared cases)\n\n");
-    if with_gcc {
-        s.push_str("| class | sysyc | gcc -O2 | ours/gcc |\n|---|--:|--:|--:|\n");
-    } else {
-        s.push_str("| class | sysyc |\n|---|--:|\n");
-    }
-    for class in InsnClass::ALL {
-        let (a, b) = (ours.get(class), gcc.get(class));
-        if a == 0 && b == 0 {
-            continue;
-        }
+    let mut s = String::new();
+    for (title, (ours, gcc)) in [("whole runs", whole), ("the programs' own code", own)] {
+        let _ = writeln!(s, "\n## Instructions by class ({title}, summed over the compared cases)\n");
         if with_gcc {
-            let r = super::ratio(Some(a), Some(b));
-            let _ = writeln!(s, "| {} | {} | {} | {} |", class.name(), human(a), human(b), ratio_cell(r));
+            s.push_str("| class | sysyc | gcc -O2 | ours/gcc |\n|---|--:|--:|--:|\n");
         } else {
-            let _ = writeln!(s, "| {} | {} |", class.name(), human(a));
+            s.push_str("| class | sysyc |\n|---|--:|\n");
+        }
+        for class in InsnClass::ALL {
+            let (a, b) = (ours.get(class), gcc.get(class));
+            if a == 0 && b == 0 {
+                continue;
+            }
+            if with_gcc {
+                let r = super::ratio(Some(a), Some(b));
+                let _ = writeln!(s, "| {} | {} | {} | {} |", class.name(), human(a), human(b), ratio_cell(r));
+            } else {
+                let _ = writeln!(s, "| {} | {} |", class.name(), human(a));
+            }
         }
     }
     s

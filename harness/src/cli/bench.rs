@@ -141,6 +141,11 @@ fn run_inner(args: &BenchArgs) -> Result<bool, String> {
             show(summary.geomean_insn_ratio),
             show(summary.geomean_cycle_ratio)
         ).map_err(|e| e.to_string())?;
+        outln!(
+            "own code only (runtimes left out): insns {}, cycles {}",
+            show(summary.geomean_program_insn_ratio),
+            show(summary.geomean_program_cycle_ratio)
+        ).map_err(|e| e.to_string())?;
     }
     if let Some(o) = summary.mean_plugin_overhead {
         outln!("plugin overhead (mean wall time): {:+.1}%", o * 100.0).map_err(|e| e.to_string())?;

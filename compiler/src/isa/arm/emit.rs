@@ -260,11 +260,12 @@ impl FnEmitter<'_> {
             }
             MInst::VNeg { sd, sm } => self.line(format_args!("vneg.f32\t{}, {}", reg(*sd), reg(*sm))),
             MInst::VMov { sd, sm } => self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sm))),
-            MInst::VMovCond { cc, sd, sn, sm } => {
+            MInst::VMovCond { cc, sd, sn, sm, neg } => {
                 if sd != sn {
                     self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sn)));
                 }
-                self.line(format_args!("vmov{}.f32\t{}, {}", cc.name(), reg(*sd), reg(*sm)));
+                let op = if *neg { "vneg" } else { "vmov" };
+                self.line(format_args!("{op}{}.f32\t{}, {}", cc.name(), reg(*sd), reg(*sm)));
             }
             MInst::VMovImm { sd, imm } => self.line(format_args!("vmov.f32\t{}, #{imm:?}", reg(*sd))),
             MInst::VMovFromCore { sd, rn } => self.line(format_args!("vmov\t{}, {}", reg(*sd), reg(*rn))),

@@ -359,12 +359,13 @@ pub enum MInst {
         sd: Reg,
         sm: Reg,
     },
-    /// `vmov<cc>.f32 sd, sm`, where `sd` is tied to `sn`.
+    /// `vmov<cc>.f32 sd, sm` (`vneg<cc>.f32 sd, sm` when `neg`), where `sd` is tied to `sn`.
     VMovCond {
         cc: Cond,
         sd: Reg,
         sn: Reg,
         sm: Reg,
+        neg: bool,
     },
     /// `vmov.f32 sd, #imm` (an encodable VFP immediate).
     VMovImm {
@@ -662,6 +663,18 @@ impl MInst {
     /// instructions.
     pub fn visit_ref(&self, v: &mut impl OperandVisitor) {
         visit_operands!(self, v, copied, visit_ref)
+    }
+
+    /// Whether the instruction (its whole expansion) may change the condition flags: a
+    /// comparison, or an expansion that uses the flags internally (calls, the zeroing loop,
+    /// the remainder sequence).
+    pub fn writes_flags(&self) -> bool {
+        match self {
+            MInst::Cmp { .. } | MInst::VCmp { .. } | MInst::Call { .. } | MInst::SRemPow2 { .. } => true,
+            MInst::MemZeroLoop { count, .. } => count.is_some(),
+            MInst::Pred { inst, .. } => inst.writes_flags(),
+            _ => false,
+        }
     }
 
     pub fn clobbers(&self) -> PRegSet {

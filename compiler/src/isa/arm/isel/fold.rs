@@ -151,6 +151,20 @@ impl FoldInfo {
 
         for &i in &insts {
             let Some(v) = func.result(i) else { continue };
+            // `fneg x` used only as the negated side of `select c, -x, x` (either order):
+            // the select negates conditionally.
+            if func.opcode(i) == Opcode::FNeg {
+                let x = func.args(i)[0];
+                let users: Vec<Inst> = func.users(v).iter().copied().filter(|&u| live_user(u)).collect();
+                info.skipped[i] = !users.is_empty()
+                    && users.iter().all(|&u| {
+                        let args = func.args(u);
+                        func.opcode(u) == Opcode::Select
+                            && args[0] != v
+                            && ((args[1] == v && args[2] == x) || (args[2] == v && args[1] == x))
+                    });
+                continue;
+            }
             if matches!(func.opcode(i), Opcode::Icmp(_) | Opcode::Fcmp(_)) {
                 let fused = func.users(v).iter().filter(|&&u| live_user(u)).all(|&u| {
                     let args = func.args(u);

@@ -558,7 +558,18 @@ impl ISel<'_> {
             && self.fold.skipped[ci]
             && matches!(self.func.opcode(ci), Opcode::Icmp(_) | Opcode::Fcmp(_))
         {
-            return self.compare(ci);
+            let insts = &self.blocks[self.cur.index()].insts;
+            if let Some((b, held, cc, len)) = self.held_flags
+                && b == self.cur
+                && held == ci
+                && len <= insts.len()
+                && !insts[len..].iter().any(MInst::writes_flags)
+            {
+                return Ok(cc);
+            }
+            let cc = self.compare(ci)?;
+            self.held_flags = Some((self.cur, ci, cc, self.blocks[self.cur.index()].insts.len()));
+            return Ok(cc);
         }
         let rn = self.value_reg(c)?;
         self.emit(MInst::Cmp { op: CmpOp::Cmp, rn, op2: Op2::Imm(0) });
@@ -573,11 +584,30 @@ impl ISel<'_> {
             return self.value_reg(if k { a } else { b });
         }
         if class_of(ty) == RegClass::Float {
+            // `c ? -b : b` and `c ? a : -a`: a conditional negation (the `fneg` is folded).
+            let negation = |x: Value, of: Value| {
+                self.func.def_inst(x).is_some_and(|i| self.func.opcode(i) == Opcode::FNeg && self.func.args(i)[0] == of)
+            };
+            let (kept, negated_when) = if negation(a, b) {
+                (Some(b), true)
+            } else if negation(b, a) {
+                (Some(a), false)
+            } else {
+                (None, false)
+            };
+            if let Some(x) = kept {
+                let sn = self.value_reg(x)?;
+                let cc = self.cond(c)?;
+                let cc = if negated_when { cc } else { cc.invert() };
+                let sd = self.new_float();
+                self.emit(MInst::VMovCond { cc, sd, sn, sm: sn, neg: true });
+                return Ok(sd);
+            }
             let sn = self.value_reg(b)?;
             let sm = self.value_reg(a)?;
             let cc = self.cond(c)?;
             let sd = self.new_float();
-            self.emit(MInst::VMovCond { cc, sd, sn, sm });
+            self.emit(MInst::VMovCond { cc, sd, sn, sm, neg: false });
             return Ok(sd);
         }
         match (int_const(self.func, a), int_const(self.func, b)) {

@@ -106,6 +106,7 @@ pub fn select(
         nonneg: None,
         index_plus_cache: FxHashMap::default(),
         quotient_cache: FxHashMap::default(),
+        held_flags: None,
     };
     s.create_blocks()?;
     if s.fresh_entry {
@@ -161,6 +162,11 @@ struct ISel<'a> {
     /// Quotients `a / b` of `sdiv`/`srem` (dividend, divisor), by the machine block
     /// computing them: a remainder or division by the same operands reuses them.
     quotient_cache: FxHashMap<(Block, Value, Value), Reg>,
+    /// The folded comparison whose flags were set last: its machine block, the IR compare,
+    /// the condition it gave and how many instructions the block had right after it. A
+    /// later reader of the same comparison in that block reuses the flags when nothing
+    /// emitted since writes them (several selects on one condition).
+    held_flags: Option<(Block, ir::Inst, super::mir::Cond, usize)>,
 }
 
 fn class_of(ty: Type) -> RegClass {
