@@ -279,6 +279,21 @@ fn the_if_conversion_fault_is_detected_and_triaged() {
 #[cfg(feature = "fault-injection")]
 const IFCONV_SEED: &str = "3000";
 
+/// A fault of `recursive-inline`: a copy two levels deep binds a parameter to the enclosing
+/// copy's argument, wrong only where the recursion changes that argument.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn the_recursive_inlining_fault_is_detected_and_triaged() {
+    if common::tools("campaign fault").is_none() {
+        return;
+    }
+    let records = triaged_with_fault(sysyc::faults::RECURSIVE_INLINE_STALE_ARG, "1", "o-levels");
+    assert!(records.iter().all(|r| r.culprit == "recursive-inline"), "{records:?}");
+    // The reduced program keeps a recursive function with two parameters and a self-call
+    // inside a copy: a few lines (11 measured at seed 1).
+    assert!(records.iter().any(|r| r.lines_after.is_some_and(|n| n <= 25)), "{records:?}");
+}
+
 /// (program, config id, kind) of every row of `runs.csv`.
 #[cfg(feature = "fault-injection")]
 fn rows_with_kind(dir: &Path) -> Vec<(u64, String, String, String)> {
