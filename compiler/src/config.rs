@@ -23,7 +23,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::faults::FaultSet;
-use crate::isa::arm::{BackendOptions, Stage};
+use crate::isa::arm::{BackendOptions, BackendStage};
 use crate::passes::{self, O1_PIPELINE, O2_PIPELINE, OptLevel, PassInfo};
 
 /// How to compile (see the module documentation).
@@ -32,7 +32,7 @@ pub struct Config {
     /// IR passes in order (repeats allowed; empty is `-O0`).
     pub pipeline: Vec<&'static PassInfo>,
     /// The optional back-end stages that run (all of them by default).
-    pub stages: BTreeSet<Stage>,
+    pub stages: BTreeSet<BackendStage>,
     /// When set, the optional stages run only in these functions (the others get the
     /// mandatory back end alone): how triage finds the function a stage miscompiles.
     pub stages_only_in: Option<BTreeSet<String>>,
@@ -57,7 +57,7 @@ impl Config {
     pub fn level(level: OptLevel) -> Config {
         Config {
             pipeline: level.pipeline(),
-            stages: Stage::ALL.into_iter().collect(),
+            stages: BackendStage::ALL.into_iter().collect(),
             stages_only_in: None,
             faults: FaultSet::none(),
             verify_each: false,
@@ -71,7 +71,7 @@ impl Config {
     }
 
     /// This configuration with another set of back-end stages.
-    pub fn with_stages(&self, stages: impl IntoIterator<Item = Stage>) -> Config {
+    pub fn with_stages(&self, stages: impl IntoIterator<Item = BackendStage>) -> Config {
         Config { stages: stages.into_iter().collect(), ..self.clone() }
     }
 
@@ -102,7 +102,7 @@ impl Config {
 
     /// The stage set as `--backend-stages` takes it: `all`, `none` or `a,b`.
     pub fn stages_spec(&self) -> String {
-        if self.stages.len() == Stage::ALL.len() {
+        if self.stages.len() == BackendStage::ALL.len() {
             "all".into()
         } else if self.stages.is_empty() {
             "none".into()
@@ -146,7 +146,7 @@ fn pipeline_words(pipeline: &[&'static PassInfo]) -> String {
 impl fmt::Display for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&pipeline_words(&self.pipeline))?;
-        if self.stages.len() != Stage::ALL.len() {
+        if self.stages.len() != BackendStage::ALL.len() {
             write!(f, " --backend-stages={}", self.stages_spec())?;
         }
         if let Some(only) = &self.stages_only_in {
@@ -176,17 +176,17 @@ pub fn parse_level(text: &str) -> Result<OptLevel, ConfigError> {
 }
 
 /// `all`, `none`, or a comma-separated list of back-end stage names.
-pub fn parse_stages(spec: &str) -> Result<BTreeSet<Stage>, ConfigError> {
+pub fn parse_stages(spec: &str) -> Result<BTreeSet<BackendStage>, ConfigError> {
     match spec.trim() {
-        "all" => Ok(Stage::ALL.into_iter().collect()),
+        "all" => Ok(BackendStage::ALL.into_iter().collect()),
         "none" | "" => Ok(BTreeSet::new()),
         list => list
             .split(',')
             .map(str::trim)
             .filter(|n| !n.is_empty())
             .map(|n| {
-                Stage::from_name(n).ok_or_else(|| {
-                    let known: Vec<&str> = Stage::ALL.iter().map(|s| s.name()).collect();
+                BackendStage::from_name(n).ok_or_else(|| {
+                    let known: Vec<&str> = BackendStage::ALL.iter().map(|s| s.name()).collect();
                     let hint = if passes::lookup(n).is_some() { " (an IR pass: use --passes)" } else { "" };
                     ConfigError(format!("unknown back-end stage `{n}`{hint}; known stages: {}", known.join(", ")))
                 })
@@ -332,7 +332,7 @@ mod tests {
                 Just(OptLevel::O2.pipeline()),
                 proptest::collection::vec(ir_pass(), 0..12),
             ],
-            proptest::collection::btree_set(proptest::sample::select(Stage::ALL.to_vec()), 0..=Stage::ALL.len()),
+            proptest::collection::btree_set(proptest::sample::select(BackendStage::ALL.to_vec()), 0..=BackendStage::ALL.len()),
             proptest::option::of(proptest::collection::btree_set("[a-z][a-z0-9_]{0,6}", 1..3)),
             any::<bool>(),
             proptest::option::of(0u64..1000),

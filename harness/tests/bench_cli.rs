@@ -111,7 +111,7 @@ fn speedup_report_writes_csv_markdown_and_html_and_reuses_runs() {
     // add-to-base for every other registered IR pass.
     let modes = column(&csv, "mode");
     let count = |m: &str| modes.iter().filter(|x| *x == m).count();
-    assert_eq!(count("leave-one-out"), 3 + sysyc::isa::arm::Stage::ALL.len());
+    assert_eq!(count("leave-one-out"), 3 + sysyc::isa::arm::BackendStage::ALL.len());
     assert_eq!((count("add-one"), count("prefix")), (3, 3));
     assert_eq!(count("add-to-base"), sysyc::passes::ir_passes().count() - 3);
     assert!(column(&csv, "subject_status").iter().all(|s| s == "PASS"));

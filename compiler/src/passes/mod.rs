@@ -60,7 +60,7 @@ use crate::analysis::cache::AnalysisCache;
 use crate::analysis::funcinfo::{FuncInfo, FunctionsKey};
 use crate::faults::FaultSet;
 use crate::ir::{FuncRef, Function, Module};
-use crate::isa::arm::Stage;
+use crate::isa::arm::BackendStage;
 
 
 /// A pass over one function at a time.
@@ -80,7 +80,7 @@ pub enum PassBody {
     Module(&'static dyn ModulePass),
     /// An optional stage of the ARM back end: it runs on machine code, not on the IR, and is
     /// switched on and off by `--backend-stages` rather than placed in a pipeline.
-    Backend(Stage),
+    Backend(BackendStage),
 }
 
 /// A registry entry.
@@ -97,7 +97,7 @@ pub struct PassInfo {
 
 impl PassInfo {
     /// The registry entry of a back-end stage.
-    const fn backend(stage: Stage) -> PassInfo {
+    const fn backend(stage: BackendStage) -> PassInfo {
         PassInfo { name: stage.name(), description: stage.description(), catalogue: None, body: PassBody::Backend(stage) }
     }
 
@@ -455,18 +455,18 @@ pub static REGISTRY: &[PassInfo] = &[
         catalogue: Some("HoistGlobalArrayLoad"),
         body: PassBody::Function(&hoist_global_loads::HoistGlobalLoads),
     },
-    PassInfo::backend(Stage::AddrFold),
-    PassInfo::backend(Stage::OpFold),
-    PassInfo::backend(Stage::ConstDiv),
-    PassInfo::backend(Stage::ConstHoist),
-    PassInfo::backend(Stage::ShrinkWrap),
-    PassInfo::backend(Stage::SpillElim),
-    PassInfo::backend(Stage::Remat),
-    PassInfo::backend(Stage::CopyProp),
-    PassInfo::backend(Stage::LeafRegs),
-    PassInfo::backend(Stage::Peephole),
-    PassInfo::backend(Stage::IfConvert),
-    PassInfo::backend(Stage::BranchOpt),
+    PassInfo::backend(BackendStage::AddrFold),
+    PassInfo::backend(BackendStage::OpFold),
+    PassInfo::backend(BackendStage::ConstDiv),
+    PassInfo::backend(BackendStage::ConstHoist),
+    PassInfo::backend(BackendStage::ShrinkWrap),
+    PassInfo::backend(BackendStage::SpillElim),
+    PassInfo::backend(BackendStage::Remat),
+    PassInfo::backend(BackendStage::CopyProp),
+    PassInfo::backend(BackendStage::LeafRegs),
+    PassInfo::backend(BackendStage::Peephole),
+    PassInfo::backend(BackendStage::IfConvert),
+    PassInfo::backend(BackendStage::BranchOpt),
 ];
 
 /// The IR passes of the registry.

@@ -2,7 +2,7 @@
 //! stages) and the strategies that enumerate them.
 //!
 //! Every strategy reads the pass registry ([`sysyc::passes::REGISTRY`]), the level pipelines
-//! and the back-end stages ([`sysyc::isa::arm::Stage`]) at run time, so passes added to the
+//! and the back-end stages ([`sysyc::isa::arm::BackendStage`]) at run time, so passes added to the
 //! compiler are covered without touching this file. A configuration's id is a hash of its
 //! exact pipeline and stage set ([`Config::id`]): two strategies that produce the same
 //! pipeline produce the same id (and the campaign runs it once per program).
@@ -22,7 +22,7 @@
 
 use sysy_generator::{Choices, SeededChoices};
 use sysyc::config::Config;
-use sysyc::isa::arm::Stage;
+use sysyc::isa::arm::BackendStage;
 use sysyc::passes::{O1_PIPELINE, O2_PIPELINE, PassInfo, ir_passes, lookup};
 
 /// A configuration a strategy chose, with the name it gave it (`O2`, `single:dce`,
@@ -35,7 +35,7 @@ pub struct Planned {
 }
 
 impl Planned {
-    fn new(label: impl Into<String>, passes: &[&'static str], stages: impl IntoIterator<Item = Stage>) -> Planned {
+    fn new(label: impl Into<String>, passes: &[&'static str], stages: impl IntoIterator<Item = BackendStage>) -> Planned {
         let pipeline = passes.iter().map(|p| pass(p)).collect();
         let config = Config { verify_each: true, ..Config::default() }.with_pipeline(pipeline).with_stages(stages);
         Planned { label: label.into(), config }
@@ -168,9 +168,9 @@ const MEM2REG: &str = "mem2reg";
 fn o_levels() -> Vec<Planned> {
     vec![
         Planned::new("O0-plain", &[], []),
-        Planned::new("O0", &[], Stage::ALL),
-        Planned::new("O1", O1_PIPELINE, Stage::ALL),
-        Planned::new("O2", O2_PIPELINE, Stage::ALL),
+        Planned::new("O0", &[], BackendStage::ALL),
+        Planned::new("O1", O1_PIPELINE, BackendStage::ALL),
+        Planned::new("O2", O2_PIPELINE, BackendStage::ALL),
     ]
 }
 
@@ -180,7 +180,7 @@ fn singles() -> Vec<Planned> {
         let pipeline = if pass == MEM2REG { vec![MEM2REG] } else { vec![MEM2REG, pass] };
         out.push(Planned::new(format!("single:{pass}"), &pipeline, []));
     }
-    for stage in Stage::ALL {
+    for stage in BackendStage::ALL {
         out.push(Planned::new(format!("single:{}", stage.name()), &[MEM2REG], [stage]));
     }
     out
@@ -195,10 +195,10 @@ fn leave_one_out() -> Vec<Planned> {
         }
         seen.push(pass);
         let pipeline: Vec<&'static str> = O2_PIPELINE.iter().copied().filter(|p| *p != pass).collect();
-        out.push(Planned::new(format!("loo:{pass}"), &pipeline, Stage::ALL));
+        out.push(Planned::new(format!("loo:{pass}"), &pipeline, BackendStage::ALL));
     }
-    for stage in Stage::ALL {
-        out.push(Planned::new(format!("loo:{}", stage.name()), O2_PIPELINE, Stage::ALL.into_iter().filter(|s| *s != stage)));
+    for stage in BackendStage::ALL {
+        out.push(Planned::new(format!("loo:{}", stage.name()), O2_PIPELINE, BackendStage::ALL.into_iter().filter(|s| *s != stage)));
     }
     out
 }
@@ -206,14 +206,14 @@ fn leave_one_out() -> Vec<Planned> {
 fn pairs() -> Vec<Planned> {
     let ir = ir_pass_names();
     let items: Vec<&'static str> =
-        ir.iter().copied().filter(|p| *p != MEM2REG).chain(Stage::ALL.map(Stage::name)).collect();
+        ir.iter().copied().filter(|p| *p != MEM2REG).chain(BackendStage::ALL.map(BackendStage::name)).collect();
     let mut out = Vec::new();
     for (i, &a) in items.iter().enumerate() {
         for &b in &items[i + 1..] {
             let mut pipeline = vec![MEM2REG];
             let mut stages = Vec::new();
             for x in [a, b] {
-                match Stage::from_name(x) {
+                match BackendStage::from_name(x) {
                     Some(stage) => stages.push(stage),
                     None => pipeline.push(x),
                 }
@@ -250,7 +250,7 @@ fn exhaustive(over: &[String]) -> Result<Vec<Planned>, String> {
                 pipeline.push(n);
             }
         }
-        let enabled = Stage::ALL.into_iter().filter(|s| on(s.name()));
+        let enabled = BackendStage::ALL.into_iter().filter(|s| on(s.name()));
         let on_names: Vec<&str> = named.iter().enumerate().filter(|(i, _)| mask & (1 << i) != 0).map(|(_, n)| *n).collect();
         out.push(Planned::new(format!("subset:{{{}}}", on_names.join("+")), &pipeline, enabled));
     }
@@ -272,7 +272,7 @@ pub fn random_configs(seed: u64, n: usize) -> Vec<Planned> {
             for _ in 0..len {
                 pipeline.push(ir[rng.below(ir.len() as u64) as usize]);
             }
-            let enabled: Vec<Stage> = Stage::ALL.into_iter().filter(|_| rng.chance(0.5)).collect();
+            let enabled: Vec<BackendStage> = BackendStage::ALL.into_iter().filter(|_| rng.chance(0.5)).collect();
             Planned::new(format!("random:{i}"), &pipeline, enabled)
         })
         .collect()
@@ -298,7 +298,7 @@ mod tests {
         for pass in ir_pass_names() {
             assert!(plan.fixed.iter().any(|c| c.label == format!("single:{pass}")), "{pass}");
         }
-        for stage in Stage::ALL {
+        for stage in BackendStage::ALL {
             assert!(plan.fixed.iter().any(|c| c.config.pass_names() == vec![MEM2REG] && c.config.stages == [stage].into()));
         }
         let ids: std::collections::BTreeSet<String> = plan.fixed.iter().map(Planned::id).collect();
@@ -314,9 +314,9 @@ mod tests {
         let plan = Plan::new(&[Strategy::Exhaustive], &over, 0).expect("plan");
         assert_eq!(plan.fixed.len(), 4);
         let none = &plan.fixed[0].config;
-        assert!(!none.pass_names().contains(&"constfold") && !none.stages.contains(&Stage::Peephole));
+        assert!(!none.pass_names().contains(&"constfold") && !none.stages.contains(&BackendStage::Peephole));
         let all = &plan.fixed[3].config;
-        assert!(all.pass_names().contains(&"constfold") && all.stages.contains(&Stage::Peephole));
+        assert!(all.pass_names().contains(&"constfold") && all.stages.contains(&BackendStage::Peephole));
         assert!(Plan::new(&[Strategy::Exhaustive], &["nope".into()], 0).is_err());
         assert!(Strategy::parse_list("o-levels,bogus").is_err());
     }
@@ -325,7 +325,7 @@ mod tests {
     fn configurations_print_as_sysyc_options() {
         let c = Planned::new("x", &[MEM2REG, "dce"], []);
         assert_eq!(c.config.to_string(), "--passes=mem2reg,dce --backend-stages=none --verify-each");
-        let o0 = Planned::new("y", &[], Stage::ALL);
+        let o0 = Planned::new("y", &[], BackendStage::ALL);
         assert_eq!(o0.config.to_string(), "-O0 --verify-each");
     }
 }

@@ -472,7 +472,7 @@ pub fn section(dir: &Path) -> String {
         );
     }
     let mut counts: BTreeMap<String, usize> = BTreeMap::new();
-    for name in sysyc::passes::ir_passes().map(|p| p.name).chain(sysyc::isa::arm::Stage::ALL.iter().map(|s| s.name())) {
+    for name in sysyc::passes::ir_passes().map(|p| p.name).chain(sysyc::isa::arm::BackendStage::ALL.iter().map(|s| s.name())) {
         counts.insert(name.to_string(), 0);
     }
     for (_, changed) in &checked {
@@ -482,7 +482,7 @@ pub fn section(dir: &Path) -> String {
     }
     // A stage's effect shows only between two checks that differ in that stage alone; without
     // such pairs (the default strategies have none) every stage would read 0%.
-    let stage_names: Vec<&str> = sysyc::isa::arm::Stage::ALL.iter().map(|s| s.name()).collect();
+    let stage_names: Vec<&str> = sysyc::isa::arm::BackendStage::ALL.iter().map(|s| s.name()).collect();
     let stages_attributed = stage_names.iter().any(|name| counts.get(*name).is_some_and(|&c| c > 0));
     if !stages_attributed {
         counts.retain(|name, _| !stage_names.contains(&name.as_str()));

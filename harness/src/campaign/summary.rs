@@ -17,7 +17,7 @@ use sysy_check::failure::FailureKind;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use sysyc::config::Config;
-use sysyc::isa::arm::Stage;
+use sysyc::isa::arm::BackendStage;
 use sysyc::passes::ir_passes;
 
 /// Figures of this session (not derivable from the records).
@@ -328,7 +328,7 @@ pub fn summary_md(stats: &Stats, session: &Session) -> String {
             let _ = writeln!(s, "- `{pass}`{}", if ran { "" } else { " (never run by the chosen strategies)" });
         }
     }
-    let stages: Vec<&str> = Stage::ALL.iter().map(|s| s.name()).collect();
+    let stages: Vec<&str> = BackendStage::ALL.iter().map(|s| s.name()).collect();
     let _ = writeln!(
         s,
         "\nBack-end stages ({}) do not report whether they changed the code; their effect shows as the share of checks whose assembly differs.",

@@ -54,7 +54,7 @@ use sysy_check::engine::RunSettings;
 use sysy_check::executor::watch::Unwatched;
 use sysy_check::executor::{Check, Executor, Settings, Through};
 use sysyc::config::Config;
-use sysyc::isa::arm::Stage;
+use sysyc::isa::arm::BackendStage;
 use rayon::prelude::*;
 use run_cache::RunCache;
 use std::collections::{BTreeMap, BTreeSet};
@@ -103,12 +103,12 @@ pub type Pipeline = Vec<&'static str>;
 
 /// `ir` followed by every optional back-end stage (the IR families' configurations).
 pub fn with_all_stages(ir: &[&'static str]) -> Pipeline {
-    ir.iter().copied().chain(Stage::ALL.iter().map(|s| s.name())).collect()
+    ir.iter().copied().chain(BackendStage::ALL.iter().map(|s| s.name())).collect()
 }
 
 /// Whether `name` is a back-end stage rather than an IR pass.
 pub fn is_stage(name: &str) -> bool {
-    Stage::ALL.iter().any(|s| s.name() == name)
+    BackendStage::ALL.iter().any(|s| s.name() == name)
 }
 
 /// The compiler configuration a [`Pipeline`] names.
@@ -148,7 +148,7 @@ pub fn pairs(base: &[&'static str]) -> Vec<Pair> {
         pair.subject = with_all_stages(&pair.subject);
     }
     let full = with_all_stages(base);
-    for stage in Stage::ALL {
+    for stage in BackendStage::ALL {
         out.push(Pair {
             mode: Mode::LeaveOneOut,
             pass: stage.name(),
@@ -619,14 +619,14 @@ mod tests {
     fn every_side_runs_all_stages_but_a_stage_pair_leaves_out_its_stage() {
         let base = vec!["mem2reg", "dce"];
         let all = pairs(&base);
-        assert_eq!(all.len(), ir_pairs(&base).len() + Stage::ALL.len());
+        assert_eq!(all.len(), ir_pairs(&base).len() + BackendStage::ALL.len());
         let full = with_all_stages(&base);
         for pair in all.iter().filter(|p| !is_stage(p.pass)) {
             for side in [&pair.reference, &pair.subject] {
-                assert!(Stage::ALL.iter().all(|s| side.contains(&s.name())), "{pair:?}");
+                assert!(BackendStage::ALL.iter().all(|s| side.contains(&s.name())), "{pair:?}");
             }
         }
-        for stage in Stage::ALL {
+        for stage in BackendStage::ALL {
             let pair = all.iter().find(|p| p.pass == stage.name()).expect("a pair per stage");
             assert_eq!(pair.mode, Mode::LeaveOneOut);
             assert_eq!(pair.subject, full);
@@ -634,7 +634,7 @@ mod tests {
             assert!(!pair.reference.contains(&stage.name()));
             let config = config_of(&pair.reference);
             assert_eq!(config.pipeline.iter().map(|p| p.name).collect::<Vec<_>>(), base);
-            assert!(!config.stages.contains(&stage) && config.stages.len() == Stage::ALL.len() - 1);
+            assert!(!config.stages.contains(&stage) && config.stages.len() == BackendStage::ALL.len() - 1);
         }
         assert!(config_of(&Vec::new()).stages.is_empty() && config_of(&Vec::new()).pipeline.is_empty());
     }

@@ -30,7 +30,7 @@ fn opt(x: Option<u64>) -> String {
 pub fn not_measured(base: &[&str], modes: &[Mode]) -> String {
     let outside: Vec<String> =
         sysyc::passes::ir_passes().map(|p| p.name).filter(|p| !base.contains(p)).map(|p| format!("`{p}`")).collect();
-    let stages: Vec<String> = sysyc::isa::arm::Stage::ALL.iter().map(|st| format!("`{}`", st.name())).collect();
+    let stages: Vec<String> = sysyc::isa::arm::BackendStage::ALL.iter().map(|st| format!("`{}`", st.name())).collect();
     let mut s = String::from("## Not measured here\n\n");
     let mut nothing = true;
     if !outside.is_empty() && !modes.contains(&Mode::AddToBase) {
@@ -258,14 +258,14 @@ pub fn markdown(data: &SpeedupData, suite: &str, command: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::{Mode, not_measured};
-    use sysyc::isa::arm::Stage;
+    use sysyc::isa::arm::BackendStage;
 
     #[test]
     fn what_the_chosen_families_leave_out_is_named() {
         let s = not_measured(sysyc::passes::O2_PIPELINE, &[Mode::Prefix]);
         assert!(s.contains("`fuse-blocks`") && s.contains("`fuse-branch`"), "{s}");
         assert!(!s.contains("`gvn`"), "gvn is in -O2: {s}");
-        for stage in Stage::ALL {
+        for stage in BackendStage::ALL {
             assert!(s.contains(&format!("`{}`", stage.name())), "{s}");
         }
         let s = not_measured(sysyc::passes::O2_PIPELINE, &[Mode::LeaveOneOut, Mode::AddToBase]);

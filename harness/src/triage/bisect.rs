@@ -33,7 +33,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use sysyc::config::Config;
-use sysyc::isa::arm::Stage as BackendStage;
+use sysyc::isa::arm::BackendStage;
 use sysyc::passes::PassInfo;
 use sysyc::runtime::Outcome;
 

@@ -10,7 +10,7 @@ use sysy_check::failure::{Failure, FailureKind, Stage};
 use sysy_check::qemu::{CostMode, Runner};
 use sysy_check::subject::{Case, Limits, Subject};
 use sysyc::config::ConfigArgs;
-use sysyc::isa::arm::Stage as BackendStage;
+use sysyc::isa::arm::BackendStage;
 
 fn failure(kind: FailureKind) -> Failure {
     Failure::new(kind, Stage::Qemu, "test")

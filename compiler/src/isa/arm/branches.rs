@@ -1,4 +1,4 @@
-//! Stage `arm-branch-opt`: branch clean-up on allocated code.
+//! BackendStage `arm-branch-opt`: branch clean-up on allocated code.
 //!
 //! 1. *Threading*: a branch to a block that consists of a lone `b X` (typically an edge
 //!    block whose moves all vanished) goes to `X` directly (following chains, stopping at

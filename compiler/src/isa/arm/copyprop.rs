@@ -1,4 +1,4 @@
-//! Stage `arm-copy-prop`: removes register copies left by allocation, using liveness of
+//! BackendStage `arm-copy-prop`: removes register copies left by allocation, using liveness of
 //! physical registers.
 //!
 //! The allocator cannot rematerialise or always assign a value the register its consumer

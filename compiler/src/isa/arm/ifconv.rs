@@ -1,4 +1,4 @@
-//! Stage `arm-if-convert`: small branch shapes become conditionally executed instructions.
+//! BackendStage `arm-if-convert`: small branch shapes become conditionally executed instructions.
 //!
 //! ARM instructions carry a condition, so a short block that runs only when the flags say so
 //! can run unconditionally *predicated* on those flags instead of being branched around:

@@ -1,4 +1,4 @@
-//! Stage `arm-leaf-regs`: in functions without calls, callee-saved registers (`r4`–`r11`,
+//! BackendStage `arm-leaf-regs`: in functions without calls, callee-saved registers (`r4`–`r11`,
 //! `lr`, `s16`–`s31`) that the allocator used are renamed to caller-saved registers the
 //! function does not mention at all, so the prologue saves less.
 //!

@@ -21,7 +21,7 @@
 //!    the prologue goes where the blocks needing it begin); [`emit`] prints the assembly,
 //!    expanding pseudo-instructions.
 //!
-//! Optional stages are named (see [`Stage`]; each is an entry of the pass registry) so a harness can switch them off one
+//! Optional stages are named (see [`BackendStage`]; each is an entry of the pass registry) so a harness can switch them off one
 //! by one to bisect a miscompilation, exactly like IR passes. Stages inside instruction
 //! selection (`arm-addr-fold`, `arm-op-fold`, `arm-const-div`, `arm-const-hoist`) change
 //! which patterns are chosen; with all of them off the selector still produces correct, plain
@@ -86,7 +86,7 @@ pub enum BackendError {
     /// IR verifier).
     #[error("invalid IR for the ARM back end: {0}")]
     InvalidIr(String),
-    #[error("unknown back-end stage `{0}` (known: {known})", known = Stage::ALL.map(Stage::name).join(", "))]
+    #[error("unknown back-end stage `{0}` (known: {known})", known = BackendStage::ALL.map(BackendStage::name).join(", "))]
     UnknownStage(String),
     #[error("register allocation failed in `{func}`: {err}")]
     RegAlloc { func: String, err: String },
@@ -102,7 +102,7 @@ pub enum BackendError {
 /// An optional back-end stage. Each is an entry of the pass registry
 /// ([`crate::passes::REGISTRY`]), so a configuration names stages exactly like IR passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Stage {
+pub enum BackendStage {
     AddrFold,
     OpFold,
     ConstDiv,
@@ -120,21 +120,21 @@ pub enum Stage {
 /// Number of optional stages.
 const NUM_STAGES: usize = 12;
 
-impl Stage {
+impl BackendStage {
     /// Every stage, in back-end order.
-    pub const ALL: [Stage; NUM_STAGES] = [
-        Stage::AddrFold,
-        Stage::OpFold,
-        Stage::ConstDiv,
-        Stage::ConstHoist,
-        Stage::ShrinkWrap,
-        Stage::SpillElim,
-        Stage::Remat,
-        Stage::CopyProp,
-        Stage::LeafRegs,
-        Stage::Peephole,
-        Stage::IfConvert,
-        Stage::BranchOpt,
+    pub const ALL: [BackendStage; NUM_STAGES] = [
+        BackendStage::AddrFold,
+        BackendStage::OpFold,
+        BackendStage::ConstDiv,
+        BackendStage::ConstHoist,
+        BackendStage::ShrinkWrap,
+        BackendStage::SpillElim,
+        BackendStage::Remat,
+        BackendStage::CopyProp,
+        BackendStage::LeafRegs,
+        BackendStage::Peephole,
+        BackendStage::IfConvert,
+        BackendStage::BranchOpt,
     ];
 
     /// The stable name of the stage.
@@ -147,8 +147,8 @@ impl Stage {
         STAGES[self as usize].1
     }
 
-    pub fn from_name(name: &str) -> Option<Stage> {
-        Stage::ALL.iter().copied().find(|s| s.name() == name)
+    pub fn from_name(name: &str) -> Option<BackendStage> {
+        BackendStage::ALL.iter().copied().find(|s| s.name() == name)
     }
 
     /// Whether the stage rewrites allocated machine code (the machine-code verifier runs
@@ -156,7 +156,7 @@ impl Stage {
     pub fn after_allocation(self) -> bool {
         matches!(
             self,
-            Stage::SpillElim | Stage::Remat | Stage::CopyProp | Stage::LeafRegs | Stage::Peephole | Stage::IfConvert | Stage::BranchOpt
+            BackendStage::SpillElim | BackendStage::Remat | BackendStage::CopyProp | BackendStage::LeafRegs | BackendStage::Peephole | BackendStage::IfConvert | BackendStage::BranchOpt
         )
     }
 }
@@ -180,7 +180,7 @@ const STAGES: [(&str, &str); NUM_STAGES] = [
 /// where), the injected faults, and whether to verify the machine code after every stage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendOptions {
-    pub stages: BTreeSet<Stage>,
+    pub stages: BTreeSet<BackendStage>,
     /// Fault injection (only non-empty in builds with the `fault-injection` feature).
     pub faults: crate::faults::FaultSet,
     /// When set, the optional stages run only in the functions named here (others get the
@@ -200,7 +200,7 @@ impl Default for BackendOptions {
 impl BackendOptions {
     /// Every optional stage on.
     pub fn all() -> BackendOptions {
-        BackendOptions::with(Stage::ALL)
+        BackendOptions::with(BackendStage::ALL)
     }
 
     /// Only the mandatory stages (selection without folding, allocation, emission).
@@ -209,7 +209,7 @@ impl BackendOptions {
     }
 
     /// Exactly these optional stages.
-    pub fn with(stages: impl IntoIterator<Item = Stage>) -> BackendOptions {
+    pub fn with(stages: impl IntoIterator<Item = BackendStage>) -> BackendOptions {
         BackendOptions {
             stages: stages.into_iter().collect(),
             faults: crate::faults::FaultSet::none(),
@@ -218,7 +218,7 @@ impl BackendOptions {
         }
     }
 
-    pub fn enabled(&self, stage: Stage) -> bool {
+    pub fn enabled(&self, stage: BackendStage) -> bool {
         self.stages.contains(&stage)
     }
 
@@ -226,7 +226,7 @@ impl BackendOptions {
     pub fn without(names: &[&str]) -> Result<BackendOptions, BackendError> {
         let mut o = BackendOptions::all();
         for n in names {
-            let stage = Stage::from_name(n).ok_or_else(|| BackendError::UnknownStage(n.to_string()))?;
+            let stage = BackendStage::from_name(n).ok_or_else(|| BackendError::UnknownStage(n.to_string()))?;
             o.stages.remove(&stage);
         }
         Ok(o)
@@ -300,7 +300,7 @@ fn allocate_and_lay_out(
     ip_allocatable: bool,
     opts: &BackendOptions,
 ) -> Result<(mir::PFunction, frame::FrameLayout), BackendError> {
-    if opts.enabled(Stage::ShrinkWrap) {
+    if opts.enabled(BackendStage::ShrinkWrap) {
         shrinkwrap::split_entry_values(&mut mf);
     }
     let mut pf = regalloc::allocate(mf, ip_allocatable)?;
@@ -316,16 +316,16 @@ fn allocate_and_lay_out(
     };
     check(&pf, "register allocation")?;
     type Rewrite<'a> = &'a dyn Fn(&mut mir::PFunction);
-    let stages: [(Stage, Rewrite<'_>); 7] = [
-        (Stage::SpillElim, &|pf| {
+    let stages: [(BackendStage, Rewrite<'_>); 7] = [
+        (BackendStage::SpillElim, &|pf| {
             spills::run(pf);
         }),
-        (Stage::Remat, &|pf| remat::run(pf)),
-        (Stage::CopyProp, &|pf| copyprop::run(pf, &opts.faults)),
-        (Stage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
-        (Stage::Peephole, &|pf| peephole::run(pf)),
-        (Stage::IfConvert, &|pf| ifconv::run(pf, &opts.faults)),
-        (Stage::BranchOpt, &|pf| branches::run(pf)),
+        (BackendStage::Remat, &|pf| remat::run(pf)),
+        (BackendStage::CopyProp, &|pf| copyprop::run(pf, &opts.faults)),
+        (BackendStage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
+        (BackendStage::Peephole, &|pf| peephole::run(pf)),
+        (BackendStage::IfConvert, &|pf| ifconv::run(pf, &opts.faults)),
+        (BackendStage::BranchOpt, &|pf| branches::run(pf)),
     ];
     for (stage, run) in stages {
         if opts.enabled(stage) {
@@ -333,7 +333,7 @@ fn allocate_and_lay_out(
         }
     }
     let mut layout = frame::FrameLayout::compute(&pf)?;
-    if opts.enabled(Stage::ShrinkWrap) {
+    if opts.enabled(BackendStage::ShrinkWrap) {
         layout.wrap = shrinkwrap::place(&pf, &layout);
     }
     Ok((pf, layout))

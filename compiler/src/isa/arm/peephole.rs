@@ -1,4 +1,4 @@
-//! Stage `arm-peephole`: local clean-ups on allocated code, within each block.
+//! BackendStage `arm-peephole`: local clean-ups on allocated code, within each block.
 //!
 //! * moves of a register to itself (`mov r1, r1`, `vmov.f32 s2, s2`) disappear;
 //! * `add/sub rd, rn, #0` becomes `mov rd, rn` (or disappears when `rd == rn`);

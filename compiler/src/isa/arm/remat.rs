@@ -1,4 +1,4 @@
-//! Stage `arm-remat`: spill slots that only ever hold one cheap constant are not used at all;
+//! BackendStage `arm-remat`: spill slots that only ever hold one cheap constant are not used at all;
 //! their reloads rebuild the constant instead.
 //!
 //! `regalloc2` cannot rematerialise: a constant or a stack address built once before a loop

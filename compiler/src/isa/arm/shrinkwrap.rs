@@ -1,4 +1,4 @@
-//! Stage `arm-shrink-wrap`: the prologue and epilogue only on the paths that need a frame.
+//! BackendStage `arm-shrink-wrap`: the prologue and epilogue only on the paths that need a frame.
 //!
 //! A recursive function's base case (`if (n < 2) return n;`), a search that returns at
 //! once when a node was seen, a sort that returns for ranges of one element: the early

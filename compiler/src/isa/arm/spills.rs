@@ -1,4 +1,4 @@
-//! Stage `arm-spill-elim`: deletes spill-slot traffic that moves a value to where it already
+//! BackendStage `arm-spill-elim`: deletes spill-slot traffic that moves a value to where it already
 //! is, across blocks.
 //!
 //! `regalloc2` splits a long-lived value into pieces and reconciles them with moves at block

@@ -22,7 +22,7 @@ use crate::analysis::nonneg::NonNegative;
 use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 use crate::isa::arm::imm::{DivMagic, is_arm_imm};
 use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MEMZERO_UNROLLED_BLOCKS, MInst, Op2, Reg, Shift, VOp};
-use crate::isa::arm::{BackendError, Stage};
+use crate::isa::arm::{BackendError, BackendStage};
 
 /// Which load/store encoding an address must fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -350,7 +350,7 @@ impl ISel<'_> {
     /// `sdiv`/`srem` `div` (`rem`: the remainder).
     pub(super) fn lower_div(&mut self, div: Inst, rem: bool) -> Result<Reg, BackendError> {
         let (a, b) = (self.func.args(div)[0], self.func.args(div)[1]);
-        let divisor = int_const(self.func, b).filter(|_| self.opts.enabled(Stage::ConstDiv));
+        let divisor = int_const(self.func, b).filter(|_| self.opts.enabled(BackendStage::ConstDiv));
         if let Some(d) = divisor {
             let n = self.value_reg(a)?;
             let ad = d.unsigned_abs();
@@ -476,7 +476,7 @@ impl ISel<'_> {
     pub(super) fn compare(&mut self, inst: Inst) -> Result<Cond, BackendError> {
         let func = self.func;
         let (a, b) = (func.args(inst)[0], func.args(inst)[1]);
-        if self.opts.enabled(Stage::OpFold)
+        if self.opts.enabled(BackendStage::OpFold)
             && let Some(test) = rem_pow2_test(func, inst)
             && let Some(ri) = func.def_inst(test.rem)
         {

@@ -44,7 +44,7 @@ use smallvec::SmallVec;
 use super::cfg::{CfgInfo, Hoist};
 use super::imm::{is_arm_imm, vfp_imm};
 use super::mir::{AluOp, BlockOrigin, FrameObj, FrameRequest, MBlockData, MFunction, MInst, Op2, Reg};
-use super::{BackendError, BackendOptions, Stage, Symbols, abi};
+use super::{BackendError, BackendOptions, BackendStage, Symbols, abi};
 use crate::analysis::nonneg::NonNegative;
 use crate::ir::{self, Const, Function, GlobalRef, Module, Opcode, StrId, Type, Value, ValueDef};
 use fold::FoldInfo;
@@ -77,7 +77,7 @@ pub fn select(
     check_shapes(func)?;
     let cfg = CfgInfo::compute(func)?;
     let fold =
-        FoldInfo::compute(func, &cfg.order, &cfg.reachable, opts.enabled(Stage::AddrFold), opts.enabled(Stage::OpFold));
+        FoldInfo::compute(func, &cfg.order, &cfg.reachable, opts.enabled(BackendStage::AddrFold), opts.enabled(BackendStage::OpFold));
     let mut s = ISel {
         sym,
         module,
@@ -408,7 +408,7 @@ impl ISel<'_> {
         self.cur = self.mblock_of[&b];
         self.set_dom_chain(None, b);
         self.hoist_ctx =
-            if self.opts.enabled(Stage::ConstHoist) { self.cfg.hoist[b].clone() } else { SmallVec::new() };
+            if self.opts.enabled(BackendStage::ConstHoist) { self.cfg.hoist[b].clone() } else { SmallVec::new() };
         if b == self.cfg.order[0] && !self.fresh_entry {
             self.lower_params()?;
         }

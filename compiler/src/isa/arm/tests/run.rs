@@ -120,7 +120,7 @@ pub fn build_and_run(module: &Module, opts: &BackendOptions, stdin: &str) -> Opt
 pub fn option_sets() -> Vec<(String, BackendOptions)> {
     let mut sets =
         vec![("all".to_string(), BackendOptions::all()), ("none".to_string(), BackendOptions::mandatory_only())];
-    for stage in crate::isa::arm::Stage::ALL {
+    for stage in crate::isa::arm::BackendStage::ALL {
         let name = stage.name();
         let opts = BackendOptions::without(&[name]).expect("known stage");
         sets.push((format!("without {name}"), opts));

@@ -2,7 +2,7 @@
 
 use super::builder::FnBuilder;
 use crate::ir::{Const, GlobalData, Module, Type};
-use crate::isa::arm::{BackendOptions, Stage, compile_module};
+use crate::isa::arm::{BackendOptions, BackendStage, compile_module};
 
 #[test]
 fn zero_filled_globals_use_bss_and_zero() {
@@ -29,13 +29,13 @@ fn zero_filled_globals_use_bss_and_zero() {
 
 #[test]
 fn stage_names_are_unique_and_each_is_registered() {
-    for (i, stage) in Stage::ALL.iter().enumerate() {
-        assert!(Stage::ALL[i + 1..].iter().all(|s| s.name() != stage.name()));
-        assert_eq!(Stage::from_name(stage.name()), Some(*stage));
+    for (i, stage) in BackendStage::ALL.iter().enumerate() {
+        assert!(BackendStage::ALL[i + 1..].iter().all(|s| s.name() != stage.name()));
+        assert_eq!(BackendStage::from_name(stage.name()), Some(*stage));
         let entry = crate::passes::lookup(stage.name()).expect("every stage is in the registry");
         assert!(matches!(entry.body, crate::passes::PassBody::Backend(s) if s == *stage));
         let o = BackendOptions::without(&[stage.name()]).unwrap();
-        assert!(!o.enabled(*stage) && o.stages.len() == Stage::ALL.len() - 1);
+        assert!(!o.enabled(*stage) && o.stages.len() == BackendStage::ALL.len() - 1);
     }
     assert!(BackendOptions::without(&["no-such-stage"]).is_err());
 }
