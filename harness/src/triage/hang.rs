@@ -47,7 +47,8 @@ pub fn run_probe(args: &ProbeArgs) -> anyhow::Result<()> {
     let config = sysyc::config::Config { opt_bisect_limit: Some(args.opt_bisect_limit.unwrap_or(u64::MAX)), ..case.config };
     let lowered = sysy_check::steps::lower(&case.subject).map_err(|f| anyhow::anyhow!("{f}"))?;
     let (module, report) = sysy_check::steps::optimise(&lowered, &config, None).map_err(|f| anyhow::anyhow!("{f}"))?;
-    print!("{}", sysyc::driver::bisect_log_text(&report));
+    // The log is the probe's answer to its parent (the protocol, not a message to a user).
+    std::io::Write::write_all(&mut std::io::stdout(), sysyc::driver::bisect_log_text(&report).as_bytes())?;
     sysy_check::steps::select(&module, &config).map_err(|f| anyhow::anyhow!("{f}"))?;
     Ok(())
 }
