@@ -325,7 +325,7 @@ fn allocate_and_lay_out(
         (Stage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
         (Stage::Peephole, &|pf| peephole::run(pf)),
         (Stage::IfConvert, &|pf| ifconv::run(pf, &opts.faults)),
-        (Stage::BranchOpt, &|pf| branches::run(pf)),
+        (Stage::BranchOpt, &|pf| branches::run(pf, &opts.faults)),
     ];
     for (stage, run) in stages {
         if opts.enabled(stage) {
