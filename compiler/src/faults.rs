@@ -52,6 +52,18 @@ pub const FAULTS: &[(&str, &str)] = &[
         RECURSIVE_INLINE_STALE_ARG,
         "recursive-inline: a copy made at the second level or deeper binds the first parameter whose argument differs between its call and the enclosing copy's call to the enclosing call's argument",
     ),
+    (
+        LICM_CALL_WRITES_IGNORED,
+        "licm: the objects a loop writes are collected without its calls, so a read-only call with invariant arguments leaves the loop even when a call in the loop writes what it reads",
+    ),
+    (
+        GVN_READ_ONLY_CALL_AS_PURE,
+        "gvn: calls of read-only functions are numbered like calls of pure ones, so a second call with the same arguments reuses the first one's result even when something between them (a store, a call) writes what the callee reads; only calls that `inline` left alone can show it",
+    ),
+    (
+        ARM_BRANCH_OPT_FLOAT_INVERT,
+        "arm-branch-opt: a two-way branch on a float `<` (`mi`) turned into a fall-through branch gets the integer inverse `ge` instead of `pl`, which is false for unordered operands: a NaN compare takes the wrong side",
+    ),
 ];
 
 /// Name of the constant-folding fault (see [`FAULTS`]).
@@ -85,6 +97,17 @@ pub const ARM_IF_CONVERT_SWAPPED_INVERT: &str = "arm-if-convert-swapped-invert";
 
 /// Name of the recursive-inlining fault (see [`FAULTS`]).
 pub const RECURSIVE_INLINE_STALE_ARG: &str = "recursive-inline-stale-arg";
+
+/// Name of the loop-invariant code motion fault (see [`FAULTS`]): memory effects of calls in
+/// a loop pass.
+pub const LICM_CALL_WRITES_IGNORED: &str = "licm-call-writes-ignored";
+
+/// Name of the value-numbering fault (see [`FAULTS`]): needs a callee that survives inlining.
+pub const GVN_READ_ONLY_CALL_AS_PURE: &str = "gvn-read-only-call-as-pure";
+
+/// Name of the branch clean-up fault (see [`FAULTS`]): float special values in a back-end
+/// stage.
+pub const ARM_BRANCH_OPT_FLOAT_INVERT: &str = "arm-branch-opt-float-invert";
 
 /// The set of faults enabled for one compilation.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

@@ -74,6 +74,7 @@ impl FunctionPass for Gvn {
 fn number_values(func: &mut Function, cx: &mut FunctionCx<'_>) -> (u64, u64) {
     let domtree = cx.analyses.domtree(func);
     let info = cx.funcinfo(func);
+    let read_only_as_pure = cx.faults.is_on(crate::faults::GVN_READ_ONLY_CALL_AS_PURE);
     let Some(entry) = domtree.preorder().first().copied() else { return (0, 0) };
     let mut table: FxHashMap<Key, Value> = FxHashMap::default();
     let mut added: Vec<Key> = Vec::new();
@@ -98,7 +99,10 @@ fn number_values(func: &mut Function, cx: &mut FunctionCx<'_>) -> (u64, u64) {
             let Some(result) = func.result(inst) else { continue };
             let op = func.opcode(inst);
             let is_call = match op {
-                Opcode::Call(Callee::Func(f)) => info.summary(f).is_pure(),
+                Opcode::Call(Callee::Func(f)) => {
+                    let s = info.summary(f);
+                    s.is_pure() || read_only_as_pure && s.is_read_only()
+                }
                 _ => false,
             };
             if !(op.is_pure() || op == Opcode::Phi || is_call) {

@@ -68,7 +68,20 @@ impl FunctionPass for Licm {
             if !cfg.is_reachable(pre) {
                 continue;
             }
-            let mut h = LoopHoister { func: &mut *func, cfg: &cfg, domtree: &domtree, loops: &loops, info: &info, aa: &aa, l, pre, written: None, writers: None, written_words: FxHashMap::default() };
+            let mut h = LoopHoister {
+                func: &mut *func,
+                cfg: &cfg,
+                domtree: &domtree,
+                loops: &loops,
+                info: &info,
+                aa: &aa,
+                l,
+                pre,
+                written: None,
+                writers: None,
+                written_words: FxHashMap::default(),
+                ignore_call_writes: cx.faults.is_on(crate::faults::LICM_CALL_WRITES_IGNORED),
+            };
             hoisted += h.run();
         }
         cx.count("insts_hoisted", hoisted);
@@ -91,6 +104,8 @@ struct LoopHoister<'a, 'i> {
     writers: Option<Vec<Inst>>,
     /// Per load address: whether one of `writers` may write its word.
     written_words: FxHashMap<Value, bool>,
+    /// The fault `licm-call-writes-ignored`: [`LoopHoister::loop_writes`] leaves calls out.
+    ignore_call_writes: bool,
 }
 
 impl LoopHoister<'_, '_> {
@@ -192,6 +207,9 @@ impl LoopHoister<'_, '_> {
             let mut w = Vec::new();
             for &b in self.loops.blocks(self.l) {
                 for i in self.func.block_insts(b) {
+                    if self.ignore_call_writes && matches!(self.func.opcode(i), Opcode::Call(_)) {
+                        continue;
+                    }
                     let r = self.aa.written_objects(self.func, i);
                     if !r.is_empty() {
                         w.push(r);

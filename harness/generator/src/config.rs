@@ -191,6 +191,17 @@ pub struct Knobs {
     /// operands meet often.
     #[serde(default)]
     pub var_pool: u8,
+    /// Callees that survive inlining (recursive without a tail call, or over the inliner's
+    /// size budget with two call sites), each with one memory effect a call can have (reads
+    /// or writes a global, an array parameter or a global array, or nothing), called in
+    /// loops next to loads and stores of what they touch (`effects.rs`).
+    #[serde(default)]
+    pub call_effects: u8,
+    /// Float special values (NaN, ±inf, -0.0 from arithmetic, overflow and input) compared
+    /// under every predicate, in both branch directions, with operands swapped, as values
+    /// and in if-convertible shapes (`specials.rs`).
+    #[serde(default)]
+    pub float_specials: u8,
 }
 
 impl Default for Knobs {
@@ -248,6 +259,8 @@ impl Default for Knobs {
             big_frames: 20,
             near_redundant: 30,
             var_pool: 40,
+            call_effects: 45,
+            float_specials: 35,
         }
     }
 }
@@ -381,7 +394,7 @@ impl GenConfig {
 }
 
 /// Number of knobs in [`Knobs`].
-pub const KNOB_COUNT: usize = 52;
+pub const KNOB_COUNT: usize = 54;
 
 /// Per knob (in [`Knobs::NAMES`] order), the probability that a swarm configuration switches
 /// it off. The default, [`SWARM_OFF`] for every knob, is the unguided swarm.
@@ -454,6 +467,8 @@ impl Knobs {
         "big_frames",
         "near_redundant",
         "var_pool",
+        "call_effects",
+        "float_specials",
     ];
 
     /// The knobs' values in [`Knobs::NAMES`] order.
@@ -516,6 +531,8 @@ impl Knobs {
             big_frames,
             near_redundant,
             var_pool,
+            call_effects,
+            float_specials,
         } = self;
         [
             float,
@@ -570,6 +587,8 @@ impl Knobs {
             big_frames,
             near_redundant,
             var_pool,
+            call_effects,
+            float_specials,
         ]
     }
 }
@@ -628,7 +647,7 @@ mod tests {
             json.as_object().expect("an object").keys().map(String::as_str).collect();
         let names: std::collections::BTreeSet<&str> = Knobs::NAMES.into_iter().collect();
         assert_eq!(fields, names);
-        let knobs = Knobs { float: 1, var_pool: 2, ..Knobs::default() };
+        let knobs = Knobs { float: 1, float_specials: 2, ..Knobs::default() };
         let values = knobs.values();
         assert_eq!((values[0], values[KNOB_COUNT - 1]), (1, 2));
         let json = serde_json::to_value(&knobs).expect("knobs serialise");

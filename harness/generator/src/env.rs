@@ -117,6 +117,30 @@ pub(super) struct Func {
     pub ret_bound: f64,
     /// Global variables its body or its callees may assign (scalars and arrays).
     pub globals_written: Vec<VarId>,
+    /// For a callee of `effects.rs`: the one memory effect a call has.
+    pub effect: Option<Effect>,
+}
+
+/// The memory a callee of `effects.rs` touches with each call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Touch {
+    /// Nothing outside its frame (its result is a function of its arguments).
+    Nothing,
+    /// A global `int` scalar, by name.
+    Global(VarId),
+    /// The `int` array passed as parameter `index` (any array the caller passes).
+    Param(usize),
+    /// A rank-1 global `int` array, by name.
+    GlobalArray(VarId),
+}
+
+/// A callee of `effects.rs`: what it touches, whether it writes it, and how it escapes
+/// inlining (recursion without a tail call, or a body over the inliner's size budget).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Effect {
+    pub touch: Touch,
+    pub writes: bool,
+    pub big: bool,
 }
 
 /// A name an entry mentions, the variable it meant, and that variable's range then.

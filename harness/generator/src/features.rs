@@ -134,6 +134,15 @@ features! {
     FloatSweep => "float-sweep",
     FlagSearch => "flag-search",
     TriangleNest => "triangle-nest",
+    OutlinedCallee => "outlined-callee",
+    RecursiveCallee => "non-tail-recursive-callee",
+    BigCallee => "over-inline-budget-callee",
+    EffectLoop => "call-effects-in-loop",
+    ReadCallBesideWrite => "read-call-beside-write-call",
+    CallBetweenStores => "call-between-stores",
+    FloatSpecial => "float-special",
+    FloatSpecialInput => "float-special-input",
+    FloatSpecialCall => "float-special-call",
 }
 
 /// A set of [`Feature`]s (a bitset; `Feature::ALL` has fewer than 128 entries).

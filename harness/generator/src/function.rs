@@ -108,6 +108,9 @@ pub(super) struct FnCtx {
     pub affinity: Vec<VarId>,
     /// The variables reads favour (`pick_var` in `operand.rs`).
     pub var_pool: Vec<VarId>,
+    /// Float locals holding special values read from the input (`specials.rs`): not in the
+    /// environment, so nothing but the special compares reads them.
+    pub specials: Vec<String>,
 }
 
 impl FnCtx {

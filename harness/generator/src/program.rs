@@ -22,6 +22,7 @@ use super::calls::{UserCalls, array_views, call_user, self_call, self_call_possi
 use super::choices::Choices;
 use super::config::GenConfig;
 use super::decl::{global_decls, local_array_with_dims};
+use super::effects::{effect_callees, effect_loop};
 use super::env::{self, Func, Param, ParamKind, Storage, VarId};
 use super::expr::clamp;
 use super::features::{Feature, FeatureSet};
@@ -31,6 +32,7 @@ use super::loops::{driver_loop, for_each_element};
 use super::operand::stmt_ctx;
 use super::params::{declare_param, params};
 use super::prelude::{CHECKSUM, Helper};
+use super::specials::{comparer, input_specials};
 use super::state::Gen;
 use super::stmt::{StatementGen, mix_of, return_value, stmt, stmts_in_scope};
 use super::value::{ECtx, FLOAT_VAR_BOUND, GExpr, Ty};
@@ -69,9 +71,17 @@ fn program(g: &mut Gen) -> (CompUnit, u64) {
     let first = n_globals - n_globals / 3;
     let mut items = global_decls(g, first);
     let mut later = n_globals - first;
-    let k = &g.cfg.knobs;
+    let k = g.cfg.knobs.clone();
     let any_functions = k.pure_functions > 0 || k.impure_functions > 0;
     let n_funcs = if any_functions { g.c.range(0, g.cfg.max_functions as i64) as u32 } else { 0 };
+    // Callees that survive inlining, with memory effects, for the effect loops; a function
+    // comparing floats, for the special values.
+    if any_functions && g.knob(k.call_effects) {
+        items.extend(effect_callees(g));
+    }
+    if any_functions && k.float > 0 && g.knob(k.float_specials) {
+        items.push(comparer(g));
+    }
     // `main` calls the functions from its driver loop: each function's budget is a share
     // of what one iteration may cost.
     let driver_trips = driver_trip_count(g);
@@ -275,7 +285,7 @@ fn function(g: &mut Gen, budget: u64) -> Item {
     }
     let globals_used = std::mem::take(&mut g.fcx.globals_used);
     let globals_written = std::mem::take(&mut g.fcx.globals_written);
-    g.env.funcs.push(Func { name: name.clone(), ret, params, pure, cost, max_depth, globals_used, ret_bound: FLOAT_VAR_BOUND, globals_written });
+    g.env.funcs.push(Func { name: name.clone(), ret, params, pure, cost, max_depth, globals_used, ret_bound: FLOAT_VAR_BOUND, globals_written, effect: None });
     end_function(g, &name, ret, ast_params, items)
 }
 
@@ -346,6 +356,9 @@ fn input_prologue(g: &mut Gen, trips: u64) -> Vec<BlockItem> {
         g.unit.input.int(v, g.c.chance(0.3));
         let name = g.env.local_name("s");
         items.push(input_decl(g, &name, Ty::Int, "getint"));
+    }
+    if g.cfg.knobs.float > 0 && g.knob(g.cfg.knobs.float_specials) {
+        items.extend(input_specials(g));
     }
     if g.cfg.knobs.float > 0 && g.c.chance(0.5) {
         g.feature(Feature::GetFloat);
@@ -443,6 +456,11 @@ fn main_function(g: &mut Gen, fold_cost: u64, driver_trips: u64) -> (Item, u64) 
             break;
         }
         items.extend(stmt(g));
+    }
+    // A loop around the calls that survive inlining, next to accesses of what they touch
+    // (`main` may call every one of them).
+    if g.env.funcs.iter().any(|f| f.effect.is_some()) && g.knob(g.cfg.knobs.call_effects) && g.work.affordable(STMT_COST) {
+        items.extend(effect_loop(g));
     }
     // The driver loop: the functions are called from it, with arguments that vary from
     // one iteration to the next.

@@ -21,6 +21,7 @@ use super::build;
 use super::calls::{array_views, call_user, callable};
 use super::cond::{branch_cond, cond, late_cond, narrowed};
 use super::decl::{local_decl, new_local_name};
+use super::effects::effect_loop;
 use super::env::{self, Storage, VarId};
 use super::expr::{bounded_int, fit, float_expr, index, int_expr, siblings, value_for};
 use super::features::Feature;
@@ -31,6 +32,7 @@ use super::kernels::{flag_search, float_sweep, triangle_nest};
 use super::loops::{array_walk, counted_loop, guarded_loop, straight_loop};
 use super::operand::stmt_ctx;
 use super::prelude::{CHECKSUM, Helper};
+use super::specials::special_compares;
 use super::state::{Gen, Statements};
 use super::value::{ECtx, FLOAT_TO_INT_LIMIT, FLOAT_VAR_BOUND, GExpr, INT_AS_FLOAT_BOUND, Ty};
 use sysyc::frontend::ast::{BinaryOp, BlockItem, Expr, InitVal, Stmt};
@@ -166,6 +168,8 @@ pub(super) fn stmt(g: &mut Gen) -> Vec<BlockItem> {
         w(loop_ok && impure && k.float > 0 && k.arrays > 0, k.float as u32 / 3), // 24 float sweep
         w(loop_ok && branchy && k.breaks > 0, k.breaks as u32 / 3), // 25 flag search
         w(loop_ok && k.nested_loops > 0 && k.continues > 0, k.nested_loops as u32 / 2), // 26 triangular nest
+        w(loop_ok && k.call_effects > 0 && g.env.funcs.iter().any(|f| f.effect.is_some()), k.call_effects as u32), // 27 effect loop
+        w(branchy && impure && k.float > 0 && k.float_specials > 0, k.float_specials as u32 / 3), // 28 float specials
     ];
     match g.c.weighted(&weights) {
         1 => local_decl(g),
@@ -225,6 +229,8 @@ pub(super) fn stmt(g: &mut Gen) -> Vec<BlockItem> {
         24 => float_sweep(g),
         25 => flag_search(g),
         26 => triangle_nest(g),
+        27 => effect_loop(g),
+        28 => special_compares(g),
         _ => assign_stmt(g, true),
     }
 }

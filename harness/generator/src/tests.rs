@@ -207,6 +207,8 @@ fn knobs_switch_their_shapes_off() {
     off.knobs.near_redundant = 0;
     off.knobs.var_pool = 0;
     off.knobs.trip_params = 0;
+    off.knobs.call_effects = 0;
+    off.knobs.float_specials = 0;
     let shapes = [
         Feature::StraightLoop,
         Feature::HoistableGlobalLoad,
@@ -219,6 +221,10 @@ fn knobs_switch_their_shapes_off() {
         Feature::NearRedundant,
         Feature::VarPool,
         Feature::TripParam,
+        Feature::OutlinedCallee,
+        Feature::EffectLoop,
+        Feature::FloatSpecial,
+        Feature::FloatSpecialInput,
     ];
     let mut seen_on = FeatureSet::default();
     for seed in 0..30u64 {

@@ -28,12 +28,13 @@ use std::collections::BTreeSet;
 use regalloc2::Block;
 use rustc_hash::FxHashMap;
 
-use super::mir::{MInst, PFunction};
+use super::mir::{Cond, MInst, PFunction};
 
 /// Largest block (instructions before the branch) copied into a jumping predecessor.
 const MAX_DUPLICATED: usize = 4;
 
-pub fn run(pf: &mut PFunction) {
+pub fn run(pf: &mut PFunction, faults: &crate::faults::FaultSet) {
+    let float_invert_wrong = faults.is_on(crate::faults::ARM_BRANCH_OPT_FLOAT_INVERT);
     let Some(&(entry, _)) = pf.blocks.first() else {
         return;
     };
@@ -131,7 +132,8 @@ pub fn run(pf: &mut PFunction) {
             }
             MInst::CondBr { cc, taken, not_taken } if Some(taken) == next => {
                 insts.pop();
-                insts.push(MInst::BranchCond { cc: cc.invert(), target: not_taken });
+                let inverse = if float_invert_wrong && cc == Cond::Mi { Cond::Ge } else { cc.invert() };
+                insts.push(MInst::BranchCond { cc: inverse, target: not_taken });
             }
             MInst::CondBr { cc, taken, not_taken } => {
                 insts.pop();

@@ -325,7 +325,7 @@ fn allocate_and_lay_out(
         (BackendStage::LeafRegs, &|pf| leafregs::run(pf, ip_allocatable)),
         (BackendStage::Peephole, &|pf| peephole::run(pf)),
         (BackendStage::IfConvert, &|pf| ifconv::run(pf, &opts.faults)),
-        (BackendStage::BranchOpt, &|pf| branches::run(pf)),
+        (BackendStage::BranchOpt, &|pf| branches::run(pf, &opts.faults)),
     ];
     for (stage, run) in stages {
         if opts.enabled(stage) {
