@@ -134,6 +134,7 @@ features! {
     FloatSweep => "float-sweep",
     FlagSearch => "flag-search",
     TriangleNest => "triangle-nest",
+    RowSweep => "row-sweep",
 }
 
 /// A set of [`Feature`]s (a bitset; `Feature::ALL` has fewer than 128 entries).

@@ -27,7 +27,7 @@ use super::features::Feature;
 use super::function::{ITERATION_COST, STMT_COST};
 use super::idioms::{global_read_loop, invariant_array_loop, pressure_block, trivial_update};
 use super::input::{self, GETCH_BYTES};
-use super::kernels::{flag_search, float_sweep, triangle_nest};
+use super::kernels::{flag_search, float_sweep, row_sweep, triangle_nest};
 use super::loops::{array_walk, counted_loop, guarded_loop, straight_loop};
 use super::operand::stmt_ctx;
 use super::prelude::{CHECKSUM, Helper};
@@ -166,6 +166,7 @@ pub(super) fn stmt(g: &mut Gen) -> Vec<BlockItem> {
         w(loop_ok && impure && k.float > 0 && k.arrays > 0, k.float as u32 / 3), // 24 float sweep
         w(loop_ok && branchy && k.breaks > 0, k.breaks as u32 / 3), // 25 flag search
         w(loop_ok && k.nested_loops > 0 && k.continues > 0, k.nested_loops as u32 / 2), // 26 triangular nest
+        w(loop_ok && impure && k.arrays > 0 && k.nested_loops > 0, k.nested_loops as u32 / 3), // 27 row sweep
     ];
     match g.c.weighted(&weights) {
         1 => local_decl(g),
@@ -225,6 +226,7 @@ pub(super) fn stmt(g: &mut Gen) -> Vec<BlockItem> {
         24 => float_sweep(g),
         25 => flag_search(g),
         26 => triangle_nest(g),
+        27 => row_sweep(g),
         _ => assign_stmt(g, true),
     }
 }
