@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Simulates one night of harness/deploy/k8s/nightly.yaml on this machine, with the
-# manifest's own scripts (taken out of its ConfigMap with python3's yaml):
+# Simulates one night of harness/deploy/k8s/nightly.yaml on this machine, with the scripts
+# its pods run (harness/deploy/scripts/, which the image holds in /opt/sysyc/scripts):
 #   * SHARDS shard "pods" (shard.sh with JOB_COMPLETION_INDEX=i), side by side;
 #   * shard KILLED is killed with SIGKILL (its whole process group, as an evicted pod)
 #     while it runs, then retried: shard.sh again, which resumes its directory;
 #   * merge.sh merges, compresses the raw rows and applies retention;
 #   * an unsharded campaign over the same programs; the merged rows must equal its rows
-#     (all columns but the wall-clock ones), with no row lost or repeated.
+#     (all columns but the wall-clock ones), with no row lost or repeated (compare-merged.py).
 # Usage: harness/deploy/simulate-job.sh [DIR-WITH-THE-harness-BINARY] (default target/release)
 # Exits non-zero, saying why, when the merged result differs.
 set -euo pipefail
@@ -22,15 +22,7 @@ PROGRAMS=${PROGRAMS:-12}
 KILLED=${KILLED:-1}
 export CAMPAIGN_ARGS="--programs $PROGRAMS --strategy o-levels --no-triage"
 
-python3 - "$work" <<'EOF'
-import sys, yaml
-docs = list(yaml.safe_load_all(open("harness/deploy/k8s/nightly.yaml")))
-scripts = next(d for d in docs if d["kind"] == "ConfigMap")["data"]
-for name in ("shard.sh", "merge.sh"):
-    open(f"{sys.argv[1]}/{name}", "w").write(scripts[name])
-EOF
-
-shard() { JOB_COMPLETION_INDEX=$1 bash "$work/shard.sh" >>"$work/pod-$1.log" 2>&1; }
+shard() { JOB_COMPLETION_INDEX=$1 bash harness/deploy/scripts/shard.sh >>"$work/pod-$1.log" 2>&1; }
 pids=()
 # Job control: each "pod" runs in its own process group, killed as a whole.
 set -m
@@ -65,7 +57,7 @@ wait "${pids[$KILLED]}" || true
 shard "$KILLED"
 grep -q "retry, resuming" "$work/pod-$KILLED.log" || { echo "simulate-job: the retry did not resume" >&2; exit 1; }
 
-bash "$work/merge.sh" >"$work/merge.log" 2>&1 || { cat "$work/merge.log" >&2; exit 1; }
+bash harness/deploy/scripts/merge.sh >"$work/merge.log" 2>&1 || { cat "$work/merge.log" >&2; exit 1; }
 merged=$RESULTS/night-$NIGHT/merged
 [ -f "$merged/runs.csv.gz" ] && [ ! -f "$merged/runs.csv" ] || { echo "simulate-job: runs.csv not compressed" >&2; exit 1; }
 [ -f "$merged/summary.md" ] && [ -f "$merged/failures.csv" ] || { echo "simulate-job: summary or failures.csv missing" >&2; exit 1; }
@@ -73,26 +65,5 @@ merged=$RESULTS/night-$NIGHT/merged
 harness campaign --seed "$NIGHT" $CAMPAIGN_ARGS --jobs 2 --out "$work/whole" >"$work/whole.log" 2>&1 \
     || { cat "$work/whole.log" >&2; exit 1; }
 
-python3 - "$merged" "$work/whole" "$PROGRAMS" <<'EOF'
-import csv, gzip, sys
-merged, whole, programs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-def rows(path, opener=open):
-    with opener(path, "rt", newline="") as f:
-        r = csv.reader(f)
-        header = next(r)
-        # Wall-clock columns, and the whole-process counts that include the runtime's report
-        # of starttime/stoptime (elapsed time printed: its digits vary); program_insns stays.
-        clock = ("compile_us", "run_us", "millis", "insns", "cycles")
-        keep = [i for i, h in enumerate(header) if not (h.startswith(("us_", "class_")) or h in clock)]
-        out = [tuple(row[i] for i in keep) for row in r]
-    if len(set(out)) != len(out):
-        sys.exit(f"simulate-job: repeated rows in {path}")
-    return sorted(out)
-a, b = rows(f"{merged}/runs.csv.gz", gzip.open), rows(f"{whole}/runs.csv")
-if a != b:
-    sys.exit(f"simulate-job: merged runs.csv ({len(a)} rows) differs from the unsharded run ({len(b)} rows)")
-p, q = rows(f"{merged}/programs.csv"), rows(f"{whole}/programs.csv")
-if p != q or len(p) != programs:
-    sys.exit(f"simulate-job: programs.csv differs ({len(p)} merged, {len(q)} unsharded, {programs} expected)")
-print(f"simulate-job: merged = unsharded: {len(a)} rows of {len(p)} programs")
-EOF
+compared=$(python3 harness/deploy/compare-merged.py "$merged" "$work/whole" "$PROGRAMS")
+echo "simulate-job: $compared"

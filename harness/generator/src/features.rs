@@ -143,6 +143,7 @@ features! {
     FloatSpecial => "float-special",
     FloatSpecialInput => "float-special-input",
     FloatSpecialCall => "float-special-call",
+    RowSweep => "row-sweep",
 }
 
 /// A set of [`Feature`]s (a bitset; `Feature::ALL` has fewer than 128 entries).

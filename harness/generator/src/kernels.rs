@@ -8,16 +8,22 @@
 //!   break; } .. }` and then `if (found)`, the flag merged from the break and the normal exit;
 //! * a *triangular nest* (`loop-idle-exit`): a counted loop whose body opens with a counted
 //!   loop that skips the iterations past the outer counter (`if (j > i) { j = j + 1;
-//!   continue; }`, as `transpose` swaps one triangle).
+//!   continue; }`, as `transpose` swaps one triangle);
+//! * a *row sweep* (`gep-invariant`): a flattened two-dimensional array written row by row
+//!   through `a[i * C + j]` and read back through a row offset, `a[row + j]`, the index a sum
+//!   of a term invariant in the inner loop and its counter (as the matrix and window loops of
+//!   the performance suite index; the statement mix indexes by a counter plus a constant, or
+//!   by a wrapped expression, never so: `gep-invariant` changed 0 of 500 programs of a
+//!   default campaign before, 144 of 500 with this kernel).
 //!
-//! All three terminate by construction (hidden counters, literal bounds) and stay within the
+//! All four terminate by construction (hidden counters, literal bounds) and stay within the
 //! generator's value bounds: the sweep's values are averages of elements bounded by
 //! [`FLOAT_VAR_BOUND`].
 
 use super::build::{self, increment, int_decl};
 use super::cond::cond;
 use super::env::{self, Storage};
-use super::expr::{fit, float_expr, int_expr};
+use super::expr::{fit, float_expr, index, int_expr};
 use super::features::Feature;
 use super::loops::{counted_loop_opening, triangular_loop};
 use super::prelude::Helper;
@@ -164,4 +170,69 @@ pub(super) fn flag_search(g: &mut Gen) -> Vec<BlockItem> {
 /// the budget).
 pub(super) fn triangle_nest(g: &mut Gen) -> Vec<BlockItem> {
     counted_loop_opening(g, &mut |g, _| triangular_loop(g))
+}
+
+/// A row sweep (see the module doc): `int rs[R * C] = {};` filled by a nest over rows `i`
+/// and columns `j` through `rs[i * C + j]`, then read back by a second nest through
+/// `row = i * C` into a bounded accumulator, `acc = (acc * 3 + rs[row + j]) % 10007`, which
+/// goes to the checksum. The array stays in scope for later statements.
+pub(super) fn row_sweep(g: &mut Gen) -> Vec<BlockItem> {
+    let rows = g.c.range(2, 4);
+    // Both nests run rows × columns times, about a dozen work units an iteration each.
+    let Some(hi) = kernel_trips(g, 2, 64, 24 * rows as u64) else {
+        return g.statements.assignment(g);
+    };
+    // Past full-unroll's reach when the budget allows: a row of a dozen elements becomes
+    // straight-line code, and its sums constants.
+    let cols = g.c.range(hi.min(30), hi);
+    g.feature(Feature::RowSweep);
+    g.feature(Feature::LocalArray);
+    g.feature(Feature::While);
+    g.feature(Feature::NestedLoop);
+    g.use_helper(Helper::Mix);
+    let names = ["rs", "i", "j", "acc", "row", "j"].map(|n| g.env.local_name(n));
+    let [a, i, j, acc, row, j2] = &names;
+    let (r, c) = (build::int(rows as i32), build::int(cols as i32));
+    let mut out = vec![
+        BlockItem::Decl(build::decl(false, BType::Int, a, vec![build::int((rows * cols) as i32)], Some(build::init_list(Vec::new())))),
+        int_decl(i, build::int(0)),
+    ];
+    let saved = g.work.repeat((rows * cols) as u64);
+    // An element: a value in 0..1000 plus its column, below 1064.
+    let e = index(g, 1000, ECtx::pure(2));
+    let flat = build::bin(BinaryOp::Add, build::bin(BinaryOp::Mul, build::var(i), c.clone()), build::var(j));
+    let fill = vec![
+        build::stmt(build::assign(build::lval(a, vec![flat]), build::bin(BinaryOp::Add, e.e, build::var(j)))),
+        build::stmt(increment(j, 1)),
+    ];
+    g.work.mult = saved;
+    let fill_row = vec![
+        int_decl(j, build::int(0)),
+        build::stmt(build::while_stmt(build::bin(BinaryOp::Lt, build::var(j), c.clone()), build::block_stmt(fill))),
+        build::stmt(increment(i, 1)),
+    ];
+    out.push(build::stmt(build::while_stmt(build::bin(BinaryOp::Lt, build::var(i), r.clone()), build::block_stmt(fill_row))));
+    // acc < 10007 and an element below 1064: acc * 3 + element stays below 31 085.
+    let element = if g.c.chance(0.5) {
+        build::elem(a, vec![build::bin(BinaryOp::Add, build::var(row), build::var(j2))])
+    } else {
+        build::elem(a, vec![build::bin(BinaryOp::Add, build::var(j2), build::var(row))])
+    };
+    let step = build::bin(BinaryOp::Add, build::bin(BinaryOp::Mul, build::var(acc), build::int(3)), element);
+    let read = vec![build::stmt(build::assign_var(acc, build::bin(BinaryOp::Mod, step, build::int(10007)))), build::stmt(increment(j2, 1))];
+    let read_row = vec![
+        int_decl(row, build::bin(BinaryOp::Mul, build::var(i), c.clone())),
+        int_decl(j2, build::int(0)),
+        build::stmt(build::while_stmt(build::bin(BinaryOp::Lt, build::var(j2), c), build::block_stmt(read))),
+        build::stmt(increment(i, 1)),
+    ];
+    out.push(int_decl(acc, build::int(0)));
+    out.push(build::stmt(build::assign_var(i, build::int(0))));
+    out.push(build::stmt(build::while_stmt(build::bin(BinaryOp::Lt, build::var(i), r), build::block_stmt(read_row))));
+    g.work.charge(24 * (rows * cols) as u64 + Helper::Mix.cost());
+    out.push(build::stmt(build::expr_stmt(build::call(Helper::Mix.name(), vec![build::var(acc)]))));
+    let mut array = env::array(a.clone(), Ty::Int, vec![(rows * cols) as u32], Storage::Local);
+    array.init = true;
+    g.env.declare(array);
+    out
 }

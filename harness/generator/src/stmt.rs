@@ -28,7 +28,7 @@ use super::features::Feature;
 use super::function::{ITERATION_COST, STMT_COST};
 use super::idioms::{global_read_loop, invariant_array_loop, pressure_block, trivial_update};
 use super::input::{self, GETCH_BYTES};
-use super::kernels::{flag_search, float_sweep, triangle_nest};
+use super::kernels::{flag_search, float_sweep, row_sweep, triangle_nest};
 use super::loops::{array_walk, counted_loop, guarded_loop, straight_loop};
 use super::operand::stmt_ctx;
 use super::prelude::{CHECKSUM, Helper};
@@ -170,6 +170,7 @@ pub(super) fn stmt(g: &mut Gen) -> Vec<BlockItem> {
         w(loop_ok && k.nested_loops > 0 && k.continues > 0, k.nested_loops as u32 / 2), // 26 triangular nest
         w(loop_ok && k.call_effects > 0 && g.env.funcs.iter().any(|f| f.effect.is_some()), k.call_effects as u32), // 27 effect loop
         w(branchy && impure && k.float > 0 && k.float_specials > 0, k.float_specials as u32 / 3), // 28 float specials
+        w(loop_ok && impure && k.arrays > 0 && k.nested_loops > 0, k.nested_loops as u32 / 3), // 29 row sweep
     ];
     match g.c.weighted(&weights) {
         1 => local_decl(g),
@@ -231,6 +232,7 @@ pub(super) fn stmt(g: &mut Gen) -> Vec<BlockItem> {
         26 => triangle_nest(g),
         27 => effect_loop(g),
         28 => special_compares(g),
+        29 => row_sweep(g),
         _ => assign_stmt(g, true),
     }
 }

@@ -314,8 +314,9 @@ fn skip_counts_update_another_local_before_the_latch() {
 }
 
 /// The loop kernels of `kernels.rs` follow their knobs (a float sweep needs `float` and
-/// `arrays`, a flag search `breaks`, a triangular nest `nested_loops` and `continues`) and
-/// all occur with the default knobs; a triangular nest always carries its skip.
+/// `arrays`, a flag search `breaks`, a triangular nest `nested_loops` and `continues`, a row
+/// sweep `arrays` and `nested_loops`) and all occur with the default knobs; a triangular nest
+/// always carries its skip.
 #[test]
 fn loop_kernels_follow_their_knobs() {
     let mut off = GenConfig::default();
@@ -325,7 +326,7 @@ fn loop_kernels_follow_their_knobs() {
     let mut seen_on = FeatureSet::default();
     for seed in 0..60u64 {
         let p = generate(seed, &off, &coverage_probe);
-        for f in [Feature::FloatSweep, Feature::FlagSearch, Feature::TriangleNest] {
+        for f in [Feature::FloatSweep, Feature::FlagSearch, Feature::TriangleNest, Feature::RowSweep] {
             assert!(!p.features.contains(f), "seed {seed}: {f:?} with its knob off");
         }
         let p = generate(seed, &GenConfig::default(), &coverage_probe);
@@ -336,7 +337,7 @@ fn loop_kernels_follow_their_knobs() {
             seen_on.insert(f);
         }
     }
-    for f in [Feature::FloatSweep, Feature::FlagSearch, Feature::TriangleNest] {
+    for f in [Feature::FloatSweep, Feature::FlagSearch, Feature::TriangleNest, Feature::RowSweep] {
         assert!(seen_on.contains(f), "{f:?} never generated with default knobs");
     }
 }
