@@ -59,211 +59,185 @@ fn default_attempts() -> u32 {
     3
 }
 
-/// Feature probabilities in percent; 0 switches the feature off.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Knobs {
+/// Declares [`Knobs`] (one field per knob, with its doc and default), [`KNOB_COUNT`], and the
+/// knobs in declaration order: [`Knobs::NAMES`], [`Knobs::values`] and a mutable view. One
+/// list, so a new knob cannot be missing from one of them.
+macro_rules! knobs {
+    ($($(#[$attr:meta])* $name:ident: $default:literal,)*) => {
+        /// Feature probabilities in percent; 0 switches the feature off.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Knobs {
+            $($(#[$attr])* pub $name: u8,)*
+        }
+
+        impl Default for Knobs {
+            fn default() -> Knobs {
+                Knobs { $($name: $default,)* }
+            }
+        }
+
+        /// Number of knobs in [`Knobs`].
+        pub const KNOB_COUNT: usize = [$(stringify!($name)),*].len();
+
+        impl Knobs {
+            /// The knobs' field names, in declaration order (the order of [`SwarmWeights`]).
+            pub const NAMES: [&'static str; KNOB_COUNT] = [$(stringify!($name)),*];
+
+            /// The knobs' values in [`Knobs::NAMES`] order.
+            pub fn values(&self) -> [u8; KNOB_COUNT] {
+                [$(self.$name),*]
+            }
+
+            fn all_mut(&mut self) -> [&mut u8; KNOB_COUNT] {
+                [$(&mut self.$name),*]
+            }
+        }
+    };
+}
+
+knobs! {
     /// `float` variables, arithmetic and functions.
-    pub float: u8,
+    float: 50,
     /// Arrays at all.
-    pub arrays: u8,
+    arrays: 60,
     /// Arrays of rank 2 and more.
-    pub multi_dim: u8,
+    multi_dim: 40,
     /// `const` scalars and arrays.
-    pub consts: u8,
+    consts: 40,
     /// Global scalars and arrays (besides the checksum).
-    pub globals: u8,
+    globals: 60,
     /// Globals that are only ever read.
-    pub read_only_globals: u8,
+    read_only_globals: 30,
     /// Functions without side effects.
-    pub pure_functions: u8,
+    pure_functions: 50,
     /// Functions with side effects (globals, arrays, output).
-    pub impure_functions: u8,
+    impure_functions: 50,
     /// Self-recursive functions with a decreasing depth parameter.
-    pub recursion: u8,
+    recursion: 35,
     /// Array parameters.
-    pub array_params: u8,
+    array_params: 50,
     /// A partially indexed array (`a[i]`) passed as an array argument.
-    pub partial_rows: u8,
+    partial_rows: 40,
     /// Functions with many parameters (> 4 ints, > 16 floats).
-    pub many_params: u8,
+    many_params: 15,
     /// A length parameter telling a callee how much of an array to walk.
-    pub length_params: u8,
+    length_params: 40,
     /// `if` statements.
-    pub ifs: u8,
+    ifs: 50,
     /// `else` branches.
-    pub elses: u8,
+    elses: 50,
     /// `while` loops.
-    pub loops: u8,
+    loops: 50,
     /// Loops inside loops.
-    pub nested_loops: u8,
+    nested_loops: 40,
     /// `break`.
-    pub breaks: u8,
+    breaks: 25,
     /// `continue`.
-    pub continues: u8,
+    continues: 20,
     /// `return` before the end of a function.
-    pub early_returns: u8,
+    early_returns: 20,
     /// `&&` / `||`.
-    pub short_circuit: u8,
+    short_circuit: 40,
     /// Calls with side effects inside `&&` / `||` operands.
-    pub effects_in_conditions: u8,
+    effects_in_conditions: 30,
     /// `/` and `%`.
-    pub div_mod: u8,
+    div_mod: 30,
     /// Csmith-style `safe_div`/`safe_mod` wrappers (versus inline guards).
-    pub safe_wrappers: u8,
+    safe_wrappers: 50,
     /// Reading stdin (`getint`, `getch`, `getfloat`, `getarray`, `getfarray`).
-    pub input: u8,
+    input: 40,
     /// Output along the way (`putint`, `putch`, `putfloat`, `putarray`, `putfarray`).
-    pub output: u8,
+    output: 20,
     /// `putf`.
-    pub putf: u8,
+    putf: 20,
     /// `starttime` / `stoptime`.
-    pub timers: u8,
+    timers: 10,
     /// Declarations that shadow an outer name.
-    pub shadowing: u8,
+    shadowing: 25,
     /// The same array reachable under two names in one function; also self-calls of a
     /// recursive function that pass other arrays than the one received (locals of the
     /// calling activation among them).
-    pub aliasing: u8,
+    aliasing: 40,
     /// Stores overwritten before being read.
-    pub dead_stores: u8,
+    dead_stores: 15,
     /// Re-use of an earlier expression (CSE, load reuse).
-    pub reuse: u8,
+    reuse: 25,
     /// Variables kept unchanged inside a loop (loop-invariant code).
-    pub invariants: u8,
+    invariants: 40,
     /// `int x; if (c) x = ..; else x = ..;` and arrays filled by a loop after declaration.
-    pub late_init: u8,
+    late_init: 20,
     /// float→int conversions.
-    pub float_to_int: u8,
+    float_to_int: 30,
     /// Octal and hexadecimal literals.
-    pub literal_bases: u8,
+    literal_bases: 15,
     /// Nested `{ }` blocks with their own declarations.
-    pub blocks: u8,
+    blocks: 20,
     /// Calls of the checksum mixer inside the program (not only at the end).
-    pub mix_calls: u8,
+    mix_calls: 30,
     /// Comparison chains like `a < b == c`.
-    pub comparison_chains: u8,
+    comparison_chains: 10,
     /// `main` returns (a function of) the checksum as exit status.
-    pub status_checksum: u8,
+    status_checksum: 50,
     /// Algebraic identities (`e + 0`, `(e + c) - c`, `e - e`, ...).
-    pub identities: u8,
+    identities: 20,
     /// A trip-count parameter bounding the loops of a function, which callers vary (so the
     /// loops run 0, 1, 2, ... times, remainders of unrolling included).
     #[serde(default)]
-    pub trip_params: u8,
+    trip_params: 70,
     /// Counted loops with a straight-line body and a run-time trip count (single-block
     /// loops for `unroll`), with loop-carried recurrences through locals and arrays.
     #[serde(default)]
-    pub straight_loops: u8,
+    straight_loops: 50,
     /// Loops reading global scalars and fixed global elements that nothing in the function
     /// writes (`hoist-global-loads`, `licm`), and loops reading a global around calls that
     /// write it.
     #[serde(default)]
-    pub hoist_shapes: u8,
+    hoist_shapes: 40,
     /// Local arrays declared in a loop body with the same contents every iteration
     /// (`array-hoist`), sometimes with one element that changes.
     #[serde(default)]
-    pub array_hoist: u8,
+    array_hoist: 30,
     /// Updates that leave a variable unchanged (`x = x + 0` in one branch, the same value
     /// in both), whose phis become trivial after simplification (`trivial-phi`).
     #[serde(default)]
-    pub trivial_phis: u8,
+    trivial_phis: 50,
     /// Many int and float values live across a call (register pressure, callee-saved
     /// registers).
     #[serde(default)]
-    pub register_pressure: u8,
+    register_pressure: 25,
     /// Division and remainder by constants of every kind (powers of two, others,
     /// negative) of dividends near `INT_MIN`, `INT_MAX` and negative.
     #[serde(default)]
-    pub div_corners: u8,
+    div_corners: 40,
     /// Float values `-0.0` and ints that round when converted, with comparisons and
     /// output that tell them apart.
     #[serde(default)]
-    pub float_corners: u8,
+    float_corners: 30,
     /// Local arrays over 4096 bytes (stack offsets beyond the immediate ranges).
     #[serde(default)]
-    pub big_frames: u8,
+    big_frames: 20,
     /// Re-used expressions with their operands in another order or the converse
     /// comparison (`b * a` for `a * b`, `b > a` for `a < b`).
     #[serde(default)]
-    pub near_redundant: u8,
+    near_redundant: 30,
     /// YARPGen-style reads from a small pool of variables per function, so the same
     /// operands meet often.
     #[serde(default)]
-    pub var_pool: u8,
+    var_pool: 40,
     /// Callees that survive inlining (recursive without a tail call, or over the inliner's
     /// size budget with two call sites), each with one memory effect a call can have (reads
     /// or writes a global, an array parameter or a global array, or nothing), called in
     /// loops next to loads and stores of what they touch (`effects.rs`).
     #[serde(default)]
-    pub call_effects: u8,
+    call_effects: 45,
     /// Float special values (NaN, ±inf, -0.0 from arithmetic, overflow and input) compared
     /// under every predicate, in both branch directions, with operands swapped, as values
     /// and in if-convertible shapes (`specials.rs`).
     #[serde(default)]
-    pub float_specials: u8,
+    float_specials: 35,
 }
 
-impl Default for Knobs {
-    fn default() -> Knobs {
-        Knobs {
-            float: 50,
-            arrays: 60,
-            multi_dim: 40,
-            consts: 40,
-            globals: 60,
-            read_only_globals: 30,
-            pure_functions: 50,
-            impure_functions: 50,
-            recursion: 35,
-            array_params: 50,
-            partial_rows: 40,
-            many_params: 15,
-            length_params: 40,
-            ifs: 50,
-            elses: 50,
-            loops: 50,
-            nested_loops: 40,
-            breaks: 25,
-            continues: 20,
-            early_returns: 20,
-            short_circuit: 40,
-            effects_in_conditions: 30,
-            div_mod: 30,
-            safe_wrappers: 50,
-            input: 40,
-            output: 20,
-            putf: 20,
-            timers: 10,
-            shadowing: 25,
-            aliasing: 40,
-            dead_stores: 15,
-            reuse: 25,
-            invariants: 40,
-            late_init: 20,
-            float_to_int: 30,
-            literal_bases: 15,
-            blocks: 20,
-            mix_calls: 30,
-            comparison_chains: 10,
-            status_checksum: 50,
-            identities: 20,
-            trip_params: 70,
-            straight_loops: 50,
-            hoist_shapes: 40,
-            array_hoist: 30,
-            trivial_phis: 50,
-            register_pressure: 25,
-            div_corners: 40,
-            float_corners: 30,
-            big_frames: 20,
-            near_redundant: 30,
-            var_pool: 40,
-            call_effects: 45,
-            float_specials: 35,
-        }
-    }
-}
 
 impl Default for GenConfig {
     fn default() -> GenConfig {
@@ -393,9 +367,6 @@ impl GenConfig {
     }
 }
 
-/// Number of knobs in [`Knobs`].
-pub const KNOB_COUNT: usize = 54;
-
 /// Per knob (in [`Knobs::NAMES`] order), the probability that a swarm configuration switches
 /// it off. The default, [`SWARM_OFF`] for every knob, is the unguided swarm.
 #[derive(Clone, Debug, PartialEq)]
@@ -412,186 +383,6 @@ impl Default for SwarmWeights {
     }
 }
 
-impl Knobs {
-    /// The knobs' field names, in declaration order (the order of [`SwarmWeights`]).
-    pub const NAMES: [&'static str; KNOB_COUNT] = [
-        "float",
-        "arrays",
-        "multi_dim",
-        "consts",
-        "globals",
-        "read_only_globals",
-        "pure_functions",
-        "impure_functions",
-        "recursion",
-        "array_params",
-        "partial_rows",
-        "many_params",
-        "length_params",
-        "ifs",
-        "elses",
-        "loops",
-        "nested_loops",
-        "breaks",
-        "continues",
-        "early_returns",
-        "short_circuit",
-        "effects_in_conditions",
-        "div_mod",
-        "safe_wrappers",
-        "input",
-        "output",
-        "putf",
-        "timers",
-        "shadowing",
-        "aliasing",
-        "dead_stores",
-        "reuse",
-        "invariants",
-        "late_init",
-        "float_to_int",
-        "literal_bases",
-        "blocks",
-        "mix_calls",
-        "comparison_chains",
-        "status_checksum",
-        "identities",
-        "trip_params",
-        "straight_loops",
-        "hoist_shapes",
-        "array_hoist",
-        "trivial_phis",
-        "register_pressure",
-        "div_corners",
-        "float_corners",
-        "big_frames",
-        "near_redundant",
-        "var_pool",
-        "call_effects",
-        "float_specials",
-    ];
-
-    /// The knobs' values in [`Knobs::NAMES`] order.
-    pub fn values(&self) -> [u8; KNOB_COUNT] {
-        let mut copy = self.clone();
-        copy.all_mut().map(|v| *v)
-    }
-
-    fn all_mut(&mut self) -> [&mut u8; KNOB_COUNT] {
-        let Knobs {
-            float,
-            arrays,
-            multi_dim,
-            consts,
-            globals,
-            read_only_globals,
-            pure_functions,
-            impure_functions,
-            recursion,
-            array_params,
-            partial_rows,
-            many_params,
-            length_params,
-            ifs,
-            elses,
-            loops,
-            nested_loops,
-            breaks,
-            continues,
-            early_returns,
-            short_circuit,
-            effects_in_conditions,
-            div_mod,
-            safe_wrappers,
-            input,
-            output,
-            putf,
-            timers,
-            shadowing,
-            aliasing,
-            dead_stores,
-            reuse,
-            invariants,
-            late_init,
-            float_to_int,
-            literal_bases,
-            blocks,
-            mix_calls,
-            comparison_chains,
-            status_checksum,
-            identities,
-            trip_params,
-            straight_loops,
-            hoist_shapes,
-            array_hoist,
-            trivial_phis,
-            register_pressure,
-            div_corners,
-            float_corners,
-            big_frames,
-            near_redundant,
-            var_pool,
-            call_effects,
-            float_specials,
-        } = self;
-        [
-            float,
-            arrays,
-            multi_dim,
-            consts,
-            globals,
-            read_only_globals,
-            pure_functions,
-            impure_functions,
-            recursion,
-            array_params,
-            partial_rows,
-            many_params,
-            length_params,
-            ifs,
-            elses,
-            loops,
-            nested_loops,
-            breaks,
-            continues,
-            early_returns,
-            short_circuit,
-            effects_in_conditions,
-            div_mod,
-            safe_wrappers,
-            input,
-            output,
-            putf,
-            timers,
-            shadowing,
-            aliasing,
-            dead_stores,
-            reuse,
-            invariants,
-            late_init,
-            float_to_int,
-            literal_bases,
-            blocks,
-            mix_calls,
-            comparison_chains,
-            status_checksum,
-            identities,
-            trip_params,
-            straight_loops,
-            hoist_shapes,
-            array_hoist,
-            trivial_phis,
-            register_pressure,
-            div_corners,
-            float_corners,
-            big_frames,
-            near_redundant,
-            var_pool,
-            call_effects,
-            float_specials,
-        ]
-    }
-}
 
 impl<'a> Arbitrary<'a> for GenConfig {
     fn arbitrary(u: &mut Unstructured<'a>) -> arbitrary::Result<GenConfig> {
