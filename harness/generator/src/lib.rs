@@ -93,6 +93,7 @@ mod idioms;
 mod input;
 mod kernels;
 mod loops;
+pub mod mutate;
 mod operand;
 mod params;
 mod prelude;
