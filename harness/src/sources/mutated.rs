@@ -410,7 +410,8 @@ int main() {
         let (a, b) = (source(one.path(), &seeds), source(two.path(), &seeds));
         let kinds: BTreeSet<&str> = TrapKind::ALL.iter().map(|k| k.slug()).chain(["timeout", "ill-typed"]).collect();
         let (mut judged, mut discarded) = (0, BTreeMap::<String, u32>::new());
-        for index in 0..40 {
+        // Programs of the first two batches: their pool is empty, nothing to wait for.
+        for index in 0..2 * BATCH {
             let seed = crate::campaign::program_seed(9, index);
             let (x, y) = (a.variant(index, seed).unwrap(), b.variant(index, seed).unwrap());
             assert_eq!(x.origin.record(), y.origin.record(), "program {index}");
@@ -427,7 +428,7 @@ int main() {
                 assert_eq!(p.stdin, b"3\n");
             }
         }
-        assert!(judged >= 20, "{judged} of 40 judged");
+        assert!(judged >= 8, "{judged} of {} judged", 2 * BATCH);
         assert!(discarded.keys().any(|k| k == "out-of-bounds" || k == "div-by-zero"), "{discarded:?}");
     }
 
