@@ -356,7 +356,10 @@ fn run(
         limit = limit.min(corpus::len(corpus)?);
     }
     let mutated = match (&options.seeds, &options.corpus) {
-        (Some(seeds), None) => Some(mutated::Mutated::open(dir, seeds, options.seed, shard, limits_timeout, &done)?),
+        (Some(seeds), None) => {
+            let positions = mutated::Shard { index: shard.index, count: shard.count };
+            Some(mutated::Mutated::open(dir, seeds, (options.seed, program_seed), positions, limits_timeout, &done)?)
+        },
         _ => None,
     };
     let workers = Workers {

@@ -26,7 +26,6 @@
 //! programs are a function of the seed and options whatever `--jobs`, and `--resume` reads
 //! the same pool back from `pool.csv` and `pool/`.
 
-use crate::campaign::Shard;
 use anyhow::{Context, Result, bail};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{File, OpenOptions};
@@ -40,6 +39,19 @@ use sysy_generator::mutate::{self, Coverage};
 use sysy_generator::{Choices, GeneratedProgram, SeededChoices};
 use sysyc::frontend::{self, LineIndex};
 use sysyc::runtime::Outcome;
+
+/// Program `index + k·count` for `k = 0, 1, ...`: the campaign's shard, its positions.
+#[derive(Clone, Copy, Debug)]
+pub struct Shard {
+    pub index: u64,
+    pub count: u64,
+}
+
+impl Shard {
+    fn nth(self, k: u64) -> Option<u64> {
+        k.checked_mul(self.count)?.checked_add(self.index)
+    }
+}
 
 /// The seed directories of a campaign and the share of variants (saved in `campaign.json`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -144,6 +156,8 @@ pub struct Mutated {
     files: Vec<PathBuf>,
     share: f64,
     campaign_seed: u64,
+    /// The campaign's generator seed of a program number (`campaign::program_seed`).
+    program_seed: fn(u64, u64) -> u64,
     shard: Shard,
     dir: PathBuf,
     limits: Limits,
@@ -159,7 +173,14 @@ const POOL_HEADER: &str = "program,kept,parent,changed\n";
 impl Mutated {
     /// The source of the campaign in `dir` over the seed directories `dirs`, keeping the
     /// pool decisions of the `done` programs (a resume).
-    pub fn open(dir: &Path, options: &SeedOptions, campaign_seed: u64, shard: Shard, timeout: Duration, done: &BTreeSet<u64>) -> Result<Mutated> {
+    pub fn open(
+        dir: &Path,
+        options: &SeedOptions,
+        (campaign_seed, program_seed): (u64, fn(u64, u64) -> u64),
+        shard: Shard,
+        timeout: Duration,
+        done: &BTreeSet<u64>,
+    ) -> Result<Mutated> {
         let (dirs, share) = (&options.dirs, options.share);
         let files = seed_files(dirs)?;
         let path = dir.join("pool.csv");
@@ -182,6 +203,7 @@ impl Mutated {
             files,
             share,
             campaign_seed,
+            program_seed,
             shard,
             dir: dir.to_path_buf(),
             limits: Limits { timeout, max_steps: VARIANT_STEPS },
@@ -319,7 +341,7 @@ impl Mutated {
         let boundary = self.boundary(index);
         let needed: Vec<u64> = (0..boundary)
             .filter_map(|k| self.shard.nth(k))
-            .filter(|&j| self.is_variant(crate::campaign::program_seed(self.campaign_seed, j)))
+            .filter(|&j| self.is_variant((self.program_seed)(self.campaign_seed, j)))
             .collect();
         let mut state = self.state.lock().map_err(|_| anyhow::anyhow!("a worker panicked"))?;
         while !state.aborted && !needed.iter().all(|j| state.decisions.contains_key(j)) {
@@ -363,6 +385,11 @@ mod tests {
     use super::*;
     use sysyc::runtime::TrapKind;
 
+    /// A program-seed function for the tests (the campaign passes its own).
+    fn seed_of(seed: u64, index: u64) -> u64 {
+        seed.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(index.wrapping_mul(0xbf58_476d_1ce4_e5b9))
+    }
+
     /// A seed whose variants often trap: indexing by loop counters, division by input.
     const SEED: &str = "int a[8];
 int div(int x, int y) { return x / y; }
@@ -390,7 +417,7 @@ int main() {
         std::fs::write(seeds.join("s.sy"), SEED).unwrap();
         std::fs::write(seeds.join("s.in"), "3\n").unwrap();
         let options = SeedOptions { dirs: vec![seeds], share: 1.0 };
-        Mutated::open(dir, &options, 9, Shard { index: 0, count: 1 }, Duration::from_secs(10), &BTreeSet::new()).unwrap()
+        Mutated::open(dir, &options, (9, seed_of), Shard { index: 0, count: 1 }, Duration::from_secs(10), &BTreeSet::new()).unwrap()
     }
 
     #[test]
@@ -412,7 +439,7 @@ int main() {
         let (mut judged, mut discarded) = (0, BTreeMap::<String, u32>::new());
         // Programs of the first two batches: their pool is empty, nothing to wait for.
         for index in 0..2 * BATCH {
-            let seed = crate::campaign::program_seed(9, index);
+            let seed = seed_of(9, index);
             let (x, y) = (a.variant(index, seed).unwrap(), b.variant(index, seed).unwrap());
             assert_eq!(x.origin.record(), y.origin.record(), "program {index}");
             assert_eq!(x.program.as_ref().map(|p| &p.source), y.program.as_ref().map(|p| &p.source));
@@ -438,7 +465,7 @@ int main() {
         let m = source(dir.path(), &dir.path().join("seeds"));
         let mut kept = 0;
         for index in 0..2 * BATCH {
-            let v = m.variant(index, crate::campaign::program_seed(9, index)).unwrap();
+            let v = m.variant(index, seed_of(9, index)).unwrap();
             // Every variant made a new pass change: all are kept (when judged).
             let changed: BTreeSet<String> = [format!("pass{index}")].into();
             m.record(index, &v.origin, v.program.as_ref(), &changed, true).unwrap();
@@ -451,9 +478,9 @@ int main() {
         // Program 3·BATCH sees the first two batches; a resumed source reads them back.
         let done: BTreeSet<u64> = (0..2 * BATCH).collect();
         let options = SeedOptions { dirs: vec![dir.path().join("seeds")], share: 1.0 };
-        let again = Mutated::open(dir.path(), &options, 9, Shard { index: 0, count: 1 }, Duration::from_secs(10), &done).unwrap();
+        let again = Mutated::open(dir.path(), &options, (9, seed_of), Shard { index: 0, count: 1 }, Duration::from_secs(10), &done).unwrap();
         assert_eq!(again.pool_for(3 * BATCH).unwrap(), pool);
-        let from_pool = (3 * BATCH..4 * BATCH).filter_map(|i| m.variant(i, crate::campaign::program_seed(9, i)).ok()).filter(|v| v.origin.parent.starts_with("pool:")).count();
+        let from_pool = (3 * BATCH..4 * BATCH).filter_map(|i| m.variant(i, seed_of(9, i)).ok()).filter(|v| v.origin.parent.starts_with("pool:")).count();
         assert!(from_pool > 0, "some variants of the pool's programs");
     }
 }
