@@ -114,6 +114,51 @@ fn guided_swarm_is_reproducible_with_any_jobs_and_resume() {
     assert!(summary.contains("Back-end stages: not attributed") && !summary.contains("| arm-peephole |"), "{summary}");
 }
 
+/// program → origin column, from `programs.csv`.
+fn origins(dir: &Path) -> BTreeMap<u64, String> {
+    let mut reader = csv::Reader::from_path(dir.join("programs.csv")).expect("programs.csv");
+    let column = reader.headers().expect("header").iter().position(|h| h == "origin").expect("an origin column");
+    reader.records().map(|r| r.expect("row")).map(|r| (r[0].parse().expect("number"), r[column].to_string())).collect()
+}
+
+#[test]
+fn a_campaign_with_seeds_checks_recorded_variants_the_same_with_any_jobs() {
+    if common::tools("campaign with seeds").is_none() {
+        return;
+    }
+    let scratch = common::scratch();
+    let seeds = scratch.path().join("seeds");
+    std::fs::create_dir_all(&seeds).expect("seeds");
+    std::fs::write(seeds.join("loop.sy"), "int a[6];\nint f(int x) { return x * 3 - 1; }\nint main() {\n    int n = getint(), i = 0, s = 0;\n    while (i < 6) { a[i] = f(i + n); s = s + a[i] / (n + 1); i = i + 1; }\n    if (s > 1000) { putint(0); }\n    putint(s);\n    return s % 7;\n}\n").expect("write");
+    std::fs::write(seeds.join("loop.in"), "4\n").expect("write");
+    std::fs::write(seeds.join("float.sy"), "float g = 1.5;\nint main() {\n    float x = getfloat();\n    int i = 0;\n    while (i < 4) { if (x < g) { x = x * 2.0; } else { x = x - 0.25; } i = i + 1; }\n    putfloat(x);\n    return 0;\n}\n").expect("write");
+    std::fs::write(seeds.join("float.in"), "0.75\n").expect("write");
+    let path = |name: &str| scratch.path().join(name).to_str().expect("utf-8 path").to_string();
+    let args = ["campaign", "--seed", "5", "--strategy", "o-levels", "--in-process", "--no-triage", "--programs", "20", "--seeds", seeds.to_str().expect("utf-8"), "--seed-share", "0.8"];
+    let one = harness(&[&args[..], &["--jobs", "1", "--out", &path("one")]].concat());
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    let two = harness(&[&args[..], &["--jobs", "2", "--out", &path("two")]].concat());
+    assert!(two.status.success(), "{}", String::from_utf8_lossy(&two.stderr));
+    let (a, b) = (origins(&scratch.path().join("one")), origins(&scratch.path().join("two")));
+    assert_eq!(a.len(), 20);
+    assert_eq!(a, b, "the same variants whatever --jobs");
+    let variants = a.values().filter(|o| o.starts_with("parent=")).count();
+    assert!(variants >= 8, "{variants} variants of 20: {a:?}");
+    assert!(a.values().filter(|o| o.starts_with("parent=")).all(|o| o.contains(".sy;ops=") || o.contains("pool:")), "{a:?}");
+    let pool = std::fs::read_to_string(scratch.path().join("one/pool.csv")).expect("pool.csv");
+    assert_eq!(pool.lines().filter(|l| !l.is_empty()).count(), 1 + variants, "a pool decision per variant: {pool}");
+    let summary = std::fs::read_to_string(scratch.path().join("one/summary.md")).expect("summary");
+    assert!(summary.contains("--seeds") && summary.contains("--seed-share 0.8"), "the rerun command names the seeds");
+}
+
+#[test]
+fn a_bad_seed_directory_is_a_clear_error() {
+    let out = harness(&["campaign", "--programs", "1", "--seeds", "/nonexistent/seeds", "--out", "/nonexistent/x"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reading the seed directory /nonexistent/seeds"), "{stderr}");
+}
+
 #[test]
 fn bad_options_are_clear_errors() {
     let out = harness(&["campaign", "--programs", "1", "--strategy", "nonsense", "--out", "/nonexistent/x"]);

@@ -94,6 +94,7 @@ mod idioms;
 mod input;
 mod kernels;
 mod loops;
+pub mod mutate;
 mod operand;
 mod params;
 mod prelude;

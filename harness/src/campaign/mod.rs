@@ -72,7 +72,7 @@ use sysyc::faults::FaultSet;
 use sysyc::runtime::library::Assembler;
 
 use sysy_check::failure::{Failure, FailureKind, Stage};
-use crate::sources::corpus;
+use crate::sources::{corpus, mutated};
 use crate::sources::generated::generate;
 use sysy_generator::GenConfig;
 use sysy_check::qemu::{CostMode, Runner};
@@ -123,6 +123,10 @@ pub struct CampaignOptions {
     /// `i`-th `.sy` file in name order, its stdin the `.in` file of the same stem ([`corpus`]).
     #[serde(default)]
     pub corpus: Option<PathBuf>,
+    /// Mix variants of the programs of these seed directories with the generated programs
+    /// ([`crate::sources::mutated`]; not with `corpus`).
+    #[serde(default)]
+    pub seeds: Option<crate::sources::mutated::SeedOptions>,
     /// Start no new program once this many programs have failed (those in flight are
     /// finished): a search for the first programs that show a bug, independent of how many
     /// programs of a seed that takes.
@@ -311,6 +315,7 @@ fn run(
     let plan = Plan::new(&strategies, &options.over, options.random_per_program).map_err(anyhow::Error::msg)?;
     let faults = FaultSet::parse(&options.faults.join(",")).map_err(anyhow::Error::msg)?;
     let limits = Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
+    let limits_timeout = limits.timeout;
     let assembler = if options.gnu_assembler { Assembler::Gnu } else { Assembler::InProcess };
     let runner = Runner::new(CostMode::Measure).context("qemu-arm with the cost plugin")?;
     let checker = Checker {
@@ -350,11 +355,19 @@ fn run(
     if let Some(corpus) = &options.corpus {
         limit = limit.min(corpus::len(corpus)?);
     }
+    let mutated = match (&options.seeds, &options.corpus) {
+        (Some(seeds), None) => {
+            let positions = mutated::Shard { index: shard.index, count: shard.count };
+            Some(mutated::Mutated::open(dir, seeds, (options.seed, program_seed), positions, limits_timeout, &done)?)
+        },
+        _ => None,
+    };
     let workers = Workers {
         checker,
         plan,
         options,
         guide,
+        mutated,
         records: Mutex::new(records),
         memory: Mutex::new(memory_log::MemoryLog::open(dir)?),
         failing: AtomicU64::new(failing_before),
@@ -401,6 +414,9 @@ fn run(
                     workers.check_one(index).inspect_err(|_| {
                         stop.store(true, Ordering::SeqCst);
                         workers.guide.abort();
+                        if let Some(m) = &workers.mutated {
+                            m.abort();
+                        }
                     })
                 })
                 .try_reduce(Vec::new, |mut all, dirs| {
@@ -469,6 +485,8 @@ struct Workers<'a> {
     plan: Plan,
     options: &'a CampaignOptions,
     guide: guide::Guide,
+    /// The mutational seed source, with `--seeds`.
+    mutated: Option<mutated::Mutated>,
     records: Mutex<Records>,
     memory: Mutex<memory_log::MemoryLog>,
     /// Programs that failed so far, earlier sessions included (`stop_after_failing`).
@@ -503,22 +521,36 @@ impl Workers<'_> {
     /// Checks program `index`, records it and saves its failures; returns (checks, failures,
     /// new failure directories).
     fn check_and_record(&self, index: u64) -> Result<(u64, u64, Vec<PathBuf>)> {
-        let Workers { checker, plan, options, guide, records, failing, hook, .. } = self;
+        let Workers { checker, plan, options, guide, mutated, records, failing, hook, .. } = self;
         let faults = &checker.faults;
         let seed = program_seed(options.seed, index);
         let generate_start = Instant::now();
-        let program = match &options.corpus {
-            Some(dir) => corpus::program(dir, index)?,
-            None => {
-                let gen_config =
-                    if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
-                generate(seed, &gen_config)
+        let generate_here = || {
+            let gen_config =
+                if options.swarm { GenConfig::swarm_weighted(seed, &guide.weights_for(index)) } else { GenConfig::default() };
+            generate(seed, &gen_config)
+        };
+        let mut variant = None;
+        let program = match (&options.corpus, mutated) {
+            (Some(dir), _) => corpus::program(dir, index)?,
+            (None, Some(m)) if m.is_variant(seed) => {
+                let v = m.variant(index, seed)?;
+                let program = v.program.clone();
+                variant = Some(v);
+                match program {
+                    Some(p) => p,
+                    None => generate_here(),
+                }
             }
+            _ => generate_here(),
         };
         let generated = generate_start.elapsed();
         let configs = plan.for_program(seed);
         let mut checked = checker.check(index, &program, &configs);
         checked.line.timing.add(records::Phase::Generate, generated);
+        if let Some(v) = &variant {
+            checked.line.origin = v.origin.record();
+        }
         if checked.line.status == records::ProgramStatus::Discarded && options.corpus.is_none() {
             failures::save_discarded(&options.failures_dir, &options.campaign_id, &program, &checked.line.reason)?;
         }
@@ -554,8 +586,15 @@ impl Workers<'_> {
                 dirs.push(saved.dir);
             }
         }
-        // Before the program's line: a program recorded complete always has its feedback.
-        guide.record(guide::Feedback::of(index, &program, &checked))?;
+        // Before the program's line: a program recorded complete always has its feedback (and
+        // a variant its pool decision).
+        let mut feedback = guide::Feedback::of(index, &program, &checked);
+        if let (Some(m), Some(v)) = (mutated, &variant) {
+            m.record(index, &v.origin, v.program.as_ref(), &feedback.changed, feedback.checked)?;
+            // A variant is no sample of the swarm's knobs: it stays out of the weights.
+            feedback.checked &= v.program.is_none();
+        }
+        guide.record(feedback)?;
         // Counted before the line is written: once it is in `programs.csv`, no program that
         // starts later can miss it (`stop_after_failing`).
         if checked.line.failures > 0 {

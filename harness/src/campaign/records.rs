@@ -253,6 +253,8 @@ pub struct ProgramLine {
     pub analysis_functions: u64,
     /// Where the program's time went (columns `us_<phase>`).
     pub timing: Timing,
+    /// A variant's origin (`sources::mutated::Origin::record`; empty for other programs).
+    pub origin: String,
 }
 
 const PROGRAM_COLUMNS: [&str; 11] = [
@@ -270,7 +272,12 @@ const PROGRAM_COLUMNS: [&str; 11] = [
 ];
 
 fn program_header() -> Vec<String> {
-    PROGRAM_COLUMNS.iter().map(|s| s.to_string()).chain(Phase::ALL.iter().map(|p| format!("us_{}", p.name()))).collect()
+    PROGRAM_COLUMNS
+        .iter()
+        .map(|s| s.to_string())
+        .chain(Phase::ALL.iter().map(|p| format!("us_{}", p.name())))
+        .chain(["origin".to_string()])
+        .collect()
 }
 
 impl ProgramLine {
@@ -289,6 +296,7 @@ impl ProgramLine {
             self.analysis_functions.to_string(),
         ];
         r.extend(self.timing.0.iter().map(u64::to_string));
+        r.push(self.origin.clone());
         r
     }
 
@@ -311,6 +319,7 @@ impl ProgramLine {
             millis: num(9)?,
             analysis_functions: num(10).unwrap_or(0),
             timing,
+            origin: r.get(PROGRAM_COLUMNS.len() + Phase::ALL.len()).unwrap_or_default().to_string(),
         })
     }
 }

@@ -36,6 +36,16 @@ fn row_options(o: &CampaignOptions) -> Vec<String> {
     if let Some(s) = o.shard {
         args.extend(["--shard".into(), format!("{}/{}", s.index, s.count)]);
     }
+    match &o.seeds {
+        Some(seeds) => {
+            for dir in &seeds.dirs {
+                args.extend(["--seeds".into(), dir.display().to_string()]);
+            }
+            args.extend(["--seed-share".into(), seeds.share.to_string()]);
+        }
+        None if o.corpus.is_none() => args.push("--no-seeds".into()),
+        None => {}
+    }
     if let Some(corpus) = &o.corpus {
         args.extend(["--corpus".into(), corpus.display().to_string()]);
     }
@@ -259,6 +269,7 @@ mod tests {
             encoder_sample: 20,
             guide: None,
             corpus: None,
+            seeds: None,
             stop_after_failing: None,
             step_limit_secs: None,
             memory_limit_gib: None,

@@ -3,7 +3,8 @@
 //! `harness campaign [--minutes M | --hours H | --until HH:MM | --programs N] [--jobs N]
 //! [--strategy a,b] [--over a,b,c] [--seed S] [--out DIR] [--resume DIR] [--gcc]
 //! [--fault NAME,...] [--shard i/n] [--no-triage] [--previous DIR] [--in-process]
-//! [--no-guide] [--guide-batch N] [--step-limit SECS] [--memory-limit GIB]`
+//! [--no-guide] [--guide-batch N] [--step-limit SECS] [--memory-limit GIB]
+//! [--seeds DIR]... [--seed-share F] [--no-seeds]`
 //!
 //! By default the campaign runs in a child process under a supervisor that survives and
 //! records compiler crashes and hangs (see [`crate::campaign::isolate`]); `--in-process` runs it here.
@@ -12,7 +13,8 @@
 //! `--no-triage`; regression cases go to `corpus/regressions/` (to be committed; with `--out`:
 //! `<out>/regressions/`), never for failures of injected faults.
 //!
-//! Defaults: 3 minutes, all cores, coverage-guided swarm generation (batches of 8), the
+//! Defaults: 3 minutes, all cores, coverage-guided swarm generation (batches of 8) with a
+//! quarter of the programs variants of the competition suites and `corpus/` (when present), the
 //! `o-levels,random` strategies (8 configurations per program; why not more: see
 //! [`DEFAULT_STRATEGIES`]), output in `results/campaigns/<campaign-id>/` ([`DEFAULT_PARENT`],
 //! ignored by git) or `--out`, failures in its `failures/`.
@@ -67,6 +69,17 @@ pub struct CampaignArgs {
     /// the same stem) instead of generating programs; stops after the last one.
     #[arg(long, conflicts_with = "resume")]
     pub corpus: Option<PathBuf>,
+    /// Mix variants of the programs of this directory (recursively; repeatable) with the
+    /// generated ones (see `sources::mutated`). Default: the competition suites
+    /// (functional/, performance/) and `corpus/`, those present.
+    #[arg(long = "seeds", value_name = "DIR", conflicts_with_all = ["resume", "corpus", "no_seeds"])]
+    pub seeds: Vec<PathBuf>,
+    /// Generated programs only (no variants of seed programs).
+    #[arg(long, conflicts_with = "resume")]
+    pub no_seeds: bool,
+    /// Share of the programs that are variants of seed programs (0 to 1).
+    #[arg(long, value_name = "F", default_value_t = crate::sources::mutated::DEFAULT_SHARE, value_parser = share)]
+    pub seed_share: f64,
     /// Check this many programs (program numbers 0..N), then stop.
     #[arg(long, value_parser = positive_u64)]
     pub programs: Option<u64>,
@@ -157,6 +170,36 @@ pub fn positive_f64(text: &str) -> Result<f64, String> {
 }
 
 /// A whole number greater than zero.
+/// A share between 0 and 1.
+pub fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("invalid share `{text}`: expected a number from 0 to 1")),
+    }
+}
+
+/// The seed directories of a new campaign: `--seeds`, else the suites and `corpus/` present
+/// (none with `--no-seeds`, `--corpus` or a share of 0).
+fn seed_options(args: &CampaignArgs) -> Result<Option<crate::sources::mutated::SeedOptions>> {
+    if args.no_seeds || args.corpus.is_some() || args.seed_share == 0.0 {
+        return Ok(None);
+    }
+    let mut dirs = args.seeds.clone();
+    if dirs.is_empty() {
+        if let Some(suites) = sysyc::suites::sysy_tests_dir() {
+            dirs.extend(["functional", "performance"].map(|d| suites.join(d)).into_iter().filter(|d| d.is_dir()));
+        }
+        dirs.extend(Some(PathBuf::from("corpus")).filter(|d| d.is_dir()));
+        if dirs.is_empty() {
+            return Ok(None);
+        }
+    }
+    // Absolute: the supervisor's worker processes and a later `--resume` may run elsewhere.
+    let dirs = dirs.iter().map(std::path::absolute).collect::<std::io::Result<Vec<_>>>().context("the seed paths")?;
+    crate::sources::mutated::seed_files(&dirs)?;
+    Ok(Some(crate::sources::mutated::SeedOptions { dirs, share: args.seed_share }))
+}
+
 pub fn positive_u64(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(0) => Err("0: expected a whole number greater than 0".into()),
@@ -314,6 +357,7 @@ fn resolve(args: &CampaignArgs) -> Result<Resolved> {
             .then_some(crate::campaign::guide::GuideOptions { batch: args.guide_batch }),
         // Absolute: the supervisor's worker processes and a later `--resume` may run elsewhere.
         corpus: args.corpus.as_deref().map(std::path::absolute).transpose().context("the corpus path")?,
+        seeds: seed_options(args)?,
         stop_after_failing: args.stop_after_failures,
         step_limit_secs: args.step_limit,
         memory_limit_gib: args.memory_limit,

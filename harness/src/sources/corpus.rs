@@ -40,6 +40,11 @@ pub fn program(dir: &Path, index: u64) -> Result<GeneratedProgram> {
     let Some(path) = usize::try_from(index).ok().and_then(|i| files.get(i)) else {
         bail!("the corpus {} has {} programs, not {}", dir.display(), files.len(), index + 1);
     };
+    read(path)
+}
+
+/// The program of the file `path`, its stdin the `.in` file of the same stem (none: empty).
+pub fn read(path: &Path) -> Result<GeneratedProgram> {
     let source = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let input = path.with_extension("in");
     let stdin = if input.exists() { std::fs::read(&input).with_context(|| format!("reading {}", input.display()))? } else { Vec::new() };
