@@ -284,7 +284,8 @@ mod tests {
         ];
         let state = State { elapsed_secs: 61.0, sessions: 2, revisions: vec!["v1-3-gabc".into()] };
         let md = section(Path::new("/r/my night"), &options(), &state, &CostTotals::compute(&rows), Some(6));
-        let run = "harness campaign --seed 42 --strategy 'o-levels,random' --random-configs 4 --timeout 10 --shard 1/4";
+        // No seed directories in `options()`: the rerun must say so (seeds are on by default).
+        let run = "harness campaign --seed 42 --strategy 'o-levels,random' --random-configs 4 --timeout 10 --shard 1/4 --no-seeds";
         assert!(md.contains(&format!("{run} --minutes 1.5 --out '/r/my night'")), "{md}");
         assert!(md.contains(&format!("{run} --programs 6 --out '/r/my night'")), "{md}");
         assert!(md.contains("harness campaign --resume '/r/my night'"), "{md}");
