@@ -56,38 +56,35 @@ fn change_binary(e: &mut Expr, k: u64, change: &mut dyn FnMut(&mut Expr)) {
 pub fn swap_binary(unit: &mut CompUnit, choices: &mut dyn Choices) -> bool {
     // Drawn before the site, so the site's closure need not borrow the stream.
     let (which, pick) = (choices.below(1 << 20), choices.below(3));
-    at_random_site(
-        unit,
-        choices,
-        &mut |v, _, site| !site.constant && matches!(v, Visit::Root(e) if count_binary(e) > 0),
-        &mut |v, _, _| {
-            let Visit::Root(e) = v else { return false };
-            change_binary(e, which % count_binary(e), &mut |x| {
-                if let ExprKind::Binary(op, ..) = &mut x.kind {
-                    let n = neighbours(*op);
-                    *op = n[pick as usize % n.len()];
-                }
-            });
-            true
-        },
-    )
-    .unwrap_or(false)
+    at_random_binary(unit, choices, which, &mut |x| {
+        if let ExprKind::Binary(op, ..) = &mut x.kind {
+            let n = neighbours(*op);
+            *op = n[pick as usize % n.len()];
+        }
+    })
 }
 
 /// Swaps the operands of a binary node (`a - b` becomes `b - a`, `a < b` becomes `b < a`).
 pub fn swap_operands(unit: &mut CompUnit, choices: &mut dyn Choices) -> bool {
     let which = choices.below(1 << 20);
+    at_random_binary(unit, choices, which, &mut |x| {
+        if let ExprKind::Binary(_, l, r) = &mut x.kind {
+            std::mem::swap(l, r);
+        }
+    })
+}
+
+/// Applies `edit` to binary node `which` (modulo their number) of a random expression outside
+/// constant contexts that has one; `false` when there is none. `which` is drawn by the caller
+/// before the site, so the site's closure need not borrow the stream.
+fn at_random_binary(unit: &mut CompUnit, choices: &mut dyn Choices, which: u64, edit: &mut dyn FnMut(&mut Expr)) -> bool {
     at_random_site(
         unit,
         choices,
         &mut |v, _, site| !site.constant && matches!(v, Visit::Root(e) if count_binary(e) > 0),
         &mut |v, _, _| {
             let Visit::Root(e) = v else { return false };
-            change_binary(e, which % count_binary(e), &mut |x| {
-                if let ExprKind::Binary(_, l, r) = &mut x.kind {
-                    std::mem::swap(l, r);
-                }
-            });
+            change_binary(e, which % count_binary(e), edit);
             true
         },
     )
