@@ -84,13 +84,15 @@ pub fn optimise(
 }
 
 /// Runs `module` in the IR interpreter for at most `timeout` (its step budget is the
-/// interpreter's default; running out of steps is a trap the judge counts as a timeout).
+/// interpreter's default; running out of steps is a trap the judge counts as a timeout). The
+/// source run was UB-free, so loads the passes speculated may read never-written words
+/// ([`InterpConfig::speculative_loads`]).
 pub fn interpret(module: &Module, stdin: &[u8], timeout: Duration) -> Result<Outcome, Failure> {
     caught(Stage::IrInterp, || {
         let program = Program::new(module).map_err(|e| {
             Failure::new(FailureKind::VerifierFailure, Stage::IrInterp, format!("the IR interpreter refused the IR: {e}"))
         })?;
-        driver::interpret_with_time_limit(&program, stdin, &InterpConfig::default(), timeout)
+        driver::interpret_with_time_limit(&program, stdin, &InterpConfig::speculative_loads(), timeout)
             .map(|r| r.outcome)
             .map_err(|e| Failure::new(FailureKind::Timeout, Stage::IrInterp, e.to_string()))
     })?

@@ -1,7 +1,8 @@
 //! `harness mutants`: the campaign's mutation score.
 //!
 //! `harness mutants [--out DIR] [--seed S] [--max N] [--campaign-seconds T] [--jobs J]
-//! [--before-corpus DIR] [--work DIR] [--only SUBSTRING] [--list]`
+//! [--before-corpus DIR | --before-args ARGS] [--equivalent FILE] [--work DIR] [--only SUBSTRING]
+//! [--list]`
 //!
 //! 1. Exports the committed tree (`git archive HEAD`) into `<work>/pristine` (kept between runs
 //!    of the same commit) and lists the placeable mutation sites ([`super::schema`]); the
@@ -20,11 +21,15 @@
 //!    compiler hang, which a campaign notices only as a stuck worker); one that dies without a
 //!    saved failure (a crash the in-process campaign cannot survive) is *killed* too. With
 //!    `--before-corpus DIR` the mutant is also judged by a campaign over the programs of `DIR`
-//!    (another generator's output, e.g. this generator at an older commit): the "before"
-//!    columns;
+//!    (another generator's output, e.g. this generator at an older commit), with
+//!    `--before-args ARGS` by the same campaign with those extra options (`--no-seeds`: the
+//!    generator alone against generator and seed variants): the "before" columns;
 //! 5. appends the mutant's line to `<out>/mutants.csv` and rewrites `<out>/mutants.md` (per
 //!    pass or stage: killed / survived / unviable / timeout, kill rate before and after,
-//!    median time to first detection, and the survivors — the generator's to-do list).
+//!    median time to first detection, kills per minute of campaign time, and the survivors —
+//!    the generator's to-do list). Survivors read and found equivalent are listed in the
+//!    `--equivalent` CSV (`id,reason`, default `<out>/equivalent.csv`): the report gives each
+//!    its reason and the kill rate of the mutants that are not equivalent.
 //!
 //! Resumable: mutants already in `mutants.csv` are skipped, so an interrupted run continues
 //! where it stopped (and `--max` can grow between runs: the sample's order does not depend on
@@ -70,8 +75,15 @@ pub struct MutantsArgs {
     pub random_configs: Option<usize>,
     /// Also judge every mutant by a campaign over the `.sy` programs of this directory (the
     /// "before" columns: e.g. programs of this generator at an older commit).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "before_args")]
     pub before_corpus: Option<PathBuf>,
+    /// Also judge every mutant by the same campaign with these extra options (split at
+    /// spaces; e.g. `--no-seeds`): the "before" columns.
+    #[arg(long, allow_hyphen_values = true)]
+    pub before_args: Option<String>,
+    /// Survivors found equivalent: CSV `id,reason` (default `<out>/equivalent.csv`).
+    #[arg(long)]
+    pub equivalent: Option<PathBuf>,
     /// Only mutants whose file path contains this.
     #[arg(long)]
     pub only: Option<String>,
@@ -155,31 +167,31 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
     for (m, error) in &unviable {
         if !done.contains(&m.id()) {
             let outcome = Outcome::unviable(error.clone());
-            append_csv(&csv_path, m, &outcome, args.before_corpus.as_ref().map(|_| &outcome), &line_of(m, false), &line_of(m, true))?;
+            append_csv(&csv_path, m, &outcome, args.has_before().then_some(&outcome), &line_of(m, false), &line_of(m, true))?;
         }
     }
 
     let target = args.work.join("target");
-    let baseline = campaign(args, &target, None, None, &args.work.join("campaign-baseline"))?;
+    let baseline = campaign(args, &target, None, false, &args.work.join("campaign-baseline"))?;
     crate::errln!("mutants: baseline campaign: {} ({:.0} s)", baseline.status, baseline.campaign_seconds);
     if baseline.status != "survived" {
         bail!("the baseline campaign against the unmutated compiler found failures ({}): fix those first", baseline.detail);
     }
-    if let Some(corpus) = &args.before_corpus {
-        let before = campaign(args, &target, None, Some(corpus), &args.work.join("campaign-baseline-before"))?;
-        crate::errln!("mutants: baseline campaign over {}: {} ({:.0} s)", corpus.display(), before.status, before.campaign_seconds);
+    if args.has_before() {
+        let before = campaign(args, &target, None, true, &args.work.join("campaign-baseline-before"))?;
+        crate::errln!("mutants: baseline campaign {}: {} ({:.0} s)", args.before_label(), before.status, before.campaign_seconds);
         if before.status != "survived" {
-            bail!("the baseline campaign over {} found failures ({}): fix those first", corpus.display(), before.detail);
+            bail!("the baseline campaign {} found failures ({}): fix those first", args.before_label(), before.detail);
         }
     }
     for (n, (id, mutant)) in viable.iter().enumerate() {
         if done.contains(&mutant.id()) {
             continue;
         }
-        let after = campaign(args, &target, Some(*id), None, &args.work.join("campaign-after"))?;
-        let before = match &args.before_corpus {
-            Some(corpus) => Some(campaign(args, &target, Some(*id), Some(corpus), &args.work.join("campaign-before"))?),
-            None => None,
+        let after = campaign(args, &target, Some(*id), false, &args.work.join("campaign-after"))?;
+        let before = match args.has_before() {
+            true => Some(campaign(args, &target, Some(*id), true, &args.work.join("campaign-before"))?),
+            false => None,
         };
         let say = |o: &Outcome| format!("{}{}", o.status, o.detect_seconds.map(|s| format!(" after {s:.0} s")).unwrap_or_default());
         crate::errln!(
@@ -191,9 +203,9 @@ pub fn run(args: &MutantsArgs) -> Result<()> {
             before.as_ref().map(|b| format!(" (before: {})", say(b))).unwrap_or_default()
         );
         append_csv(&csv_path, mutant, &after, before.as_ref(), &line_of(mutant, false), &line_of(mutant, true))?;
-        std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, args))?;
+        std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, &equivalent(args, &out)?, args))?;
     }
-    std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, args))?;
+    std::fs::write(out.join("mutants.md"), report(&read_rows(&csv_path)?, &equivalent(args, &out)?, args))?;
     crate::outln!("report: {}", out.join("mutants.md").display())?;
     Ok(())
 }
@@ -330,10 +342,46 @@ fn build(src: &Path, target: &Path) -> Result<(f64, Result<(), String>)> {
     Ok((seconds, Err(String::from_utf8_lossy(&out.stderr).into_owned())))
 }
 
+impl MutantsArgs {
+    fn has_before(&self) -> bool {
+        self.before_corpus.is_some() || self.before_args.is_some()
+    }
+
+    /// The "before" side in words.
+    fn before_label(&self) -> String {
+        match (&self.before_corpus, &self.before_args) {
+            (Some(corpus), _) => format!("over {}", corpus.display()),
+            (None, Some(extra)) => format!("with `{extra}`"),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// The survivors found equivalent: id → reason, from `--equivalent` or
+/// `<out>/equivalent.csv` (none when the default file does not exist).
+fn equivalent(args: &MutantsArgs, out: &Path) -> Result<BTreeMap<String, String>> {
+    let path = args.equivalent.clone().unwrap_or_else(|| out.join("equivalent.csv"));
+    if args.equivalent.is_none() && !path.exists() {
+        return Ok(BTreeMap::new());
+    }
+    let mut reader = csv::Reader::from_path(&path).with_context(|| format!("reading {}", path.display()))?;
+    let mut reasons = BTreeMap::new();
+    for (n, record) in reader.records().enumerate() {
+        let record = record.with_context(|| format!("{}: record {}", path.display(), n + 1))?;
+        match (record.get(0), record.get(1)) {
+            (Some(id), Some(reason)) if !id.trim().is_empty() && !reason.trim().is_empty() => {
+                reasons.insert(id.trim().to_string(), reason.trim().to_string());
+            }
+            _ => bail!("{}: record {}: want `id,reason`", path.display(), n + 1),
+        }
+    }
+    Ok(reasons)
+}
+
 /// A campaign of the schema's harness in `<target>/release` with mutant `mutant` switched on
-/// (`None`: the original compiler), over `corpus` when given, stopped at its first saved
-/// failure.
-fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Option<&PathBuf>, dir: &Path) -> Result<Outcome> {
+/// (`None`: the original compiler), stopped at its first saved failure; the "before" side's
+/// campaign (over `--before-corpus`, or with `--before-args`) when `before`.
+fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, before: bool, dir: &Path) -> Result<Outcome> {
     if dir.exists() {
         std::fs::remove_dir_all(dir)?;
     }
@@ -346,8 +394,13 @@ fn campaign(args: &MutantsArgs, target: &Path, mutant: Option<u32>, corpus: Opti
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    if let Some(corpus) = corpus {
-        command.arg("--corpus").arg(corpus);
+    if before {
+        if let Some(corpus) = &args.before_corpus {
+            command.arg("--corpus").arg(corpus);
+        }
+        if let Some(extra) = &args.before_args {
+            command.args(extra.split_whitespace());
+        }
     }
     if let Some(strategy) = &args.strategy {
         command.args(["--strategy", strategy]);
@@ -449,10 +502,13 @@ struct Tally {
     survived: usize,
     timeout: usize,
     detect: Vec<f64>,
+    /// Campaign time spent on the mutants, killed or not.
+    seconds: f64,
 }
 
 impl Tally {
-    fn add(&mut self, status: &str, detect: &str) {
+    fn add(&mut self, status: &str, detect: &str, seconds: &str) {
+        self.seconds += seconds.parse::<f64>().unwrap_or(0.0);
         match status {
             "killed" => self.killed += 1,
             "survived" => self.survived += 1,
@@ -467,6 +523,10 @@ impl Tally {
         let judged = self.killed + self.survived;
         if judged == 0 { "-".to_string() } else { format!("{:.0}%", 100.0 * self.killed as f64 / judged as f64) }
     }
+    /// Mutants killed per minute of campaign time.
+    fn per_minute(&self) -> String {
+        if self.seconds == 0.0 { "-".to_string() } else { format!("{:.2}", self.killed as f64 * 60.0 / self.seconds) }
+    }
     fn median(&self) -> String {
         let mut sorted = self.detect.clone();
         sorted.sort_by(f64::total_cmp);
@@ -474,12 +534,13 @@ impl Tally {
     }
 }
 
-/// `mutants.md` from the rows of `mutants.csv`.
-fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
+/// `mutants.md` from the rows of `mutants.csv` and the survivors found `equivalent`.
+fn report(rows: &[Vec<String>], equivalent: &BTreeMap<String, String>, args: &MutantsArgs) -> String {
     #[derive(Default)]
     struct Unit {
         mutants: usize,
         unviable: usize,
+        equivalent: usize,
         after: Tally,
         before: Tally,
     }
@@ -492,8 +553,12 @@ fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
                 u.unviable += 1;
                 continue;
             }
-            u.after.add(&r[3], &r[4]);
-            u.before.add(&r[6], &r[7]);
+            // Only a mutant no campaign killed can be equivalent.
+            if equivalent.contains_key(&r[0]) && r[3] == "survived" && r[6] != "killed" {
+                u.equivalent += 1;
+            }
+            u.after.add(&r[3], &r[4], &r[5]);
+            u.before.add(&r[6], &r[7], &r[8]);
         }
     }
     let has_before = rows.iter().any(|r| !r[6].is_empty());
@@ -501,7 +566,7 @@ fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
     let _ = writeln!(s, "# Mutation score of the campaign\n");
     let _ = writeln!(
         s,
-        "Mechanical mutants of `compiler/src/passes` and `compiler/src/isa` (`harness mutants`, seed {}; all compiled into one build, one switched on per campaign), each judged by a campaign of {:.0} s (`--jobs {}`, seed {}, strategies: {}) stopped at its first failure. Kill rate = killed / (killed + survived); unviable mutants do not compile; timeout: the campaign hung (the mutant made the compiler loop).{}\n",
+        "Mechanical mutants of `compiler/src/passes` and `compiler/src/isa` (`harness mutants`, seed {}; all compiled into one build, one switched on per campaign), each judged by a campaign of {:.0} s (`--jobs {}`, seed {}, strategies: {}) stopped at its first failure. Kill rate = killed / (killed + survived); *non-equivalent*: the same without the survivors read and found equivalent (listed below with the reason); kills per minute: killed mutants per minute of campaign time spent on all of them; unviable mutants do not compile; timeout: the campaign hung (the mutant made the compiler loop).{}\n",
         args.seed,
         args.campaign_seconds,
         args.jobs,
@@ -514,46 +579,61 @@ fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
                 n.map(|n| format!(", {n} random configurations")).unwrap_or_default()
             ),
         },
-        if has_before {
-            " *Before*: the same campaign over a fixed corpus of programs from another generator (see the notes of this directory); *after*: today's generator."
-        } else {
-            ""
+        match (has_before, &args.before_args) {
+            (false, _) => String::new(),
+            (true, Some(extra)) => format!(" *Before*: the same campaign with `{extra}`; *after*: the campaign as given."),
+            (true, None) => " *Before*: the same campaign over a fixed corpus of programs from another generator (see the notes of this directory); *after*: today's generator.".to_string(),
         }
     );
+    let non_equivalent = |t: &Tally, equivalent: usize| {
+        let judged = (t.killed + t.survived).saturating_sub(equivalent);
+        if judged == 0 { "-".to_string() } else { format!("{:.0}%", 100.0 * t.killed as f64 / judged as f64) }
+    };
     if has_before {
         let _ = writeln!(
             s,
-            "| pass or stage | mutants | unviable | killed before | killed after | survived after | timeout after | kill rate before | kill rate after | median detection before | median detection after |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+            "| pass or stage | mutants | unviable | equivalent | killed before | killed after | survived after | timeout after | kill rate before | kill rate after | non-equivalent before | non-equivalent after | kills/min before | kills/min after | median detection before | median detection after |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
         );
     } else {
-        let _ = writeln!(s, "| pass or stage | mutants | unviable | killed | survived | timeout | kill rate | median time to detection |\n|---|--:|--:|--:|--:|--:|--:|--:|");
+        let _ = writeln!(
+            s,
+            "| pass or stage | mutants | unviable | equivalent | killed | survived | timeout | kill rate | non-equivalent | kills/min | median time to detection |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+        );
     }
     let mut line = |name: &str, u: &Unit| {
         if has_before {
             let _ = writeln!(
                 s,
-                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 u.mutants,
                 u.unviable,
+                u.equivalent,
                 u.before.killed,
                 u.after.killed,
                 u.after.survived,
                 u.after.timeout,
                 u.before.rate(),
                 u.after.rate(),
+                non_equivalent(&u.before, u.equivalent),
+                non_equivalent(&u.after, u.equivalent),
+                u.before.per_minute(),
+                u.after.per_minute(),
                 u.before.median(),
                 u.after.median()
             );
         } else {
             let _ = writeln!(
                 s,
-                "| {name} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 u.mutants,
                 u.unviable,
+                u.equivalent,
                 u.after.killed,
                 u.after.survived,
                 u.after.timeout,
                 u.after.rate(),
+                non_equivalent(&u.after, u.equivalent),
+                u.after.per_minute(),
                 u.after.median()
             );
         }
@@ -564,10 +644,51 @@ fn report(rows: &[Vec<String>], args: &MutantsArgs) -> String {
     line("**all**", &all);
     let survivors: Vec<&Vec<String>> = rows.iter().filter(|r| r[3] == "survived").collect();
     if !survivors.is_empty() {
-        let _ = writeln!(s, "\n## Survivors (the generator's to-do list; some may be equivalent mutants)\n");
+        let _ = writeln!(s, "\n## Survivors (the generator's to-do list, or equivalent with the reason)\n");
         for r in survivors {
-            let _ = writeln!(s, "- `{}`: `{}` → `{}`", r[0], r[9].replace('`', "'"), r[10].replace('`', "'"));
+            let reason = equivalent.get(&r[0]).map(|why| format!(" — equivalent: {why}")).unwrap_or_default();
+            let before = if has_before && r[6] == "killed" { " (killed before)" } else { "" };
+            let _ = writeln!(s, "- `{}`: `{}` → `{}`{before}{reason}", r[0], r[9].replace('`', "'"), r[10].replace('`', "'"));
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: MutantsArgs,
+    }
+
+    fn row(id: &str, after: &str, after_seconds: &str, before: &str, before_seconds: &str) -> Vec<String> {
+        let detect = |status: &str, seconds: &str| if status == "killed" { seconds.to_string() } else { String::new() };
+        [id, "passes/licm", "lt-to-le", after, &detect(after, after_seconds), after_seconds, before, &detect(before, before_seconds), before_seconds, "a < b", "a <= b", ""]
+            .map(str::to_string)
+            .to_vec()
+    }
+
+    #[test]
+    fn the_report_leaves_equivalent_survivors_out_of_the_non_equivalent_rate() {
+        let args = Cli::parse_from(["mutants", "--before-args", "--no-seeds"]).args;
+        let rows = vec![
+            row("a", "killed", "30", "survived", "60"),
+            row("b", "killed", "30", "killed", "60"),
+            row("c", "survived", "60", "survived", "60"),
+            row("d", "survived", "60", "survived", "60"),
+        ];
+        let equivalent: BTreeMap<String, String> = [("c".to_string(), "the condition never holds".to_string())].into();
+        let text = report(&rows, &equivalent, &args);
+        let all = text.lines().find(|l| l.starts_with("| **all**")).expect("a total line");
+        let cells: Vec<&str> = all.split('|').map(str::trim).collect();
+        // mutants, unviable, equivalent, killed before/after, survived, timeout,
+        // kill rate before/after, non-equivalent before/after, kills/min before/after.
+        assert_eq!(&cells[2..15], &["4", "0", "1", "1", "2", "2", "0", "25%", "50%", "33%", "67%", "0.25", "0.67"]);
+        assert!(text.contains("`c`: `a < b` → `a <= b` — equivalent: the condition never holds"), "{text}");
+        assert!(text.contains("with `--no-seeds`"), "{text}");
+    }
 }

@@ -79,6 +79,17 @@ pub struct InterpConfig {
     pub trap_on_uninit_load: bool,
 }
 
+impl InterpConfig {
+    /// The limits of [`Default`], with loads of never-written words yielding `undef`: the
+    /// semantics for judging lowered and optimised IR of a program whose source run was
+    /// already found free of uninitialised reads. Passes may speculate loads (`licm` hoists a
+    /// load out of a loop that runs zero times), so only a use of the loaded value that decides
+    /// behaviour (a branch, an address, output, `main`'s result) is an error.
+    pub fn speculative_loads() -> InterpConfig {
+        InterpConfig { trap_on_uninit_load: false, ..InterpConfig::default() }
+    }
+}
+
 impl Default for InterpConfig {
     /// 10¹⁰ steps (tens of seconds at the interpreter's speed); 500 000 frames (more than an
     /// 8 MiB ARM stack holds, so no program the target can run is cut short); 2²⁶ words

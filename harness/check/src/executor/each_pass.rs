@@ -53,7 +53,7 @@ fn judge_ir(module: &Module, case: &Case, budget: Budget) -> Result<(), Failure>
     let outcome = match budget.max_steps {
         None => steps::interpret(module, &case.subject.stdin, budget.timeout)?,
         Some(max_steps) => steps::caught(Stage::IrInterp, || {
-            sysyc::driver::interpret(module, &case.subject.stdin, &InterpConfig { max_steps, ..InterpConfig::default() })
+            sysyc::driver::interpret(module, &case.subject.stdin, &InterpConfig { max_steps, ..InterpConfig::speculative_loads() })
         })?
         .map(|r| r.outcome)
         .map_err(|e| Failure::new(FailureKind::VerifierFailure, Stage::IrInterp, e.to_string()))?,
