@@ -2,9 +2,10 @@
 //! (the harness's campaign, triage, conformance and benchmark runs, the filetests) names
 //! when it says "compiled like this".
 //!
-//! A [`Config`] is the IR pass pipeline, the optional back-end stages, the injected faults
-//! and the two debugging switches that change what a compilation does (`--verify-each`,
-//! `--opt-bisect-limit`). Its text form is exactly the `sysyc` command-line options that
+//! A [`Config`] is the IR pass pipeline, the optional back-end stages, the injected faults,
+//! the size-driven decisions held fixed ([`SizePins`]: how a reduction keeps a callee
+//! outlined or a loop rolled while it shrinks them) and the two debugging switches that
+//! change what a compilation does (`--verify-each`, `--opt-bisect-limit`). Its text form is exactly the `sysyc` command-line options that
 //! select it, in a canonical order:
 //!
 //! ```text
@@ -38,6 +39,9 @@ pub struct Config {
     pub stages_only_in: Option<BTreeSet<String>>,
     /// Injected miscompilations (builds with the `fault-injection` feature only).
     pub faults: FaultSet,
+    /// Size-driven decisions held fixed whatever the sizes (`--keep-outlined`,
+    /// `--keep-rolled`).
+    pub pins: SizePins,
     /// Verify the IR after lowering and after every pass, and the machine code after every
     /// back-end stage.
     pub verify_each: bool,
@@ -60,6 +64,7 @@ impl Config {
             stages: BackendStage::ALL.into_iter().collect(),
             stages_only_in: None,
             faults: FaultSet::none(),
+            pins: SizePins::default(),
             verify_each: false,
             opt_bisect_limit: None,
         }
@@ -129,6 +134,33 @@ impl Config {
     }
 }
 
+/// Decisions the optimiser makes by size, held fixed by function name: `outlined` functions
+/// are never inlined (`inline` leaves every call of them; `recursive-inline` leaves them
+/// alone), and loops of `rolled` functions are never fully unrolled (`full-unroll` skips the
+/// function). A program reduced while a failure needs a callee too big to inline, or a loop
+/// too long to unroll, shrinks them below the budgets and the failure would go away; triage
+/// pins the decisions the original compilation made instead (see the harness's
+/// `triage::pins`). Names of functions that do not exist are ignored.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SizePins {
+    pub outlined: BTreeSet<String>,
+    pub rolled: BTreeSet<String>,
+}
+
+impl SizePins {
+    pub fn is_empty(&self) -> bool {
+        self.outlined.is_empty() && self.rolled.is_empty()
+    }
+}
+
+fn name_list(spec: &str) -> BTreeSet<String> {
+    spec.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()
+}
+
+fn join(names: &BTreeSet<String>) -> String {
+    names.iter().cloned().collect::<Vec<_>>().join(",")
+}
+
 /// The first words of the canonical form: the level, or the pass list.
 fn pipeline_words(pipeline: &[&'static PassInfo]) -> String {
     let names: Vec<&str> = pipeline.iter().map(|p| p.name).collect();
@@ -154,6 +186,12 @@ impl fmt::Display for Config {
         }
         if !self.faults.is_empty() {
             write!(f, " --fault={}", self.faults.names().join(","))?;
+        }
+        if !self.pins.outlined.is_empty() {
+            write!(f, " --keep-outlined={}", join(&self.pins.outlined))?;
+        }
+        if !self.pins.rolled.is_empty() {
+            write!(f, " --keep-rolled={}", join(&self.pins.rolled))?;
         }
         if self.verify_each {
             f.write_str(" --verify-each")?;
@@ -236,6 +274,8 @@ impl FromStr for Config {
                         Some(value("--stages-only-in")?.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect());
                 }
                 "--fault" => config.faults = FaultSet::parse(&value("--fault")?).map_err(ConfigError)?,
+                "--keep-outlined" => config.pins.outlined = name_list(&value("--keep-outlined")?),
+                "--keep-rolled" => config.pins.rolled = name_list(&value("--keep-rolled")?),
                 "--verify-each" if inline.is_none() => config.verify_each = true,
                 "--opt-bisect-limit" => {
                     let v = value("--opt-bisect-limit")?;
@@ -269,6 +309,12 @@ pub struct ConfigArgs {
     /// Enable named miscompilations (builds with the `fault-injection` feature only).
     #[arg(long, value_name = "NAME,...", hide = !cfg!(feature = "fault-injection"))]
     pub fault: Option<String>,
+    /// Never inline calls of these functions, whatever their size (comma-separated).
+    #[arg(long, value_name = "FUNCTION,...")]
+    pub keep_outlined: Option<String>,
+    /// Never fully unroll loops of these functions, whatever their trip count (comma-separated).
+    #[arg(long, value_name = "FUNCTION,...")]
+    pub keep_rolled: Option<String>,
     /// How executables are built: `in-process` (assembler and linker in the compiler, the
     /// freestanding runtime) or `gnu` (GNU as, the gcc driver, glibc).
     #[arg(long, value_name = "in-process|gnu", default_value_t)]
@@ -303,6 +349,12 @@ impl ConfigArgs {
         if let Some(names) = &self.fault {
             config.faults = FaultSet::parse(names).map_err(|e| named("--fault")(ConfigError(e)))?;
         }
+        if let Some(names) = &self.keep_outlined {
+            config.pins.outlined = name_list(names);
+        }
+        if let Some(names) = &self.keep_rolled {
+            config.pins.rolled = name_list(names);
+        }
         Ok(config)
     }
 
@@ -334,14 +386,17 @@ mod tests {
             ],
             proptest::collection::btree_set(proptest::sample::select(BackendStage::ALL.to_vec()), 0..=BackendStage::ALL.len()),
             proptest::option::of(proptest::collection::btree_set("[a-z][a-z0-9_]{0,6}", 1..3)),
+            proptest::collection::btree_set("[a-z][a-z0-9_]{0,6}", 0..3),
+            proptest::collection::btree_set("[a-z][a-z0-9_]{0,6}", 0..3),
             any::<bool>(),
             proptest::option::of(0u64..1000),
         )
-            .prop_map(|(pipeline, stages, stages_only_in, verify_each, opt_bisect_limit)| Config {
+            .prop_map(|(pipeline, stages, stages_only_in, outlined, rolled, verify_each, opt_bisect_limit)| Config {
                 pipeline,
                 stages,
                 stages_only_in,
                 faults: FaultSet::none(),
+                pins: SizePins { outlined, rolled },
                 verify_each,
                 opt_bisect_limit,
             })

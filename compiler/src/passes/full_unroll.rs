@@ -11,6 +11,7 @@
 //! counted ([`CountedLoop`]) with a constant trip count `T` (the number of times the block
 //! runs; at least 1 for such a bottom-tested loop). Budget: `T ≤` [`MAX_TRIP`] and
 //! `T × (non-phi instructions) ≤` [`MAX_UNROLLED_INSTS`], so code grows by a bounded amount.
+//! A function the configuration pins rolled (`--keep-rolled`) is left alone.
 //!
 //! Transformation: `T` copies of the block's instructions (without its phis and branch) are
 //! appended to the preheader. Copy `k` reads the header phis as their value for iteration
@@ -40,6 +41,9 @@ pub const MAX_UNROLLED_INSTS: u64 = 256;
 impl FunctionPass for FullUnroll {
     fn run(&self, func: &mut Function, cx: &mut FunctionCx<'_>) -> bool {
         let mut changed = LoopSimplify.run(func, cx);
+        if cx.pins.rolled.contains(&func.name) {
+            return changed;
+        }
         let mut unrolled = 0u64;
         loop {
             let cfg = cx.analyses.cfg(func);

@@ -17,7 +17,8 @@
 //!   is inlined when it has at most [`SINGLE_SITE_CALLEE`] instructions (the original then
 //!   dies, see `dead-functions`), so code size does not grow;
 //! * no caller grows beyond [`MAX_CALLER`] instructions through inlining (compile time and
-//!   register pressure of huge functions).
+//!   register pressure of huge functions);
+//! * a callee the configuration pins outlined (`--keep-outlined`) is never inlined.
 //!
 //! How one call `r = call @g(a…)` in block `B` is inlined:
 //! 1. `B` is split after the call: the instructions after it move to a new continuation block
@@ -79,8 +80,9 @@ impl ModulePass for Inline {
             for (call, g) in sites {
                 let callee = module.func(g);
                 let callee_size = callee.inst_count();
-                let wanted = callee_size <= SMALL_CALLEE
-                    || (calls_to[g] == 1 && callee_size <= SINGLE_SITE_CALLEE && callee.name != "main");
+                let wanted = (callee_size <= SMALL_CALLEE
+                    || (calls_to[g] == 1 && callee_size <= SINGLE_SITE_CALLEE && callee.name != "main"))
+                    && !cx.pins.outlined.contains(&callee.name);
                 if !wanted || size + callee_size > MAX_CALLER || !inlinable_body(callee) {
                     continue;
                 }

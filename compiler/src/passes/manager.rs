@@ -114,7 +114,7 @@ pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<
 ///
 /// # Why resuming is exact
 /// A run is a function of the input module, the pass list and the configuration's faults,
-/// `verify_each` and `opt_bisect_limit`; what crosses positions is held here:
+/// size pins, `verify_each` and `opt_bisect_limit`; what crosses positions is held here:
 /// * the module, with everything passes keep in it (function slots, names, counters);
 /// * the per-function analysis caches (CFG, dominators, loops). Their results are tagged
 ///   with the function's CFG epoch, which a clone of the module keeps, so a resumed copy
@@ -131,7 +131,7 @@ pub fn run(module: &mut Module, config: &Config, observer: Option<&mut Observer<
 /// global state (the only process-wide state is the epoch counter, whose values are compared
 /// for equality only, and the functions' identity counter, likewise), and the
 /// manager has no fixpoint groups, rounds or budgets spanning positions (the inliner's
-/// limits are per call). The configuration's faults, `verify_each` and `opt_bisect_limit`
+/// limits are per call). The configuration's faults, pins, `verify_each` and `opt_bisect_limit`
 /// are not held: a state must be resumed under the settings it was started with (the
 /// caller's business, e.g. one cache per settings).
 ///
@@ -263,6 +263,7 @@ fn run_position(
                     func_ref: f,
                     analyses: &mut analyses[f.index()],
                     faults: &opts.faults,
+                    pins: &opts.pins,
                     counters: &mut counters,
                     funcinfo: &mut funcinfo,
                     kept_funcinfo: &mut *kept_funcinfo,
@@ -286,7 +287,7 @@ fn run_position(
                 let name = names.get(&f).cloned().unwrap_or_else(|| f.to_string());
                 step(report, opts, pass.name, name)
             };
-            let mut cx = ModuleCx { faults: &opts.faults, analyses, step_gate: &mut gate, counters: &mut counters };
+            let mut cx = ModuleCx { faults: &opts.faults, pins: &opts.pins, analyses, step_gate: &mut gate, counters: &mut counters };
             let changed = mp.run(module, &mut cx);
             // A module pass may change what summaries read besides the functions (globals).
             *kept_funcinfo = None;

@@ -58,6 +58,7 @@ use std::sync::Arc;
 
 use crate::analysis::cache::AnalysisCache;
 use crate::analysis::funcinfo::{FuncInfo, FunctionsKey};
+use crate::config::SizePins;
 use crate::faults::FaultSet;
 use crate::ir::{FuncRef, Function, Module};
 use crate::isa::arm::BackendStage;
@@ -138,6 +139,8 @@ pub struct FunctionCx<'a> {
     /// CFG analyses of `func`, recomputed lazily when the CFG changed.
     pub analyses: &'a mut AnalysisCache,
     pub faults: &'a FaultSet,
+    /// Size-driven decisions held fixed (see [`SizePins`]).
+    pub pins: &'a SizePins,
     counters: &'a mut Counters,
     /// Interprocedural summaries, computed on first request and shared by every function of
     /// this pipeline position.
@@ -187,6 +190,8 @@ impl FunctionCx<'_> {
 /// What a module pass can see besides the module.
 pub struct ModuleCx<'a> {
     pub faults: &'a FaultSet,
+    /// Size-driven decisions held fixed (see [`SizePins`]).
+    pub pins: &'a SizePins,
     /// Per-function analysis caches; a module pass that rewrites a function's CFG need not
     /// invalidate them (they check the function's CFG epoch).
     pub analyses: &'a mut Vec<AnalysisCache>,

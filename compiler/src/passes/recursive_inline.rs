@@ -15,7 +15,8 @@
 //! from the call only) and that has no `alloca`. A copy's stack slots would join the frame
 //! (`inline` moves them to the entry block): in a tree recursion a frame would then hold the
 //! arrays of every copy while only one path of copies is active, so the stack could grow by
-//! far more than the frames saved.
+//! far more than the frames saved. A function the configuration pins outlined
+//! (`--keep-outlined`) is left alone.
 //!
 //! How: the body as it stands is kept as the callee of every copy. The self-calls are inlined
 //! breadth first — the function's own sites, then the self-calls inside those copies, and so
@@ -68,7 +69,7 @@ impl FunctionPass for RecursiveInline {
         let me = cx.func_ref;
         let is_self_call = |f: &Function, inst: Inst| f.opcode(inst) == Opcode::Call(Callee::Func(me));
         let original = func.inst_count();
-        if func.name == "main" || original > MAX_BODY || !inlinable_body(func) {
+        if func.name == "main" || original > MAX_BODY || !inlinable_body(func) || cx.pins.outlined.contains(&func.name) {
             return false;
         }
         if func.all_insts().any(|(_, i)| matches!(func.opcode(i), Opcode::Alloca { .. })) {

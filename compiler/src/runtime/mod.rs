@@ -5,6 +5,7 @@ pub mod io;
 pub mod library;
 pub mod outcome;
 mod printf;
+pub mod vfp;
 
 pub use io::{Io, PutfArg};
 pub use outcome::{Outcome, SrcLoc, Trap, TrapKind};

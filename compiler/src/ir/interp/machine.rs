@@ -178,6 +178,12 @@ fn fbits(x: f32) -> u64 {
     x.to_bits() as u64
 }
 
+/// `r = x op y` with the NaN the target's VFP gives ([`crate::runtime::vfp`]).
+#[inline(always)]
+fn vfp(r: f32, x: u64, y: u64) -> u64 {
+    crate::runtime::vfp::result_bits(r, f(x), f(y)) as u64
+}
+
 impl Machine<'_, '_> {
     /// Ops in `[pc, end of pc-1's block)` were counted at block entry but never ran.
     fn subtract_tail(&self, pc: u32, cost: &mut CostCounts) {
@@ -453,10 +459,10 @@ impl Machine<'_, '_> {
                     let v = if matches!(*op, Op::SDiv(..)) { i / j } else { i % j };
                     r!(d) = v as u32 as u64;
                 }
-                Op::FAdd(d, a, b) => arith!(d, a, b, |x, y| fbits(f(x) + f(y))),
-                Op::FSub(d, a, b) => arith!(d, a, b, |x, y| fbits(f(x) - f(y))),
-                Op::FMul(d, a, b) => arith!(d, a, b, |x, y| fbits(f(x) * f(y))),
-                Op::FDiv(d, a, b) => arith!(d, a, b, |x, y| fbits(f(x) / f(y))),
+                Op::FAdd(d, a, b) => arith!(d, a, b, |x, y| vfp(f(x) + f(y), x, y)),
+                Op::FSub(d, a, b) => arith!(d, a, b, |x, y| vfp(f(x) - f(y), x, y)),
+                Op::FMul(d, a, b) => arith!(d, a, b, |x, y| vfp(f(x) * f(y), x, y)),
+                Op::FDiv(d, a, b) => arith!(d, a, b, |x, y| vfp(f(x) / f(y), x, y)),
                 Op::FNeg(d, a) => {
                     let x = r!(a);
                     r!(d) = fbits(-f(x)) | (x & HI);

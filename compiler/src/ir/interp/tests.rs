@@ -730,3 +730,31 @@ bb0:
     let r = run_with(text, b"", &lazy);
     assert_eq!(r.outcome.exit_status, Some(0));
 }
+
+/// Invalid operations give the target's positive default NaN, not the host's negative one
+/// (x86), and a NaN operand propagates with its sign: `putfloat` prints the sign.
+#[test]
+fn float_nans_are_the_targets() {
+    let text = "\
+func @main() -> i32 {
+bb0:
+    %zero = call f32 getfloat()
+    %n = fdiv f32 %zero, %zero
+    call putfloat(%n)
+    call putch(32)
+    %big = fmul f32 %n, 0.0
+    %i = fsub f32 inf, inf
+    %m = fmul f32 inf, %zero
+    call putfloat(%i)
+    call putch(32)
+    call putfloat(%m)
+    call putch(32)
+    %neg = fneg f32 %n
+    %p = fadd f32 1.0, %neg
+    call putfloat(%p)
+    ret 0
+}
+";
+    let r = run_text(text, b"0");
+    assert_eq!(stdout(&r), "nan nan nan -nan");
+}

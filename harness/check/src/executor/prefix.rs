@@ -15,7 +15,7 @@
 //! one position to the next (the module, the per-function analysis caches, the report with
 //! its opt-bisect step count; its documentation argues why nothing else crosses positions:
 //! no fixpoint groups, rounds or budgets span positions, passes keep no global state). What
-//! a run also depends on is the configuration's faults, `verify_each` and opt-bisect limit:
+//! a run also depends on is the configuration's faults, size pins, `verify_each` and opt-bisect limit:
 //! the cache serves the settings of the configuration it was made for and runs any other
 //! configuration uncached. A prefix that failed (verifier error, panic) is never kept, so a
 //! configuration that reaches it fails there itself, with the same failure. The
@@ -99,7 +99,7 @@ pub struct PrefixCache {
     root: Result<Arc<PipelineState>, Failure>,
     /// Hash of the lowered module, once an empty pipeline asked for it.
     root_hash: Option<String>,
-    /// Faults, `verify_each` and opt-bisect limit of the configurations served.
+    /// Faults, size pins, `verify_each` and opt-bisect limit of the configurations served.
     settings: Config,
     /// Pipelines (pass names) in run order.
     pipelines: Vec<Vec<&'static str>>,
@@ -115,7 +115,7 @@ fn common_prefix(a: &[&str], b: &[&str]) -> usize {
 }
 
 fn same_settings(a: &Config, b: &Config) -> bool {
-    a.faults == b.faults && a.verify_each == b.verify_each && a.opt_bisect_limit == b.opt_bisect_limit
+    a.faults == b.faults && a.pins == b.pins && a.verify_each == b.verify_each && a.opt_bisect_limit == b.opt_bisect_limit
 }
 
 /// The state before the first pass (the input verified when `config` says so).
