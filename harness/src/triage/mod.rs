@@ -15,6 +15,8 @@
 //! * [`bisect`] — per-pass oracle, back-end stage bisection, minimal sub-pipeline,
 //!   opt-bisect step.
 //! * [`reduce`] — AST-level test-case reduction to a fixpoint.
+//! * [`pins`] — the size-driven decisions (callees outlined, loops rolled) held fixed while a
+//!   reduction shrinks them.
 //! * [`regression`] — `harness triage`: both, and the reduced case written as a regression
 //!   test (`corpus/regressions/`).
 //! * [`hang`] — the pass of a compiler hang, located by probes in child processes.
@@ -24,6 +26,7 @@ pub mod bisect;
 pub mod case;
 pub mod ddmin;
 pub mod hang;
+pub mod pins;
 pub mod reduce;
 pub mod regression;
 

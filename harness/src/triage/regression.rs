@@ -7,7 +7,10 @@
 //! reads; under `-O2` that call must also survive `inline`, so the reducer must keep the
 //! callee too big to inline, and the program stays large) and make every candidate slower
 //! to compile. The reduced program, its bisection and the regression case then carry that
-//! configuration: they reproduce with it, not necessarily with the original one.
+//! configuration: they reproduce with it, not necessarily with the original one. When the
+//! failure needs the inliner or the unroller itself, the decisions they made by size are
+//! pinned for the reduction instead ([`super::pins`]), and the pins the reduced program
+//! still needs are part of that configuration.
 //!
 //! A regression case is `NAME.sy` (header comment, then the reduced program), `NAME.in`
 //! (its stdin, when not empty) and `NAME.out` (the reference outcome in the conformance
@@ -27,6 +30,7 @@ use sysyc::runtime::Outcome;
 
 use super::bisect::{BisectReport, Checks, Culprit, Located, bisect_with, locate, still_fails};
 use super::case::FailureCase;
+use super::pins;
 use super::reduce::{ReduceOptions, Reduced, reduce};
 use sysy_check::failure::Expected;
 use sysy_check::qemu::Runner;
@@ -66,10 +70,12 @@ pub fn triage(case: &FailureCase, checks: &Checks<'_>, options: &TriageOptions) 
         return Ok(TriageReport { bisect, reduced: None, reduced_bisect: None, reduced_config: None, regression: None });
     };
     let (config, located) = reduction_config(&judged, &case.config, &bisect, located, checks)?;
+    let config = pins::pinned(&judged, &config, checks, &located);
     let reduced = reduce_failure(case, &config, checks, &located, &options.reduce)?;
     let subject = Subject::parse(&case.subject.name, &reduced.source, &reduced.stdin).map_err(|f| f.detail)?;
     let reduced_case =
         Case::with_truth(subject, &options.limits).map_err(|e| format!("the reduced program is no longer valid: {e}"))?;
+    let config = pins::unpinned(&reduced_case, &config, checks, &located);
     let reduced_bisect = bisect_with(&reduced_case, &config, checks)?;
     let regression = match &options.regressions_dir {
         Some(dir) => Some(write_case(dir, case, &config, &reduced, &reduced_bisect)?),

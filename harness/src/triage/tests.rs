@@ -276,6 +276,49 @@ fn regression_corpus_passes() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The decisions read off a compilation: a loop of 100 trips is over `full-unroll`'s limit
+/// (rolled), one of 3 is unrolled; a callee over the inline budget with two call sites
+/// stays outlined, a small one is inlined. Before the culprit pass only: with the culprit at
+/// position 0 there are none.
+#[test]
+fn size_decisions_are_read_off_the_compilation_before_the_culprit() {
+    use super::bisect::Located;
+    use super::pins::decisions;
+    let case = judged(
+        "d.sy",
+        "int g[4];
+int big(int x) {
+    int s = x * 7 + x / 3 - x % 5;
+    int t = s * s + g[1] * x - g[2] / (x * x + 1);
+    int u = (t + s) * (x - 2) + (s % 7) * (t % 11) - g[3];
+    int v = u * 3 + t * 5 - s * 2 + x * x * x;
+    int w = (v / 3 + u % 13) * 2 + (t - v) % 17 + g[0] * g[1];
+    int y = (w % 19) * (v % 23) + (u / 7) * (t / 9) - w * v;
+    return w + y + v - u + t - s;
+}
+int small(int x) { return x + 1; }
+int three() {
+    int i = 0, s = 0;
+    while (i < 3) { s = s + g[i]; i = i + 1; }
+    return s;
+}
+int main() {
+    int i = 0, s = 0;
+    while (i < 100) { s = s + i * getint(); i = i + 1; }
+    putint(s + big(s) + big(small(s)) + three());
+    return 0;
+}
+",
+        &b"1 ".repeat(100),
+    );
+    let config: sysyc::config::Config = "-O2".parse().expect("valid");
+    let at = |culprit| Located { stage: Stage::IrInterp, kind: FailureKind::WrongOutput, culprit };
+    let pins = decisions(&case, &config, &at(Culprit::Backend));
+    assert!(pins.outlined.contains("big") && !pins.outlined.contains("small"), "{pins:?}");
+    assert!(pins.rolled.contains("main") && !pins.rolled.contains("three"), "{pins:?}");
+    assert!(decisions(&case, &config, &at(Culprit::Pass { position: 0, name: "mem2reg" })).is_empty());
+}
+
 #[cfg(feature = "fault-injection")]
 mod faults {
     use super::super::bisect::{Checks, Culprit, bisect};
@@ -415,6 +458,69 @@ int main() {
         let written = std::fs::read_to_string(report.regression.expect("written")).expect("readable");
         assert!(written.contains("// culprit: pass `constfold`"), "{written}");
         assert!(dir.path().join("srem.out").exists());
+    }
+
+    /// A failure that needs `inline` — the two calls of the read-only `r` meet in `main` only
+    /// once the writing wrapper `bump` is inlined (before, faulty `gvn` sees calls of a
+    /// function that writes) — and needs `r` left outlined (inlined, there is no call for it
+    /// to merge). `r` stays outlined by size: above `inline::SMALL_CALLEE` and called from
+    /// two places. Shrinking `r` would flip that decision, so the reduction pins it.
+    const OUTLINED: &str = r#"
+int g = 3;
+int h[8];
+int r() {
+    int s = g * 7 + g / 3 - g % 5;
+    int t = s * s + h[1] * g - h[2] / (g * g + 1);
+    int u = (t + s) * (g - 2) + (s % 7) * (t % 11) - h[3];
+    int v = u * 3 + t * 5 - s * 2 + g * g * g;
+    int w = (v / 3 + u % 13) * 2 + (t - v) % 17 + h[4] * h[5];
+    return w + v - u + t - s;
+}
+int bump(int k) {
+    g = g + k;
+    h[k] = g;
+    return r();
+}
+int main() {
+    int a = bump(1);
+    int b = bump(2);
+    putint(a);
+    putch(32);
+    putint(b);
+    putch(32);
+    putint(r());
+    putch(10);
+    return 0;
+}
+"#;
+
+    #[test]
+    fn a_failure_that_needs_an_outlined_callee_reduces_with_the_decision_pinned() {
+        use super::super::bisect::still_fails;
+        use super::super::regression::check_case;
+        use sysyc::config::SizePins;
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let options = TriageOptions { regressions_dir: Some(dir.path().to_path_buf()), ..TriageOptions::default() };
+        let case = failure_case("outlined", OUTLINED, b"", "-O2 --fault=gvn-read-only-call-as-pure");
+        let report = triage(&case, &ir_only(), &options).expect("triages");
+        let config = report.reduced_config.clone().expect("reduced under a configuration");
+        assert!(config.pass_names().contains(&"inline"), "{config}");
+        assert!(config.pins.outlined.contains("r"), "{config}");
+        let reduced = report.reduced.expect("reduced");
+        eprintln!("reduced {} -> {} lines under `{config}`:\n{}", reduced.stats.lines_before, reduced.stats.lines_after, reduced.source);
+        assert!(count_lines(&reduced.source) <= 25, "{}", reduced.source);
+        // The pin is what keeps the failure: without it the reduced `r` is small enough to
+        // inline, and the program compiles correctly.
+        let reduced_case = judged("r.sy", &reduced.source, &reduced.stdin);
+        let located = report.reduced_bisect.and_then(|b| b.located).expect("the reduced program fails");
+        assert!(still_fails(&reduced_case, &config, &ir_only(), &located));
+        let bare = Config { pins: SizePins::default(), ..config.clone() };
+        assert!(!still_fails(&reduced_case, &bare, &ir_only(), &located), "{}", reduced.source);
+        // The regression case carries the pin and passes on the correct compiler.
+        let sy = report.regression.expect("written");
+        let written = std::fs::read_to_string(&sy).expect("readable");
+        assert!(written.contains("--keep-outlined=r"), "{written}");
+        check_case(&sy, None).expect("passes without the fault");
     }
 
     /// qemu-arm, when it and the ARM cross toolchain are both installed (else the test says
