@@ -36,6 +36,12 @@
 //!   (anything else is undefined behaviour in SysY, the same assumption passes make when they
 //!   speculate loads). This is LLVM's `willreturn`: it is what makes a pure call removable
 //!   or speculable.
+//! * [`FuncSummary::is_speculatable`] — always returns, and cannot trap even when called
+//!   where the program would not have called it: every memory access of it and its callees
+//!   is at a constant offset inside a global or one of its own stack slots. `always_returns`
+//!   assumes accesses in bounds, which holds for a call the program makes (anything else is
+//!   undefined behaviour) but not for one a pass speculates — hoisted out of a branch that
+//!   guarded the index (`if (i < n) s = f(a, i);`), where it may read past an array.
 //! * [`FuncSummary::is_recursive`] — from the call graph.
 //!
 //! # Computation
@@ -171,6 +177,7 @@ pub struct FuncSummary {
     all_params: bool,
     recursive: bool,
     always_returns: bool,
+    speculatable: bool,
     pure: bool,
     read_only: bool,
 }
@@ -234,6 +241,13 @@ impl FuncSummary {
     /// Every call terminates normally (see the module documentation).
     pub fn always_returns(&self) -> bool {
         self.always_returns
+    }
+
+    /// A call may be executed where the program would not have made it (see the module
+    /// documentation): it always returns and its memory accesses are in bounds whatever the
+    /// arguments.
+    pub fn is_speculatable(&self) -> bool {
+        self.speculatable
     }
 
     /// The result depends only on the argument values; no I/O, no writes outside its frame,
@@ -415,6 +429,7 @@ impl FuncInfo {
                 writes_params: vec![false; func.params.len()],
                 recursive: info.call_graph.is_recursive(f),
                 always_returns: true,
+                speculatable: true,
                 ..FuncSummary::default()
             };
             info.points_to[f] = vec![ObjectSet::default(); func.params.len()];
@@ -499,7 +514,25 @@ impl FuncInfo {
             writes_params: vec![false; n],
             recursive: self.call_graph.is_recursive(f),
             always_returns: !self.call_graph.is_recursive(f),
+            speculatable: true,
             ..FuncSummary::default()
+        };
+        // An access at a constant offset inside a global or a stack slot of `func` (of
+        // `words` words from there): in bounds whatever the arguments.
+        let in_bounds = |addr: Value, words: u32| {
+            let p = addrs.pointer(func, addr);
+            let Some((root, off)) = p.single() else { return false };
+            let Some(off) = off.as_constant() else { return false };
+            let size = match root {
+                Root::Global(g) => self.global_words[g] as i64,
+                Root::Alloca(a) => match func.opcode(a) {
+                    Opcode::Alloca { count, .. } => count as i64,
+                    _ => return false,
+                },
+                Root::Param(_) => return false,
+            };
+            let off = off as i64;
+            off >= 0 && off % 4 == 0 && off / 4 + words as i64 <= size
         };
         let touch = |s: &mut FuncSummary, v: Value, effect: Effect| {
             let (globals, params) = match effect {
@@ -534,7 +567,16 @@ impl FuncInfo {
             let live = cfg.is_reachable(b);
             for inst in func.block_insts(b) {
                 let args = func.args(inst);
-                match func.opcode(inst) {
+                let opcode = func.opcode(inst);
+                if live {
+                    match opcode {
+                        Opcode::Load => s.speculatable &= args.first().is_some_and(|&a| in_bounds(a, 1)),
+                        Opcode::Store => s.speculatable &= args.first().is_some_and(|&a| in_bounds(a, 1)),
+                        Opcode::MemZero { words } => s.speculatable &= args.first().is_some_and(|&a| in_bounds(a, words)),
+                        _ => {}
+                    }
+                }
+                match opcode {
                     Opcode::Load if !args.is_empty() => touch(&mut s, args[0], Effect::Read),
                     Opcode::Store | Opcode::MemZero { .. } if !args.is_empty() => touch(&mut s, args[0], Effect::Write),
                     Opcode::SDiv | Opcode::SRem if live => {
@@ -560,6 +602,7 @@ impl FuncInfo {
                         }
                         if live {
                             s.always_returns &= cs.always_returns;
+                            s.speculatable &= cs.speculatable;
                         }
                     }
                     _ => {}
@@ -580,6 +623,7 @@ impl FuncInfo {
                 s.always_returns = all_loops_terminate(func, &domtree, &loops);
             }
         }
+        s.speculatable &= s.always_returns;
         s.finish(&self.const_globals);
         s
     }

@@ -16,10 +16,14 @@
 //!   address is a constant in-bounds offset into a global or a stack slot;
 //! * a call of a `pure` function (its result depends on the arguments alone), or of a
 //!   read-only function without I/O whose read objects nothing in `L` writes, provided the
-//!   callee always returns.
+//!   callee is speculatable: it always returns and its memory accesses are at constant
+//!   in-bounds offsets ([`crate::analysis::funcinfo::FuncSummary::is_speculatable`]; `always_returns` alone assumes the
+//!   accesses in bounds, which a guard the hoisted call no longer sits behind may have been
+//!   what ensured — `if (i < n) s = s + f(a, i);`).
 //!
 //! Trapping or possibly non-returning instructions (`sdiv`/`srem` by an unknown divisor,
-//! loads of unknown addresses, calls that may not return) are hoisted only when they are
+//! loads of unknown addresses, calls that may not return or may access memory out of bounds)
+//! are hoisted only when they are
 //! *guaranteed to execute* in the first iteration of every entry into the loop, before any
 //! observable effect: their block is in `L` itself (not an inner loop), dominates every latch
 //! and every exiting block, every block from the header to it lies in `L` itself, and nothing
@@ -195,7 +199,7 @@ impl LoopHoister<'_, '_> {
                 } else {
                     false
                 };
-                allowed && (s.always_returns() || self.guaranteed(inst))
+                allowed && (s.is_speculatable() || self.guaranteed(inst))
             }
             _ => op.is_pure() && !op.may_trap(),
         }

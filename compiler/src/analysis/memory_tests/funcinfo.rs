@@ -491,3 +491,19 @@ bb0:
     }
     ir.m.put_back(caller, func);
 }
+
+/// Speculatable: always returns, and every access is at a constant offset inside a global or
+/// an own stack slot, so a call may run where the program would not have made it.
+#[test]
+fn speculatable_calls_access_memory_in_bounds_whatever_the_arguments() {
+    let ir = Ir::parse(EFFECTS);
+    let info = FuncInfo::compute(&ir.m);
+    let s = |name: &str| info.summary(ir.f(name)).is_speculatable();
+    assert!(s("get"), "a global's first word");
+    assert!(s("sq"), "its own slot at offset 0");
+    assert!(s("loop"), "no memory access, a loop that finishes");
+    assert!(!s("fromconst"), "a const global at an index the argument gives");
+    assert!(!s("sum2"), "the memory of a pointer parameter");
+    assert!(!s("div"), "may trap: not even always returning");
+    assert!(!s("main"), "calls getint, which traps when input runs out");
+}
