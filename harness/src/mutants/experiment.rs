@@ -2,7 +2,7 @@
 //!
 //! `harness mutants [--out DIR] [--seed S] [--max N] [--campaign-seconds T] [--jobs J]
 //! [--before-corpus DIR | --before-args ARGS] [--equivalent FILE] [--work DIR] [--only SUBSTRING]
-//! [--list]`
+//! [--list | --report-only]`
 //!
 //! 1. Exports the committed tree (`git archive HEAD`) into `<work>/pristine` (kept between runs
 //!    of the same commit) and lists the placeable mutation sites ([`super::schema`]); the
@@ -90,6 +90,10 @@ pub struct MutantsArgs {
     /// Print the sampled mutants and exit.
     #[arg(long)]
     pub list: bool,
+    /// Only rewrite `mutants.md` from `mutants.csv` and the equivalent survivors (after
+    /// reading the survivors; give `--out` and the run's settings, which the text names).
+    #[arg(long, conflicts_with = "list")]
+    pub report_only: bool,
 }
 
 /// What one campaign showed about a mutant.
@@ -126,6 +130,16 @@ const CSV_HEADER: [&str; 12] = [
 const MAX_SCHEMA_BUILDS: usize = 8;
 
 pub fn run(args: &MutantsArgs) -> Result<()> {
+    if args.report_only {
+        let out = args.out.clone().context("--report-only needs --out")?;
+        let rows = read_rows(&out.join("mutants.csv"))?;
+        if rows.is_empty() {
+            bail!("{}: no mutants recorded", out.join("mutants.csv").display());
+        }
+        std::fs::write(out.join("mutants.md"), report(&rows, &equivalent(args, &out)?, args))?;
+        crate::outln!("report: {}", out.join("mutants.md").display())?;
+        return Ok(());
+    }
     let root = repo_root()?;
     let pristine = export_tree(&root, &args.work)?;
     let text_of = |file: &str| std::fs::read_to_string(pristine.join(file)).ok();
