@@ -26,6 +26,7 @@ use std::str::FromStr;
 use crate::faults::FaultSet;
 use crate::isa::arm::{BackendOptions, BackendStage};
 use crate::passes::{self, O1_PIPELINE, O2_PIPELINE, OptLevel, PassInfo};
+pub use crate::passes::size_pins::SizePins;
 
 /// How to compile (see the module documentation).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -131,25 +132,6 @@ impl Config {
             stages_only_in: self.stages_only_in.clone(),
             verify: self.verify_each,
         }
-    }
-}
-
-/// Decisions the optimiser makes by size, held fixed by function name: `outlined` functions
-/// are never inlined (`inline` leaves every call of them; `recursive-inline` leaves them
-/// alone), and loops of `rolled` functions are never fully unrolled (`full-unroll` skips the
-/// function). A program reduced while a failure needs a callee too big to inline, or a loop
-/// too long to unroll, shrinks them below the budgets and the failure would go away; triage
-/// pins the decisions the original compilation made instead (see the harness's
-/// `triage::pins`). Names of functions that do not exist are ignored.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct SizePins {
-    pub outlined: BTreeSet<String>,
-    pub rolled: BTreeSet<String>,
-}
-
-impl SizePins {
-    pub fn is_empty(&self) -> bool {
-        self.outlined.is_empty() && self.rolled.is_empty()
     }
 }
 

@@ -43,6 +43,7 @@ pub mod reassociate;
 pub mod recursive_inline;
 pub mod sccp;
 pub mod simplify_cfg;
+pub mod size_pins;
 pub mod tail_recursion;
 pub mod thread_phi_branch;
 pub mod trivial_phi;
@@ -58,8 +59,8 @@ use std::sync::Arc;
 
 use crate::analysis::cache::AnalysisCache;
 use crate::analysis::funcinfo::{FuncInfo, FunctionsKey};
-use crate::config::SizePins;
 use crate::faults::FaultSet;
+use size_pins::SizePins;
 use crate::ir::{FuncRef, Function, Module};
 use crate::isa::arm::BackendStage;
 
