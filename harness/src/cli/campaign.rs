@@ -237,18 +237,25 @@ pub fn seconds_until(hh_mm: &str, now: u64) -> Result<u64, String> {
     Ok(if target > today { target - today } else { target + 86_400 - today })
 }
 
+/// Where a campaign in `dir` writes its regression cases: a campaign in the default place
+/// (`dir` not given, or under [`DEFAULT_PARENT`]) adds them to the corpus (to be committed);
+/// one elsewhere (`--out`, or the supervisor's child resuming it) keeps them with its other
+/// output.
+fn regressions_dir(dir: Option<&std::path::Path>) -> PathBuf {
+    let absolute = |p: &std::path::Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    match dir {
+        Some(dir) if !absolute(dir).starts_with(absolute(std::path::Path::new(DEFAULT_PARENT))) => dir.join("regressions"),
+        _ => PathBuf::from("corpus/regressions"),
+    }
+}
+
 /// The triage hook's settings for a campaign whose failures go to `failures_dir`.
 fn auto_triage(args: &CampaignArgs, options: &CampaignOptions) -> Result<Option<AutoTriage>> {
     if args.no_triage {
         return Ok(None);
     }
     let limits = Limits::GENERATED.with_timeout(Some(options.timeout_secs)).map_err(anyhow::Error::msg)?;
-    // A campaign in the default place adds its regression cases to the corpus (to be
-    // committed); one with `--out` keeps them with its other output.
-    let regressions = match &args.out {
-        Some(out) => out.join("regressions"),
-        None => PathBuf::from("corpus/regressions"),
-    };
+    let regressions = regressions_dir(args.out.as_deref().or(args.resume.as_deref()));
     Ok(Some(AutoTriage {
         options: TriageOptions {
             limits: limits.clone(),
@@ -465,6 +472,15 @@ fn run_in_process(args: &CampaignArgs) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn regression_cases_stay_with_a_campaign_outside_the_default_place() {
+        use std::path::Path;
+        assert_eq!(super::regressions_dir(None), Path::new("corpus/regressions"));
+        assert_eq!(super::regressions_dir(Some(Path::new("results/campaigns/x"))), Path::new("corpus/regressions"));
+        // The supervisor's child resumes the directory of `--out /tmp/c`.
+        assert_eq!(super::regressions_dir(Some(Path::new("/tmp/c"))), Path::new("/tmp/c/regressions"));
+    }
+
     use super::seconds_until;
 
     #[test]
