@@ -5,8 +5,8 @@
 //! A [`Config`] is the IR pass pipeline, the optional back-end stages, the injected faults,
 //! the size-driven decisions held fixed ([`SizePins`]: how a reduction keeps a callee
 //! outlined or a loop rolled while it shrinks them) and the two debugging switches that
-//! change what a compilation does (`--verify-each`, `--opt-bisect-limit`). Its text form is exactly the `sysyc` command-line options that
-//! select it, in a canonical order:
+//! change what a compilation does (`--verify-each`, `--opt-bisect-limit`). Its text form is
+//! exactly the `sysyc` command-line options that select it, in a canonical order:
 //!
 //! ```text
 //! -O2

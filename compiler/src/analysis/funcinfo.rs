@@ -517,23 +517,8 @@ impl FuncInfo {
             speculatable: true,
             ..FuncSummary::default()
         };
-        // An access at a constant offset inside a global or a stack slot of `func` (of
-        // `words` words from there): in bounds whatever the arguments.
-        let in_bounds = |addr: Value, words: u32| {
-            let p = addrs.pointer(func, addr);
-            let Some((root, off)) = p.single() else { return false };
-            let Some(off) = off.as_constant() else { return false };
-            let size = match root {
-                Root::Global(g) => self.global_words[g] as i64,
-                Root::Alloca(a) => match func.opcode(a) {
-                    Opcode::Alloca { count, .. } => count as i64,
-                    _ => return false,
-                },
-                Root::Param(_) => return false,
-            };
-            let off = off as i64;
-            off >= 0 && off % 4 == 0 && off / 4 + words as i64 <= size
-        };
+        let in_bounds =
+            |addr: Value, words: u32| addrs.pointer(func, addr).constant_in_bounds(func, |g| self.global_words[g], words);
         let touch = |s: &mut FuncSummary, v: Value, effect: Effect| {
             let (globals, params) = match effect {
                 Effect::Read => (&mut s.reads_globals, &mut s.reads_params),

@@ -212,6 +212,24 @@ impl PointerInfo {
     pub fn single(&self) -> Option<(Root, &LinearExpr)> {
         Some((self.roots.single()?, self.offset.as_ref()?))
     }
+
+    /// `words` words from here lie inside one global or one stack slot of `func`, at a
+    /// constant offset: in bounds whatever the function's arguments. `global_words` gives a
+    /// global's size in words.
+    pub fn constant_in_bounds(&self, func: &Function, global_words: impl Fn(GlobalRef) -> u32, words: u32) -> bool {
+        let Some((root, off)) = self.single() else { return false };
+        let Some(off) = off.as_constant() else { return false };
+        let size = match root {
+            Root::Global(g) => global_words(g) as i64,
+            Root::Alloca(a) => match func.opcode(a) {
+                Opcode::Alloca { count, .. } => count as i64,
+                _ => return false,
+            },
+            Root::Param(_) => return false,
+        };
+        let off = off as i64;
+        off >= 0 && off % 4 == 0 && off / 4 + words as i64 <= size
+    }
 }
 
 /// Pointer provenance of every pointer value of one function (see the module documentation).

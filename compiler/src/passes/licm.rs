@@ -17,14 +17,13 @@
 //! * a call of a `pure` function (its result depends on the arguments alone), or of a
 //!   read-only function without I/O whose read objects nothing in `L` writes, provided the
 //!   callee is speculatable: it always returns and its memory accesses are at constant
-//!   in-bounds offsets ([`crate::analysis::funcinfo::FuncSummary::is_speculatable`]; `always_returns` alone assumes the
-//!   accesses in bounds, which a guard the hoisted call no longer sits behind may have been
-//!   what ensured — `if (i < n) s = s + f(a, i);`).
+//!   in-bounds offsets ([`crate::analysis::funcinfo::FuncSummary::is_speculatable`];
+//!   `always_returns` alone assumes the accesses in bounds, which a guard the hoisted call no
+//!   longer sits behind may have been what ensured — `if (i < n) s = s + f(a, i);`).
 //!
 //! Trapping or possibly non-returning instructions (`sdiv`/`srem` by an unknown divisor,
 //! loads of unknown addresses, calls that may not return or may access memory out of bounds)
-//! are hoisted only when they are
-//! *guaranteed to execute* in the first iteration of every entry into the loop, before any
+//! are hoisted only when they are *guaranteed to execute* in the first iteration of every entry into the loop, before any
 //! observable effect: their block is in `L` itself (not an inner loop), dominates every latch
 //! and every exiting block, every block from the header to it lies in `L` itself, and nothing
 //! before it in that part of the iteration is a call that may do I/O or not return. Then the
@@ -45,7 +44,6 @@ use rustc_hash::FxHashMap;
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::alias::Reach;
 use crate::analysis::funcinfo::FuncInfo;
-use crate::analysis::pointers::Root;
 use crate::analysis::{AliasAnalysis, ControlFlowGraph, DomTree, Loop, LoopForest, MemDepQuery, MemLoc};
 use crate::ir::{Block, Function, Inst, Opcode, Value, ValueDef};
 
@@ -228,19 +226,7 @@ impl LoopHoister<'_, '_> {
     /// `addr` is a constant, word-aligned, in-bounds offset into one global or stack slot: a
     /// load from it cannot trap wherever the address is available.
     fn in_bounds_constant_address(&self, addr: Value) -> bool {
-        let p = self.aa.pointer(self.func, addr);
-        let Some((root, off)) = p.single() else { return false };
-        let Some(off) = off.as_constant() else { return false };
-        let words = match root {
-            Root::Global(g) => self.info.global_words(g) as i64,
-            Root::Alloca(a) => match self.func.opcode(a) {
-                Opcode::Alloca { count, .. } => count as i64,
-                _ => return false,
-            },
-            Root::Param(_) => return false,
-        };
-        let off = off as i64;
-        off >= 0 && off % 4 == 0 && off / 4 < words
+        self.aa.pointer(self.func, addr).constant_in_bounds(self.func, |g| self.info.global_words(g), 1)
     }
 
     fn guaranteed(&self, inst: Inst) -> bool {
