@@ -37,8 +37,9 @@
 //! Rewrite: the idle edge of `h` goes to `E`; `T` (now unreachable) is deleted, or `t`'s phis
 //! forget the edge from `h`.
 //!
-//! Merged form, when `h` holds nothing but its phis, the guard and the branch, one block
-//! enters the loop, and the exit phis get from `t` what the header phis get from it: the
+//! Merged form, when `h` holds nothing but its phis, the guard and the branch, its other side
+//! (the work) is in the loop, `u` is not computed in `T`, one block enters the loop, and the
+//! exit phis get from `t` what the header phis get from it: the
 //! guard leaves the loop. The block entering the loop (or a new block on its edge, when it
 //! branches elsewhere too) tests it once for the first iteration, `h` jumps to the work, and
 //! `t` stays while `u < m`, `m = x < n ? x + 1 : n` (`x : n` for `j >= x`) computed before the
@@ -417,6 +418,12 @@ fn merge_point(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: L
         return None;
     }
     if func.block_insts(header).any(|i| i != term && i != guard_inst && func.opcode(i) != Opcode::Phi) {
+        return None;
+    }
+    // The header will jump to the work, which must stay in the loop and reach the latch's
+    // test of `u`; the idle block, deleted, must not be where `u` is computed.
+    let work = func.targets(term).iter().copied().find(|&t| t != plan.idle_target)?;
+    if !loops.contains(l, work) || (plan.idle_target != plan.latch && block_of(func, plan.u) == Some(plan.idle_target)) {
         return None;
     }
     let mut outside = cfg.unique_preds(header).into_iter().filter(|&p| !loops.contains(l, p));
