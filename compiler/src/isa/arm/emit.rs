@@ -183,6 +183,9 @@ impl FnEmitter<'_> {
             MInst::Alu { op, rd, rn, op2: o } => {
                 self.line(format_args!("{}\t{}, {}, {}", op.name(), reg(*rd), reg(*rn), op2(*o)))
             }
+            MInst::AluS { op, rd, rn, op2: o } => {
+                self.line(format_args!("{}s\t{}, {}, {}", op.name(), reg(*rd), reg(*rn), op2(*o)))
+            }
             MInst::Mov { rd, op2: o } => match o {
                 Op2::Shifted(rm, s, n) => self.line(format_args!("{}\t{}, {}, #{n}", s.name(), reg(*rd), reg(*rm))),
                 _ => self.line(format_args!("mov\t{}, {}", reg(*rd), op2(*o))),
@@ -252,11 +255,11 @@ impl FnEmitter<'_> {
             MInst::VArith { op, sd, sn, sm } => {
                 self.line(format_args!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm)))
             }
-            MInst::VMla { sd, sa, sn, sm } => {
+            MInst::VMac { op, sd, sa, sn, sm } => {
                 if sd != sa {
                     self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sa)));
                 }
-                self.line(format_args!("vmla.f32\t{}, {}, {}", reg(*sd), reg(*sn), reg(*sm)));
+                self.line(format_args!("{}\t{}, {}, {}", op.name(), reg(*sd), reg(*sn), reg(*sm)));
             }
             MInst::VNeg { sd, sm } => self.line(format_args!("vneg.f32\t{}, {}", reg(*sd), reg(*sm))),
             MInst::VMov { sd, sm } => self.line(format_args!("vmov.f32\t{}, {}", reg(*sd), reg(*sm))),

@@ -109,7 +109,7 @@ fn predicated_cost(inst: &MInst) -> Option<(u32, u32)> {
         MInst::VCvtF32S32 { .. } | MInst::VCvtS32F32 { .. } => (1, 4),
         MInst::VArith { op: VOp::Add | VOp::Sub, .. } => (1, 4),
         MInst::VArith { op: VOp::Mul, .. } => (1, 5),
-        MInst::VMla { sd, sa, .. } => {
+        MInst::VMac { sd, sa, .. } => {
             if sd == sa {
                 (1, 5)
             } else {

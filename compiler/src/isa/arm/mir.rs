@@ -188,6 +188,26 @@ impl VOp {
     }
 }
 
+/// The unfused VFP multiply-accumulates (the product is rounded, then the sum: bit-identical
+/// to `vmul` followed by the add or subtract whenever the NaN rules agree, see
+/// [`MInst::VMac`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MacOp {
+    /// `vmla.f32`: `sd = sa + sn·sm`.
+    Mla,
+    /// `vnmls.f32`: `sd = sn·sm − sa` (computed as `(−sa) + sn·sm`).
+    Nmls,
+}
+
+impl MacOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            MacOp::Mla => "vmla.f32",
+            MacOp::Nmls => "vnmls.f32",
+        }
+    }
+}
+
 /// A stack object whose `sp`-relative offset is fixed by the frame layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FrameObj {
@@ -234,6 +254,15 @@ pub enum MInst {
     },
     /// `op rd, rn, op2`.
     Alu {
+        op: AluOp,
+        rd: Reg,
+        rn: Reg,
+        op2: Op2,
+    },
+    /// `<op>s rd, rn, op2`: [`MInst::Alu`] that also sets the flags from its result. Made only
+    /// by [`super::compare_fusion::fuse_compares`] (part of `arm-peephole`) on final code, in
+    /// place of a later compare whose readers it serves alike.
+    AluS {
         op: AluOp,
         rd: Reg,
         rn: Reg,
@@ -346,9 +375,13 @@ pub enum MInst {
         sd: Reg,
         sm: Reg,
     },
-    /// `vmla.f32 sd, sn, sm`: `sd = sa + sn·sm`, rounding the product and then the sum (not
-    /// fused: bit-identical to `vmul` + `vadd`); `sd` is tied to `sa`.
-    VMla {
+    /// `vmla.f32 sd, sn, sm` (`sd = sa + sn·sm`) or `vnmls.f32 sd, sn, sm` (`sd = sn·sm − sa`),
+    /// rounding the product and then the sum (not fused); `sd` is tied to `sa`. The VFP
+    /// computes the sum with the accumulator as the *first* operand (`FPAdd(sa, p)`, and
+    /// `FPAdd(−sa, p)` for `vnmls`), so when two NaNs meet it returns the accumulator's: the
+    /// instruction selector uses these only where that cannot differ from the IR's operation.
+    VMac {
+        op: MacOp,
         sd: Reg,
         sa: Reg,
         sn: Reg,
@@ -501,7 +534,7 @@ macro_rules! visit_operands {
                     $v.fixed_def($slot!(r), *p);
                 }
             }
-            MInst::Alu { rd, rn, op2, .. } => {
+            MInst::Alu { rd, rn, op2, .. } | MInst::AluS { rd, rn, op2, .. } => {
                 $v.reg_use($slot!(rn));
                 $slot!(op2).visit($v);
                 $v.reg_def($slot!(rd));
@@ -571,7 +604,7 @@ macro_rules! visit_operands {
                 $v.reg_use($slot!(sm));
                 $v.reg_def($slot!(sd));
             }
-            MInst::VMla { sd, sa, sn, sm } => {
+            MInst::VMac { sd, sa, sn, sm, .. } => {
                 $v.reg_use($slot!(sa));
                 $v.reg_use($slot!(sn));
                 $v.reg_use($slot!(sm));
@@ -670,7 +703,9 @@ impl MInst {
     /// the remainder sequence).
     pub fn writes_flags(&self) -> bool {
         match self {
-            MInst::Cmp { .. } | MInst::VCmp { .. } | MInst::Call { .. } | MInst::SRemPow2 { .. } => true,
+            MInst::Cmp { .. } | MInst::AluS { .. } | MInst::VCmp { .. } | MInst::Call { .. } | MInst::SRemPow2 { .. } => {
+                true
+            }
             MInst::MemZeroLoop { count, .. } => count.is_some(),
             MInst::Pred { inst, .. } => inst.writes_flags(),
             _ => false,

@@ -52,6 +52,7 @@ pub mod abi;
 pub mod asm;
 mod branches;
 pub mod cfg;
+mod compare_fusion;
 mod copyprop;
 pub mod emit;
 pub mod frame;
@@ -171,7 +172,7 @@ const STAGES: [(&str, &str); NUM_STAGES] = [
     ("arm-remat", "after allocation: reloads of spill slots that only ever hold one cheap constant or stack address rebuild it; the stores go"),
     ("arm-copy-prop", "after allocation: remove register copies by retargeting definitions or forwarding sources"),
     ("arm-leaf-regs", "in functions without calls, rename callee-saved registers to unused caller-saved ones"),
-    ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs"),
+    ("arm-peephole", "remove self-moves and +0, forward store→load and load→load, drop move-backs; on final code, a compare whose flags an earlier add/sub/and can set disappears (`subs`)"),
     ("arm-if-convert", "after allocation: small diamonds, triangles and loop-latch edge blocks become conditionally executed instructions"),
     ("arm-branch-opt", "thread jumps through empty blocks, delete unreachable blocks, fall through to the next block"),
 ];
@@ -331,6 +332,13 @@ fn allocate_and_lay_out(
         if opts.enabled(stage) {
             rewrite_then_check(&mut pf, opts.verify, run, |pf| check(pf, &format!("stage `{}`", stage.name())))?;
         }
+    }
+    if opts.enabled(BackendStage::Peephole) {
+        // The peephole's compare fusion needs final code: nothing may be placed between a
+        // flag-setting operation and the readers of its flags afterwards.
+        rewrite_then_check(&mut pf, opts.verify, compare_fusion::fuse_compares, |pf| {
+            check(pf, "stage `arm-peephole` (compare fusion)")
+        })?;
     }
     let mut layout = frame::FrameLayout::compute(&pf)?;
     if opts.enabled(BackendStage::ShrinkWrap) {

@@ -8,7 +8,9 @@
 //! * `mov a, b` right after `mov b, a` is dropped.
 //!
 //! Only adjacent instructions are compared, so no reasoning about intervening writes is
-//! needed; the rules repeat until nothing changes (see [`push_simplified`]).
+//! needed; the rules repeat until nothing changes (see [`push_simplified`]). The stage's
+//! other half, compares folded into the flag-setting form of an earlier `add`/`sub`/`and`,
+//! runs on final code (after `arm-branch-opt`): [`super::compare_fusion`].
 
 use super::mir::{Addr, AluOp, MInst, Op2, PFunction, Reg};
 

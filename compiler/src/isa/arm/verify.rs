@@ -115,7 +115,7 @@ fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
     let n = |class: RegClass, count: usize| std::iter::repeat_n(class, count);
     match inst {
         MInst::Args { defs } => out.extend(defs.iter().map(|(_, p)| p.class())),
-        MInst::Alu { op2: o, .. } | MInst::MovCond { op2: o, .. } => {
+        MInst::Alu { op2: o, .. } | MInst::AluS { op2: o, .. } | MInst::MovCond { op2: o, .. } => {
             out.push(I);
             op2(out, o);
             out.push(I);
@@ -150,7 +150,7 @@ fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
         }
         MInst::VArith { .. } | MInst::VMovCond { .. } => out.extend(n(F, 3)),
         MInst::VNeg { .. } | MInst::VMov { .. } | MInst::VCvtF32S32 { .. } | MInst::VCvtS32F32 { .. } => out.extend(n(F, 2)),
-        MInst::VMla { .. } => out.extend(n(F, 4)),
+        MInst::VMac { .. } => out.extend(n(F, 4)),
         MInst::VMovImm { .. } => out.push(F),
         MInst::VMovFromCore { .. } => out.extend([I, F]),
         MInst::VMovToCore { .. } => out.extend([F, I]),
@@ -165,7 +165,7 @@ fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
 }
 
 fn sets_flags(inst: &MInst) -> bool {
-    matches!(inst, MInst::Cmp { .. } | MInst::VCmp { .. })
+    matches!(inst, MInst::Cmp { .. } | MInst::AluS { .. } | MInst::VCmp { .. })
 }
 
 fn reads_flags(inst: &MInst) -> bool {

@@ -494,6 +494,8 @@ fn vfp_arith(ins: &Instruction) -> Result<u32, String> {
         Base::Vdiv => three(0x0080_0000),
         Base::Vmla => three(0),
         Base::Vmls => three(0x0000_0040),
+        Base::Vnmls => three(0x0010_0000),
+        Base::Vnmla => three(0x0010_0040),
         Base::Vneg => two(0x00b1_0040),
         Base::Vabs => two(0x00b0_00c0),
         Base::Vsqrt => two(0x00b1_00c0),
@@ -666,7 +668,7 @@ pub fn encode<'a>(ins: &Instruction<'a>, cx: &dyn Context) -> Result<Encoded<'a>
         Base::Push | Base::Pop | Base::Ldm | Base::Ldmia | Base::Ldmfd | Base::Stm | Base::Stmdb | Base::Stmfd => plain(block_transfer(ins)),
         Base::B | Base::Bl | Base::Bx | Base::Blx => branch(ins, cx),
         Base::Movw | Base::Movt => mov_wide(ins),
-        Base::Vadd | Base::Vsub | Base::Vmul | Base::Vnmul | Base::Vdiv | Base::Vmla | Base::Vmls | Base::Vneg | Base::Vabs | Base::Vsqrt => {
+        Base::Vadd | Base::Vsub | Base::Vmul | Base::Vnmul | Base::Vdiv | Base::Vmla | Base::Vmls | Base::Vnmls | Base::Vnmla | Base::Vneg | Base::Vabs | Base::Vsqrt => {
             plain(vfp_arith(ins))
         }
         Base::Vmov => plain(vmov(ins)),

@@ -137,7 +137,8 @@ bases! {
         Ldr "ldr", Str "str", Ldrb "ldrb", Strb "strb", Ldrh "ldrh", Strh "strh", Ldrsb "ldrsb", Ldrsh "ldrsh", Ldrd "ldrd",
         Strd "strd", Push "push", Pop "pop", Ldm "ldm", Ldmia "ldmia", Ldmfd "ldmfd", Stm "stm", Stmdb "stmdb", Stmfd "stmfd",
         B "b", Bl "bl", Bx "bx", Blx "blx",
-        Vmov "vmov", Vadd "vadd", Vsub "vsub", Vmul "vmul", Vdiv "vdiv", Vmla "vmla", Vmls "vmls", Vnmul "vnmul", Vneg "vneg",
+        Vmov "vmov", Vadd "vadd", Vsub "vsub", Vmul "vmul", Vdiv "vdiv", Vmla "vmla", Vmls "vmls", Vnmls "vnmls", Vnmla "vnmla", Vnmul "vnmul",
+        Vneg "vneg",
         Vabs "vabs", Vsqrt "vsqrt", Vcmp "vcmp", Vcmpe "vcmpe", Vcvt "vcvt", Vcvtr "vcvtr", Vmrs "vmrs", Vldr "vldr", Vstr "vstr",
         Vpush "vpush", Vpop "vpop", Vstm "vstm", Vstmia "vstmia", Vstmdb "vstmdb", Vldm "vldm", Vldmia "vldmia", Vldmdb "vldmdb";
 }

@@ -116,6 +116,9 @@ f:
 	vnmul.f32	s0, s1, s2
 	vmla.f32	s0, s1, s2
 	vmls.f32	s0, s1, s2
+	vnmls.f32	s0, s1, s2
+	vnmla.f32	s17, s3, s30
+	vnmlsgt.f32	s5, s6, s7
 	vneg.f32	s0, s1
 	vabs.f32	s0, s1
 	vsqrt.f32	s0, s1

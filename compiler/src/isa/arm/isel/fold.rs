@@ -19,9 +19,10 @@
 //!   reading the flags, so no 0/1 value is materialised.
 //! * **Multiplications** with a single use by an `add`/`sub` in the same block fold into
 //!   `mla`/`mls`, or into a shifted operand when multiplying by a power of two; a float
-//!   multiplication used only by an `fadd` folds into `vmla.f32` (unfused, so the result is
-//!   bit-identical; `vmls` is not used because it negates the product, which flips the sign
-//!   of a NaN result compared with `vsub`).
+//!   multiplication used only by an `fadd`/`fsub` folds into `vmla.f32`/`vnmls.f32` (unfused,
+//!   so the rounding is that of `vmul` + `vadd`/`vsub`) where the NaN the instruction returns
+//!   is the one the IR's operation returns, see [`float_mac_operand`]. `vmls` (`a − x·y`) is
+//!   never used: it negates the product, which flips the sign of a NaN product.
 //!
 //! * **Remainder tests.** `x % 2^k` (also `% -2^k`, `k ≤ 8`) whose only uses are `== 0` /
 //!   `!= 0` compares is skipped: each compare becomes `tst x, #2^k-1`.
@@ -193,23 +194,11 @@ impl FoldInfo {
                 }
             }
             for &u in &insts {
-                // acc + x*y → vmla (the multiplication in the same block, used only here).
-                if func.opcode(u) == Opcode::FAdd {
-                    let args = func.args(u);
-                    for idx in [1, 0] {
-                        let m = args[idx];
-                        if args[1 - idx] == m {
-                            continue;
-                        }
-                        let Some(mi) = func.def_inst(m) else { continue };
-                        if func.opcode(mi) == Opcode::FMul
-                            && func.inst_block(mi) == func.inst_block(u)
-                            && func.users(m).len() == 1
-                        {
-                            info.skipped[mi] = true;
-                            info.folded_mul.insert(u, idx);
-                            break;
-                        }
+                if matches!(func.opcode(u), Opcode::FAdd | Opcode::FSub) {
+                    if let Some(idx) = float_mac_operand(func, u) {
+                        let mi = func.def_inst(func.args(u)[idx]).expect("a folded multiplication is an instruction");
+                        info.skipped[mi] = true;
+                        info.folded_mul.insert(u, idx);
                     }
                     continue;
                 }
@@ -484,4 +473,42 @@ pub fn mul_by_power_of_two(func: &Function, mul: Inst) -> Option<(usize, u8)> {
         }
     }
     None
+}
+
+/// The operand index of the multiplication that `u` (an `fadd` or `fsub`) computes exactly
+/// as a multiply-accumulate, if any: a `fmul` in `u`'s block used only by `u`.
+///
+/// The VFP adds with the accumulator as the first operand, and when both operands of an
+/// addition are NaNs it returns the first one (see [`crate::runtime::vfp`]), so:
+/// * `a + x·y` is `vmla` with `a` as the accumulator: `FPAdd(a, p)`, the IR's own order;
+/// * `x·y + a` is `vmla` too only when `a` is never a NaN: `FPAdd(a, p)` returns `a` where
+///   the IR's `FPAdd(p, a)` returns `p` if both are NaNs;
+/// * `x·y − a` is `vnmls`, `FPAdd(−a, p)`, only when `a` is never a NaN (negating a NaN `a`
+///   flips its sign, and `p − a` returns `a` itself when only `a` is a NaN).
+pub fn float_mac_operand(func: &Function, u: Inst) -> Option<usize> {
+    let args = func.args(u);
+    if args[0] == args[1] {
+        return None;
+    }
+    let candidates: &[usize] = match func.opcode(u) {
+        Opcode::FAdd => &[1, 0],
+        Opcode::FSub => &[0],
+        _ => return None,
+    };
+    candidates.iter().copied().find(|&idx| {
+        let m = args[idx];
+        let foldable = func.def_inst(m).is_some_and(|mi| {
+            func.opcode(mi) == Opcode::FMul && func.inst_block(mi) == func.inst_block(u) && func.users(m).len() == 1
+        });
+        foldable && (idx == 1 || never_nan(func, args[1 - idx]))
+    })
+}
+
+/// `v` is never a NaN: a float constant other than a NaN, or an integer converted to float.
+fn never_nan(func: &Function, v: Value) -> bool {
+    match func.value_def(v) {
+        ValueDef::Const(Const::Float(bits)) => !f32::from_bits(bits).is_nan(),
+        ValueDef::Inst(i) => func.opcode(i) == Opcode::SiToFp,
+        _ => false,
+    }
 }

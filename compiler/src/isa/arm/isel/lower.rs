@@ -21,7 +21,7 @@ use super::{ISel, Mat, class_of, int_const};
 use crate::analysis::nonneg::NonNegative;
 use crate::ir::{Const, FloatCC, Inst, IntCC, Opcode, Type, Value};
 use crate::isa::arm::imm::{DivMagic, is_arm_imm};
-use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MEMZERO_UNROLLED_BLOCKS, MInst, Op2, Reg, Shift, VOp};
+use crate::isa::arm::mir::{Addr, AluOp, CmpOp, Cond, FrameObj, MEMZERO_UNROLLED_BLOCKS, MInst, MacOp, Op2, Reg, Shift, VOp};
 use crate::isa::arm::{BackendError, BackendStage};
 
 /// Which load/store encoding an address must fit.
@@ -77,7 +77,7 @@ impl ISel<'_> {
             Opcode::Mul => Some(self.lower_mul(args[0], args[1])?),
             Opcode::SDiv => Some(self.lower_div(inst, false)?),
             Opcode::SRem => Some(self.lower_div(inst, true)?),
-            Opcode::FAdd if self.fold.folded_mul.contains_key(&inst) => {
+            Opcode::FAdd | Opcode::FSub if self.fold.folded_mul.contains_key(&inst) => {
                 let idx = self.fold.folded_mul[&inst];
                 let sa = self.value_reg(args[1 - idx])?;
                 let mi = func
@@ -86,7 +86,8 @@ impl ISel<'_> {
                 let sn = self.value_reg(func.args(mi)[0])?;
                 let sm = self.value_reg(func.args(mi)[1])?;
                 let sd = self.new_float();
-                self.emit(MInst::VMla { sd, sa, sn, sm });
+                let op = if data.op == Opcode::FAdd { MacOp::Mla } else { MacOp::Nmls };
+                self.emit(MInst::VMac { op, sd, sa, sn, sm });
                 Some(sd)
             }
             Opcode::FAdd | Opcode::FSub | Opcode::FMul | Opcode::FDiv => {

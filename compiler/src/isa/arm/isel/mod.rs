@@ -101,6 +101,7 @@ pub fn select(
         cur: Block::new(0),
         hoist_ctx: SmallVec::new(),
         local_cache: FxHashMap::default(),
+        recent_cheap: FxHashMap::default(),
         dom_chain: Vec::new(),
         hoist_cache: FxHashMap::default(),
         nonneg: None,
@@ -151,6 +152,9 @@ struct ISel<'a> {
     /// first (empty: in place).
     hoist_ctx: SmallVec<[Hoist; 4]>,
     local_cache: FxHashMap<(Block, Mat), Reg>,
+    /// The last in-place build of each one-instruction value: its block, its position there
+    /// and its register (see [`CHEAP_REUSE_WINDOW`]).
+    recent_cheap: FxHashMap<Mat, (Block, usize, Reg)>,
     /// The machine blocks whose in-place materialisations are available in the block being
     /// filled: itself and the blocks of its dominators, innermost first.
     dom_chain: Vec<Block>,
@@ -647,6 +651,18 @@ impl ISel<'_> {
             // Built earlier in this block or in a dominating one.
             return r;
         }
+        if !hoisted
+            && cheap
+            && let Some(&(b, at, r)) = self.recent_cheap.get(&m)
+        {
+            let insts = &self.blocks[self.cur.index()].insts;
+            if b == self.cur
+                && insts.len() - at <= CHEAP_REUSE_WINDOW
+                && !insts[at..].iter().any(|i| matches!(i, MInst::Call { .. }))
+            {
+                return r;
+            }
+        }
         let mut insts = Vec::new();
         let r = match m {
             Mat::Int(c) => {
@@ -701,10 +717,11 @@ impl ISel<'_> {
             self.hoisted[target.index()].extend(insts);
             self.hoist_cache.insert((target, m), r);
         } else {
+            let at = self.blocks[target.index()].insts.len();
             self.blocks[target.index()].insts.extend(insts);
-            // One-instruction values are rebuilt at every use in straight-line code: reusing
-            // them would only lengthen live ranges (often across calls) without saving anything.
-            if !cheap {
+            if cheap {
+                self.recent_cheap.insert(m, (target, at, r));
+            } else {
                 self.local_cache.insert((target, m), r);
             }
         }
@@ -790,6 +807,14 @@ fn check_shapes(func: &Function) -> Result<(), BackendError> {
 }
 
 /// Materialised in one instruction.
+/// A one-instruction value built in place is reused by later uses in its block up to this
+/// many instructions further and with no call in between; beyond, it is built again. Rebuilding
+/// at every use keeps live ranges short (a value held across a call needs a callee-saved
+/// register, one held through a long block competes for registers), but a value used twice
+/// within a few instructions (`0.5` in `x*0.5 + 0.25` and the next `y*0.5 - 0.125`) costs one
+/// instruction per extra use for a register held a few instructions longer.
+const CHEAP_REUSE_WINDOW: usize = 12;
+
 fn is_cheap(m: Mat) -> bool {
     match m {
         Mat::Int(c) => is_arm_imm(c as u32) || is_arm_imm(!(c as u32)) || (c as u32) <= 0xffff,

@@ -1263,21 +1263,33 @@ fn float_matrix_multiply() {
 fn multiply_accumulate_is_bit_identical() {
     use super::run::build_and_run;
     use crate::isa::arm::BackendOptions;
-    // acc + x*y over special values; vmla must print exactly what vmul + vadd prints
-    // (NaN signs included), so compare the folded and unfolded programs on the target.
+    // a + x*y, x*y + a, x*y - a and a - x*y over special values, with NaNs of both signs as
+    // computed values (the fold must not apply where the VFP would return the other NaN) and
+    // every non-NaN special as a constant accumulator (where it applies): the folded program
+    // must print exactly what vmul + vadd/vsub prints, NaN signs included, on the target.
     let specials = [0.0f32, -0.0, 1.0, -1.5, 3.4e38, -3.4e38, 1e-40, f32::INFINITY, f32::NEG_INFINITY, 7.25];
     let m = main_module(|b| {
         let zero = b.float(0.0);
         let nan = b.fdiv(zero, zero);
+        let negative_nan = b.fneg(nan);
         let mut vals: Vec<_> = specials.iter().map(|&f| b.float(f)).collect();
         vals.push(nan);
+        vals.push(negative_nan);
+        let factors = [vals[2], vals[4], vals[7], vals[10], vals[11]];
         for &acc in &vals {
             for &x in &vals {
-                for &y in &[vals[2], vals[4], vals[7], vals[10]] {
-                    let p = b.fmul(x, y);
-                    let s = b.fadd(acc, p);
-                    b.putfloat(s);
-                    b.putch(' ');
+                for &y in &factors {
+                    for shape in 0..4 {
+                        let p = b.fmul(x, y);
+                        let s = match shape {
+                            0 => b.fadd(acc, p),
+                            1 => b.fadd(p, acc),
+                            2 => b.fsub(p, acc),
+                            _ => b.fsub(acc, p),
+                        };
+                        b.putfloat(s);
+                        b.putch(' ');
+                    }
                 }
             }
             b.putch('\n');
@@ -1286,7 +1298,10 @@ fn multiply_accumulate_is_bit_identical() {
         b.ret(Some(r));
     });
     let asm = crate::isa::arm::compile_module(&m, &BackendOptions::all()).unwrap();
-    assert!(asm.contains("vmla.f32"), "the fold should apply:\n{asm}");
+    for mac in ["vmla.f32", "vnmls.f32"] {
+        assert!(asm.contains(mac), "the fold into {mac} should apply:\n{asm}");
+    }
+    assert!(!asm.contains("vmls.f32"), "a - x*y must not fold (vmls flips a NaN product's sign)");
     let Some(folded) = build_and_run(&m, &BackendOptions::all(), "") else {
         return;
     };
@@ -1294,7 +1309,7 @@ fn multiply_accumulate_is_bit_identical() {
         return;
     };
     assert_eq!(folded.stdout, plain.stdout);
-    assert!(folded.stdout.contains("nan") && folded.stdout.contains("inf"));
+    assert!(folded.stdout.contains("-nan") && folded.stdout.contains("inf"));
 }
 
 #[test]
