@@ -10,7 +10,8 @@
 //! Canonical forms: the constant of a commutative integer operation (`add`, `mul`, `icmp eq/ne`)
 //! is on the right, a constant on the left of any `icmp`/`fcmp` moves right (the condition is
 //! swapped); `x - c` becomes `x + (-c)`; `icmp le/ge` against a constant become `lt/gt`;
-//! constants of `+` chains float outwards (`(x + c) + y → (x + y) + c`) so they meet and fold.
+//! constants of `+` chains float outwards (`(x + c) + y → (x + y) + c`) so they meet and fold,
+//! and so that an address `i + (k + c)` becomes `(i + k) + c` next to an existing `i + k`.
 //!
 //! Rules (every one exact under i32 two's-complement wrapping):
 //! * all-constant operands fold with [`crate::ir::fold::fold`] (never a trapping division);
@@ -275,20 +276,44 @@ fn combine_add(func: &mut Function, inst: Inst, a: Value, b: Value) -> Option<Ch
     if let Some(change) = distribute(func, inst, a, b) {
         return Some(change);
     }
-    // Constants float outwards: (x + c) + y → (x + y) + c.
+    // Constants float outwards: (x + c) + y → (x + y) + c. When `x + c` has other uses it
+    // stays, so the rule applies only where `x + y` is already computed before `inst` in its
+    // block (the lanes of an unrolled loop: `i + (k + 1)` next to `i + k`), and then costs
+    // nothing while exposing the constant offset from an existing value.
     if cb.is_none() {
         for (inner, other) in [(a, b), (b, a)] {
-            if let Some((x, c)) = plus_const(func, inner)
-                && single_use(func, inner)
-                && int(func, other).is_none()
-            {
-                let t = func.insert_value_before(inst, bin(Opcode::Add, x, other));
-                let c = func.iconst(c);
-                return Some(Change::Rewrite(bin(Opcode::Add, t, c)));
+            let Some((x, c)) = plus_const(func, inner) else { continue };
+            if int(func, other).is_some() {
+                continue;
             }
+            let t = if single_use(func, inner) {
+                func.insert_value_before(inst, bin(Opcode::Add, x, other))
+            } else if let Some(t) = earlier_sum(func, inst, x, other) {
+                t
+            } else {
+                continue;
+            };
+            let c = func.iconst(c);
+            return Some(Change::Rewrite(bin(Opcode::Add, t, c)));
         }
     }
     None
+}
+
+/// An `add x, y` (either order) computed before `inst` in `inst`'s block.
+fn earlier_sum(func: &Function, inst: Inst, x: Value, y: Value) -> Option<Value> {
+    let block = func.inst_block(inst)?;
+    let is_sum = |u: Inst| {
+        func.opcode(u) == Opcode::Add && func.inst_block(u) == Some(block) && {
+            let args = func.args(u);
+            (args[0] == x && args[1] == y) || (args[0] == y && args[1] == x)
+        }
+    };
+    let candidates: Vec<Inst> = func.users(x).iter().copied().filter(|&u| u != inst && is_sum(u)).collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    func.block_insts(block).take_while(|&i| i != inst).find(|i| candidates.contains(i)).and_then(|i| func.result(i))
 }
 
 /// `p*f + q*f → (p+q)*f` when both products are used only here. Not when `f` is a constant

@@ -45,6 +45,7 @@ pub mod sccp;
 pub mod simplify_cfg;
 pub mod size_pins;
 pub mod tail_recursion;
+pub mod thread_known_branch;
 pub mod thread_phi_branch;
 pub mod trivial_phi;
 pub mod unreachable_blocks;
@@ -366,6 +367,12 @@ pub static REGISTRY: &[PassInfo] = &[
         body: PassBody::Function(&fuse_branch::FuseBranch),
     },
     PassInfo {
+        name: "thread-known-branch",
+        description: "copy a small block branching on a condition into the predecessors that already decided it (a dominating edge of a branch on the same value), each copy jumping straight to its side",
+        catalogue: None,
+        body: PassBody::Function(&thread_known_branch::ThreadKnownBranch),
+    },
+    PassInfo {
         name: "thread-phi-branch",
         description: "send predecessors of a block branching on a phi straight on when their incoming value (constant, 0/1 of a comparison) decides the branch",
         catalogue: None,
@@ -599,6 +606,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "unreachable-blocks",
     "simplify-cfg",
     "trivial-phi",
+    "thread-known-branch",
     "dce",
     "loop-deletion",
     "loop-idle-exit",
