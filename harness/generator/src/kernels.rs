@@ -151,7 +151,18 @@ pub(super) fn flag_search(g: &mut Gen) -> Vec<BlockItem> {
         // Where the search stopped.
         g.use_helper(Helper::Mix);
         g.work.charge(Helper::Mix.cost());
-        found_side.push(build::stmt(build::expr_stmt(build::call(Helper::Mix.name(), vec![build::var(&k)]))));
+        let mix = build::stmt(build::expr_stmt(build::call(Helper::Mix.name(), vec![build::var(&k)])));
+        // The body may declare a local that shadows the counter (it is unlocked by now):
+        // then the counter is read before that declaration.
+        let shadowed = found_side.iter().any(|item| match item {
+            BlockItem::Decl(d) => d.defs.iter().any(|def| def.name.name == k),
+            _ => false,
+        });
+        if shadowed {
+            found_side.insert(0, mix);
+        } else {
+            found_side.push(mix);
+        }
     }
     let other_side = if g.c.chance(0.6) { Some(g.statements.body(g)) } else { None };
     let stmt = match (negated, other_side) {
