@@ -204,6 +204,25 @@ fn edits_enumerate_sites_in_a_fixed_order() {
 }
 
 #[test]
+fn a_call_statement_becomes_putint_of_an_argument_and_its_last_call_takes_the_callee_along() {
+    use super::reduce::edits::{EditKind, apply, count};
+    use sysyc::frontend::{parse, pretty::print};
+    let unit = parse(
+        "int c;\nvoid mix(int v) { c = c + v; }\nvoid two(int a, int b) { c = a - b; }\n\
+         int main() { mix(3); two(4, 5); mix(6); putint(c); return 0; }",
+    )
+    .expect("parses");
+    let all: Vec<String> = (0..count(&unit, EditKind::SimplifyStmt))
+        .map(|i| print(&apply(&unit, EditKind::SimplifyStmt, i).expect("in range")))
+        .collect();
+    // One site per argument of each call statement; `putint(c)` itself is not one.
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert!(all[0].contains("putint(3);") && all[0].contains("void mix(") && all[0].contains("mix(6);"), "{}", all[0]);
+    // `two` had one call: it goes with it.
+    assert!(all[2].contains("putint(5);") && !all[2].contains("void two("), "{}", all[2]);
+}
+
+#[test]
 fn deleting_a_declaration_rewrites_its_uses() {
     use super::reduce::edits::{EditKind, apply};
     use sysyc::frontend::{parse, pretty::print};

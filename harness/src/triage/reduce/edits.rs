@@ -31,7 +31,9 @@ pub enum EditKind {
     /// Delete a statement or declaration of a block; later uses rewritten.
     DeleteBlockItem,
     /// `if` → its then or else branch, `if/else` → `if`, `while` → its body once, a nested
-    /// `{ ... }` → its items spliced into the enclosing block.
+    /// `{ ... }` → its items spliced into the enclosing block, a call statement `f(.., x, ..)`
+    /// → `putint(x)` (the value printed where a helper would have folded it into a checksum;
+    /// `f` is deleted when that was its last call).
     SimplifyStmt,
     /// Delete one variable of a multi-variable declaration (`int a, b;` → `int a;`).
     DeleteDef,
@@ -65,7 +67,7 @@ impl EditKind {
 /// The number of sites of `kind` in `unit`.
 pub fn count(unit: &CompUnit, kind: EditKind) -> usize {
     let mut copy = unit.clone();
-    let mut w = Walker { kind, target: None, seen: 0, done: false };
+    let mut w = Walker { kind, target: None, seen: 0, done: false, printed_instead: None };
     w.unit(&mut copy);
     w.seen
 }
@@ -73,8 +75,17 @@ pub fn count(unit: &CompUnit, kind: EditKind) -> usize {
 /// `unit` with site `index` of `kind` edited; `None` if there is no such site.
 pub fn apply(unit: &CompUnit, kind: EditKind, index: usize) -> Option<CompUnit> {
     let mut copy = unit.clone();
-    let mut w = Walker { kind, target: Some(index), seen: 0, done: false };
+    let mut w = Walker { kind, target: Some(index), seen: 0, done: false, printed_instead: None };
     w.unit(&mut copy);
+    if let Some(name) = w.printed_instead {
+        // The function goes with its last call: alone, the longer `putint` would never be
+        // smaller than the call it replaces.
+        let mut called = false;
+        for_each_expr(&mut copy, &mut |e| called |= matches!(&e.kind, ExprKind::Call { name: n, .. } if n.name == name));
+        if !called {
+            copy.items.retain(|item| !matches!(item, Item::Func(f) if f.name.name == name));
+        }
+    }
     w.done.then_some(copy)
 }
 
@@ -96,6 +107,8 @@ struct Walker {
     target: Option<usize>,
     seen: usize,
     done: bool,
+    /// The function whose call statement became `putint(x)` (see [`Walker::simplify`]).
+    printed_instead: Option<String>,
 }
 
 impl Walker {
@@ -283,6 +296,21 @@ impl Walker {
                 None
             }
             Stmt::While { body, .. } => self.hit().then(|| (**body).clone()),
+            // `mix(x);` → `putint(x);`: a helper that only carries a value to the output
+            // (a checksum) can then go, together with what prints its result later.
+            Stmt::Expr(Some(Expr { kind: ExprKind::Call { name, args }, span: call_span }), span)
+                if !matches!(name.name.as_str(), "putint" | "putch") =>
+            {
+                for arg in args {
+                    if self.hit() {
+                        let putint = Ident { name: "putint".into(), span: name.span };
+                        let call = Expr { kind: ExprKind::Call { name: putint, args: vec![arg.clone()] }, span: *call_span };
+                        self.printed_instead = Some(name.name.clone());
+                        return Some(Stmt::Expr(Some(call), *span));
+                    }
+                }
+                None
+            }
             _ => None,
         }
     }
