@@ -13,9 +13,10 @@
 //!   both entries must carry the same value (at run time the two edges are indistinguishable);
 //! * SSA: every use is dominated by its definition — in program order within a block, by
 //!   block dominance across blocks, and for a phi operand at the end of its incoming block.
-//!   Uses inside unreachable blocks (and phi operands arriving from them) are not checked:
-//!   nothing there executes and passes routinely leave such code half-rewritten until it is
-//!   deleted. A value defined by an instruction outside the layout may not be used at all;
+//!   Dominance is not checked for uses inside unreachable blocks (and phi operands arriving
+//!   from them): nothing there executes and passes routinely leave such code half-rewritten
+//!   until it is deleted. A value defined by an instruction outside the layout may not be
+//!   used at all, reachable or not;
 //! * use lists: for every parameter and instruction result, its use list equals the multiset
 //!   of (value, instruction) operand slots over all instructions of the function (placed or
 //!   detached); constants, globals and `undef` have empty lists.
@@ -543,9 +544,7 @@ impl Verifier<'_> {
     fn check_dominance(&mut self, cfg: &ControlFlowGraph, domtree: &DomTree) {
         let func = self.func;
         for (b, inst) in func.all_insts() {
-            if !cfg.is_reachable(b) {
-                continue;
-            }
+            let reachable = cfg.is_reachable(b);
             for (idx, &a) in func.args(inst).iter().enumerate() {
                 if a.index() >= func.num_values() {
                     continue; // reported by check_inst
@@ -553,9 +552,10 @@ impl Verifier<'_> {
                 let ValueDef::Inst(def) = func.value_def(a) else { continue };
                 let placed = func.inst_block(def).is_some_and(|db| func.is_block_live(db));
                 if !placed {
+                    // Also in unreachable blocks: the IR interpreter refuses such a function.
                     let message = format!("uses {}, defined by an instruction outside the layout", self.value_str(a));
                     self.report(VerifierErrorKind::Dominance, Some(b), Some(inst), message);
-                } else if !domtree.dominates_operand(func, def, inst, idx) {
+                } else if reachable && !domtree.dominates_operand(func, def, inst, idx) {
                     let message = format!("use of {} is not dominated by its definition", self.value_str(a));
                     self.report(VerifierErrorKind::Dominance, Some(b), Some(inst), message);
                 }

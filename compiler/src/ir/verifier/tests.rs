@@ -269,6 +269,30 @@ bb1:
     let errors = verify_function(&m, f).unwrap_err();
     assert!(errors.iter().any(|e| e.kind == K::Dominance && e.message.contains("outside the layout")), "{errors:?}");
 
+    // Also from an unreachable block (where dominance is not checked): the IR interpreter
+    // refuses the function, as it did after a `loop-idle-exit` that deleted the block
+    // computing a counter its unreachable latch still read.
+    let unreachable_use = "func @f() -> i32 {
+bb0:
+    %x = add i32 1, 2
+    ret 0
+bb1:
+    %y = add i32 %x, 1
+    ret %y
+}
+";
+    let mut um = parse_module(unreachable_use).unwrap();
+    let uf = um.func_by_name("f").unwrap();
+    assert!(verify_function(&um, uf).is_ok(), "an unreachable block may use a placed value");
+    {
+        let func = um.func_mut(uf);
+        let b0 = func.layout()[0];
+        let x_inst = func.first_inst(b0).unwrap();
+        func.detach_inst(x_inst);
+    }
+    let errors = verify_function(&um, uf).unwrap_err();
+    assert!(errors.iter().any(|e| e.kind == K::Dominance && e.message.contains("outside the layout")), "{errors:?}");
+
     // A call to a removed function and a branch to a removed block.
     let mut m = parse_module(text).unwrap();
     {
