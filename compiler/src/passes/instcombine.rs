@@ -303,17 +303,18 @@ fn combine_add(func: &mut Function, inst: Inst, a: Value, b: Value) -> Option<Ch
 /// An `add x, y` (either order) computed before `inst` in `inst`'s block.
 fn earlier_sum(func: &Function, inst: Inst, x: Value, y: Value) -> Option<Value> {
     let block = func.inst_block(inst)?;
-    let is_sum = |u: Inst| {
-        func.opcode(u) == Opcode::Add && func.inst_block(u) == Some(block) && {
+    func.users(x)
+        .iter()
+        .copied()
+        .filter(|&u| {
             let args = func.args(u);
-            (args[0] == x && args[1] == y) || (args[0] == y && args[1] == x)
-        }
-    };
-    let candidates: Vec<Inst> = func.users(x).iter().copied().filter(|&u| u != inst && is_sum(u)).collect();
-    if candidates.is_empty() {
-        return None;
-    }
-    func.block_insts(block).take_while(|&i| i != inst).find(|i| candidates.contains(i)).and_then(|i| func.result(i))
+            func.opcode(u) == Opcode::Add
+                && func.inst_block(u) == Some(block)
+                && func.inst_seq(u) < func.inst_seq(inst)
+                && ((args[0] == x && args[1] == y) || (args[0] == y && args[1] == x))
+        })
+        .min_by_key(|&u| func.inst_seq(u))
+        .and_then(|u| func.result(u))
 }
 
 /// `p*f + q*f → (p+q)*f` when both products are used only here. Not when `f` is a constant

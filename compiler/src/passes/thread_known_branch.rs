@@ -220,13 +220,13 @@ fn copy_into_edge(func: &mut Function, j: Block, p: Block, dest: Block) -> (Bloc
 
 /// Gives `v` (defined in `j`) one stack slot: stored where `j` (if it stays) and every copy
 /// define it, loaded by every use outside them; `mem2reg` then rebuilds SSA form.
-fn demote(func: &mut Function, j: Block, j_live: bool, v: Value, uses: &[Inst], copies: &[(Block, SecondaryMap<Value, Option<Value>>)]) {
+fn demote(func: &mut Function, j: Block, j_stays: bool, v: Value, uses: &[Inst], copies: &[(Block, SecondaryMap<Value, Option<Value>>)]) {
     let ty = func.value_type(v);
     let entry = func.entry();
     let slot_inst = func.create_inst(InstData::alloca(ty, 1));
     func.prepend_inst(entry, slot_inst);
     let slot = func.result(slot_inst).expect("an alloca has a result");
-    if j_live {
+    if j_stays {
         let at = func.block_insts(j).find(|&i| func.opcode(i) != Opcode::Phi).expect("a block ends in a terminator");
         let def = func.def_inst(v).expect("defined in j");
         let store = func.create_inst(InstData::store(slot, v));

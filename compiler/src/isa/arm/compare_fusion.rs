@@ -57,7 +57,7 @@ enum Pattern {
 fn rewrite_sign_readers(insts: &mut [MInst]) {
     for reader in insts.iter_mut() {
         let writes = reader.writes_flags();
-        if let Some(cc) = reader_cond_mut(reader) {
+        if let Some(cc) = reader.flag_condition_mut() {
             *cc = sign_condition(*cc).expect("checked by fusable_definition");
         }
         if writes {
@@ -86,7 +86,7 @@ fn fusable_definition(insts: &[MInst], c: usize, dead_at_exit: bool) -> Option<(
         _ => return None,
     }
     for reader in &insts[c + 1..] {
-        if reader_cond(reader).is_some_and(|cc| sign_condition(cc).is_none()) {
+        if reader.flag_condition().is_some_and(|cc| sign_condition(cc).is_none()) {
             return None;
         }
         if reader.writes_flags() {
@@ -117,7 +117,7 @@ fn sign_condition(cc: Cond) -> Option<Cond> {
 }
 
 fn touches_flags(inst: &MInst) -> bool {
-    inst.writes_flags() || reader_cond(inst).is_some()
+    inst.writes_flags() || inst.flag_condition().is_some()
 }
 
 /// Whether some path from each block's entry reads the flags before setting them: a block
@@ -130,7 +130,7 @@ fn flags_live_at_entry(pf: &PFunction, successors: &[smallvec::SmallVec<[u32; 2]
         .iter()
         .map(|(_, b)| {
             b.insts.iter().find_map(|inst| match () {
-                _ if reader_cond(inst).is_some() => Some(true),
+                _ if inst.flag_condition().is_some() => Some(true),
                 _ if inst.writes_flags() => Some(false),
                 _ => None,
             })
@@ -150,34 +150,10 @@ fn flags_live_at_entry(pf: &PFunction, successors: &[smallvec::SmallVec<[u32; 2]
     live
 }
 
-fn reader_cond(inst: &MInst) -> Option<Cond> {
-    match *inst {
-        MInst::CondBr { cc, .. }
-        | MInst::BranchCond { cc, .. }
-        | MInst::SetCond { cc, .. }
-        | MInst::MovCond { cc, .. }
-        | MInst::VMovCond { cc, .. }
-        | MInst::Pred { cc, .. } => Some(cc),
-        _ => None,
-    }
-}
-
-fn reader_cond_mut(inst: &mut MInst) -> Option<&mut Cond> {
-    match inst {
-        MInst::CondBr { cc, .. }
-        | MInst::BranchCond { cc, .. }
-        | MInst::SetCond { cc, .. }
-        | MInst::MovCond { cc, .. }
-        | MInst::VMovCond { cc, .. }
-        | MInst::Pred { cc, .. } => Some(cc),
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::arm::mir::{BlockOrigin, FrameRequest, PBlock};
+    use crate::isa::arm::mir::FrameRequest;
     use crate::isa::arm::regs;
     use regalloc2::Block;
 
@@ -194,16 +170,7 @@ mod tests {
     }
 
     fn fused(blocks: Vec<Vec<MInst>>) -> Vec<Vec<MInst>> {
-        let mut pf = PFunction {
-            sym: "f".into(),
-            blocks: blocks
-                .into_iter()
-                .enumerate()
-                .map(|(i, insts)| (Block::new(i), PBlock { insts, origin: BlockOrigin::Entry }))
-                .collect(),
-            frame: FrameRequest::default(),
-            num_spill_slots: 0,
-        };
+        let mut pf = PFunction::of_blocks(blocks, FrameRequest::default(), 0);
         fuse_compares(&mut pf);
         pf.blocks.into_iter().map(|(_, b)| b.insts).collect()
     }

@@ -698,6 +698,33 @@ impl MInst {
         visit_operands!(self, v, copied, visit_ref)
     }
 
+    /// The condition on the flags that the instruction reads, if it reads them: conditional
+    /// branches, moves and selects, and predicated instructions.
+    pub fn flag_condition(&self) -> Option<Cond> {
+        match *self {
+            MInst::CondBr { cc, .. }
+            | MInst::BranchCond { cc, .. }
+            | MInst::SetCond { cc, .. }
+            | MInst::MovCond { cc, .. }
+            | MInst::VMovCond { cc, .. }
+            | MInst::Pred { cc, .. } => Some(cc),
+            _ => None,
+        }
+    }
+
+    /// [`MInst::flag_condition`], to rewrite.
+    pub fn flag_condition_mut(&mut self) -> Option<&mut Cond> {
+        match self {
+            MInst::CondBr { cc, .. }
+            | MInst::BranchCond { cc, .. }
+            | MInst::SetCond { cc, .. }
+            | MInst::MovCond { cc, .. }
+            | MInst::VMovCond { cc, .. }
+            | MInst::Pred { cc, .. } => Some(cc),
+            _ => None,
+        }
+    }
+
     /// Whether the instruction (its whole expansion) may change the condition flags: a
     /// comparison, or an expansion that uses the flags internally (calls, the zeroing loop,
     /// the remainder sequence).
@@ -841,6 +868,23 @@ pub struct PFunction {
     pub blocks: Vec<(Block, PBlock)>,
     pub frame: FrameRequest,
     pub num_spill_slots: u32,
+}
+
+#[cfg(test)]
+impl PFunction {
+    /// A function `f` of the given blocks for tests: block `i` has label `i`, the entry first.
+    pub(crate) fn of_blocks(blocks: Vec<Vec<MInst>>, frame: FrameRequest, num_spill_slots: u32) -> PFunction {
+        PFunction {
+            sym: "f".into(),
+            blocks: blocks
+                .into_iter()
+                .enumerate()
+                .map(|(i, insts)| (Block::new(i), PBlock { insts, origin: BlockOrigin::Entry }))
+                .collect(),
+            frame,
+            num_spill_slots,
+        }
+    }
 }
 
 impl PFunction {

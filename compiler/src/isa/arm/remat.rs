@@ -124,7 +124,7 @@ pub fn run(pf: &mut PFunction) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::arm::mir::{BlockOrigin, FrameRequest, PBlock};
+    use crate::isa::arm::mir::FrameRequest;
     use crate::isa::arm::regs;
     use regalloc2::Block;
 
@@ -137,16 +137,7 @@ mod tests {
     }
 
     fn func(blocks: Vec<Vec<MInst>>) -> PFunction {
-        PFunction {
-            sym: "f".into(),
-            blocks: blocks
-                .into_iter()
-                .enumerate()
-                .map(|(i, insts)| (Block::new(i), PBlock { insts, origin: BlockOrigin::Entry }))
-                .collect(),
-            frame: FrameRequest::default(),
-            num_spill_slots: 3,
-        }
+        PFunction::of_blocks(blocks, FrameRequest::default(), 3)
     }
 
     #[test]

@@ -256,7 +256,7 @@ pub fn run(pf: &mut PFunction) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::arm::mir::{AluOp, BlockOrigin, CmpOp, Cond, FrameRequest, PBlock};
+    use crate::isa::arm::mir::{AluOp, CmpOp, Cond, FrameRequest};
     use crate::isa::arm::regs::{self, gpr, spr};
     use regalloc2::Block;
     use smallvec::SmallVec;
@@ -291,16 +291,7 @@ mod tests {
 
     /// A function of the given blocks (block `i` has label `i`; entry first).
     fn func(blocks: Vec<Vec<MInst>>, slots: u32) -> PFunction {
-        PFunction {
-            sym: "f".into(),
-            blocks: blocks
-                .into_iter()
-                .enumerate()
-                .map(|(i, insts)| (Block::new(i), PBlock { insts, origin: BlockOrigin::Entry }))
-                .collect(),
-            frame: FrameRequest::default(),
-            num_spill_slots: slots,
-        }
+        PFunction::of_blocks(blocks, FrameRequest::default(), slots)
     }
 
     fn after(blocks: Vec<Vec<MInst>>, slots: u32) -> (Vec<Vec<MInst>>, usize) {

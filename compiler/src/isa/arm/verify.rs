@@ -169,15 +169,7 @@ fn sets_flags(inst: &MInst) -> bool {
 }
 
 fn reads_flags(inst: &MInst) -> bool {
-    matches!(
-        inst,
-        MInst::CondBr { .. }
-            | MInst::BranchCond { .. }
-            | MInst::SetCond { .. }
-            | MInst::MovCond { .. }
-            | MInst::VMovCond { .. }
-            | MInst::Pred { .. }
-    )
+    inst.flag_condition().is_some()
 }
 
 /// Instructions whose expansion changes the flags without producing a comparison result

@@ -806,7 +806,6 @@ fn check_shapes(func: &Function) -> Result<(), BackendError> {
     Ok(())
 }
 
-/// Materialised in one instruction.
 /// A one-instruction value built in place is reused by later uses in its block up to this
 /// many instructions further and with no call in between; beyond, it is built again. Rebuilding
 /// at every use keeps live ranges short (a value held across a call needs a callee-saved
@@ -815,6 +814,7 @@ fn check_shapes(func: &Function) -> Result<(), BackendError> {
 /// instruction per extra use for a register held a few instructions longer.
 const CHEAP_REUSE_WINDOW: usize = 12;
 
+/// Materialised in one instruction.
 fn is_cheap(m: Mat) -> bool {
     match m {
         Mat::Int(c) => is_arm_imm(c as u32) || is_arm_imm(!(c as u32)) || (c as u32) <= 0xffff,

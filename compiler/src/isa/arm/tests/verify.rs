@@ -5,21 +5,12 @@
 use regalloc2::Block;
 use smallvec::smallvec;
 
-use crate::isa::arm::mir::{BlockOrigin, CmpOp, Cond, FrameObj, FrameRequest, MInst, Op2, PBlock, PFunction, Addr, phys};
+use crate::isa::arm::mir::{CmpOp, Cond, FrameObj, FrameRequest, MInst, Op2, PFunction, Addr, phys};
 use crate::isa::arm::regs::{self, gpr, spr};
 use crate::isa::arm::verify::verify;
 
 fn func(blocks: Vec<Vec<MInst>>) -> PFunction {
-    PFunction {
-        sym: "f".into(),
-        blocks: blocks
-            .into_iter()
-            .enumerate()
-            .map(|(i, insts)| (Block::new(i), PBlock { insts, origin: BlockOrigin::Entry }))
-            .collect(),
-        frame: FrameRequest { allocas: vec![16], outgoing: 0, has_calls: true },
-        num_spill_slots: 1,
-    }
+    PFunction::of_blocks(blocks, FrameRequest { allocas: vec![16], outgoing: 0, has_calls: true }, 1)
 }
 
 fn args() -> MInst {
