@@ -28,7 +28,8 @@
 //! `c = INT_MIN`). The inner `gep` is inserted right before the split one; its operands `p`
 //! and `x` are operands of the split `gep` and of its index, so they dominate it. Nothing
 //! moves across memory operations and no value changes, so aliasing is unaffected. The pass
-//! is idempotent: the split `gep` has a constant index and the inner one index `x`.
+//! is idempotent: the split `gep` has a constant index and the inner one index `x`. The
+//! index sum a split leaves without uses (an `add`/`sub`, pure) is deleted.
 
 use rustc_hash::FxHashMap;
 
@@ -118,9 +119,15 @@ impl FunctionPass for GepOffsets {
         let mut split = 0u64;
         for ((base, x, scale), to_split) in splits {
             for (inst, c) in to_split {
+                let old_index = func.args(inst)[1];
                 let inner = func.insert_value_before(inst, InstData::gep(base, x, scale));
                 let offset = func.iconst(c);
                 func.replace_inst(inst, InstData::gep(inner, offset, scale));
+                // The sum `x + c` it no longer reads goes when nothing else does: `iv-reduce`
+                // and `unroll` run next and count a loop's instructions.
+                if let Some(sum) = func.def_inst(old_index).filter(|_| !func.has_uses(old_index)) {
+                    func.remove_inst(sum);
+                }
                 split += 1;
             }
         }

@@ -24,6 +24,11 @@
 //! defined outside the loop or are such copies, so they are available in `P`). At most
 //! [`MAX_NEW_PHIS`] roots per loop, to bound register pressure.
 //!
+//! A second kind of root is a float array's element address walked by the loop
+//! ([`walks_float_array`]): no real work on most targets, but on ARM every VFP access pays
+//! its `add` (at most [`MAX_FLOAT_WALKS`] distinct ones per loop). The replaced roots and
+//! what only they used are deleted at once, since `unroll`, next, counts instructions.
+//!
 //! # Exactness under wrapping
 //! `add`, `sub`, `mul` and `gep` offsets are ring operations modulo 2³² (the IR wraps,
 //! pointers included), and `v` is a degree-1 polynomial in `i` over that ring (its
@@ -37,7 +42,7 @@
 //! The IV itself and its exit test are left alone (no test replacement); dead leftovers of
 //! the old expressions are removed by `dce`.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::loop_clone::phi_input;
 use super::loop_simplify::LoopSimplify;
@@ -49,6 +54,9 @@ pub struct IvReduce;
 
 /// Most recurrences (new header phis) added to one loop.
 pub const MAX_NEW_PHIS: usize = 6;
+/// Most float-array pointers ([`walks_float_array`]) added to one loop, besides those: each
+/// usually replaces its array's base in a register across the loop.
+pub const MAX_FLOAT_WALKS: usize = 8;
 /// Deepest expression examined (generated programs can have very long chains).
 const MAX_DEPTH: u32 = 24;
 
@@ -256,17 +264,29 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
     }
     let mut an = Analysis { func, loops, l, ivs: &ivs, memo: FxHashMap::default() };
     let mut roots: Vec<(Inst, Value, Affine)> = Vec::new();
+    let mut costly_roots = 0;
+    let mut walk_shapes: FxHashSet<InstData> = FxHashSet::default();
     for &b in loops.blocks(l) {
         for inst in func.block_insts(b) {
-            if roots.len() >= MAX_NEW_PHIS {
-                break;
-            }
             let Some(v) = func.result(inst) else { continue };
             if !matches!(func.opcode(inst), Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Gep { .. }) {
                 continue;
             }
             let Some(a) = an.affine(v, 0) else { continue };
-            if a.iv.is_none() || !a.costly {
+            if a.iv.is_none() {
+                continue;
+            }
+            if !a.costly {
+                // Copies of one address (no `gvn` since `gep-offsets`) share one pointer.
+                let shape = func.inst(inst);
+                let known = walk_shapes.contains(shape);
+                if (known || walk_shapes.len() < MAX_FLOAT_WALKS) && walks_float_array(&mut an, inst) {
+                    walk_shapes.insert(shape.clone());
+                    roots.push((inst, v, a));
+                }
+                continue;
+            }
+            if costly_roots >= MAX_NEW_PHIS {
                 continue;
             }
             // A root: some user is not itself an IV-dependent affine instruction of the loop.
@@ -279,6 +299,7 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
                 an.affine(r, 0).is_none_or(|x| x.iv.is_none())
             });
             if is_root {
+                costly_roots += 1;
                 roots.push((inst, v, a));
             }
         }
@@ -302,6 +323,7 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
     let mut recurrences: FxHashMap<(Value, Value), Value> = FxHashMap::default();
     // Each distinct step `c·s` once: roots along the same column share it.
     let mut deltas: FxHashMap<(Option<Value>, i32), Value> = FxHashMap::default();
+    let mut replaced = Vec::with_capacity(n);
     for ((inst, v, a), start) in roots.into_iter().zip(starts) {
         let iv = ivs.iter().find(|x| Some(x.phi) == a.iv).expect("root depends on a basic IV");
         let ty = func.value_type(v);
@@ -343,8 +365,62 @@ fn reduce_loop(func: &mut Function, loops: &LoopForest, l: Loop, pre: Block, lat
         };
         func.replace_all_uses(v, psi);
         debug_assert!(!func.has_uses(v), "{inst} still used");
+        replaced.push(inst);
     }
+    remove_dead_expressions(func, replaced);
     n
+}
+
+/// Deletes the replaced roots and the parts of their expressions nothing else uses (pure
+/// `add`/`sub`/`mul`/`gep`), so that the loop's size is right for `unroll`, which runs next
+/// and counts instructions (three dead ones made a 16-instruction body look too big for four
+/// copies).
+fn remove_dead_expressions(func: &mut Function, mut work: Vec<Inst>) {
+    while let Some(inst) = work.pop() {
+        if func.inst_block(inst).is_none() || func.result(inst).is_some_and(|r| func.has_uses(r)) {
+            continue;
+        }
+        let operands: Vec<Inst> = func
+            .args(inst)
+            .iter()
+            .filter_map(|&a| func.def_inst(a))
+            .filter(|&d| matches!(func.opcode(d), Opcode::Add | Opcode::Sub | Opcode::Mul | Opcode::Gep { .. }))
+            .collect();
+        func.remove_inst(inst);
+        work.extend(operands);
+    }
+}
+
+/// Whether `gep` is an element address of a float array walked by the loop: its index
+/// varies with an IV, its base does not, and an `f32` load or store reads it, directly or
+/// at a constant offset (`a[j - 1]` split by `gep-offsets`). Such an address is cheap to
+/// compute (`base + j·4` is one shifted `add`), but on ARM every VFP access pays that `add`
+/// (the VFP has no register-offset mode), while a pointer stepping by 4 folds its step into
+/// the access (`vldmia rX!, {s0}`, `arm-peephole`): reducing it removes one instruction per
+/// access and iteration.
+fn walks_float_array(an: &mut Analysis<'_>, gep: Inst) -> bool {
+    let func = an.func;
+    if !matches!(func.opcode(gep), Opcode::Gep { .. }) {
+        return false;
+    }
+    let args = func.args(gep);
+    let (Some(base), Some(index)) = (an.affine(args[0], 0), an.affine(args[1], 0)) else { return false };
+    if base.iv.is_some() || index.iv.is_none() {
+        return false;
+    }
+    let v = func.result(gep).expect("gep has a result");
+    let float_access = |addr: Value, u: Inst| match func.opcode(u) {
+        Opcode::Load => func.inst(u).ty == Type::F32,
+        Opcode::Store => func.args(u)[0] == addr && func.value_type(func.args(u)[1]) == Type::F32,
+        _ => false,
+    };
+    func.users(v).iter().any(|&u| {
+        float_access(v, u)
+            || (matches!(func.opcode(u), Opcode::Gep { .. })
+                && func.args(u)[0] == v
+                && func.as_int_const(func.args(u)[1]).is_some()
+                && func.result(u).is_some_and(|w| func.users(w).iter().any(|&x| float_access(w, x))))
+    })
 }
 
 /// The copies made in a loop's preheader.

@@ -563,7 +563,8 @@ pub const O1_PIPELINE: &[&str] = &["mem2reg", "unreachable-blocks", "simplify-cf
 ///    comparisons (inlined boolean functions, flags) are threaded before the clean-up.
 /// 4. Full unrolling of small constant-trip loops, and a clean-up of what it exposes;
 ///    neighbouring float accesses (`a[j-1]`, `a[j+1]`, unrolled lanes) get one shared
-///    address (`gep-offsets` before the last `gvn`).
+///    address (`gep-offsets` before `iv-reduce`, which walks it with one pointer, and again
+///    on the unrolled copies before the last `gvn`).
 /// 5. Scheduling (`gcm` then `lcm`) and, once the CFG no longer changes, the block layout.
 pub const O2_PIPELINE: &[&str] = &[
     "mem2reg",
@@ -611,6 +612,7 @@ pub const O2_PIPELINE: &[&str] = &[
     "loop-deletion",
     "loop-idle-exit",
     "full-unroll",
+    "gep-offsets",
     "iv-reduce",
     "unroll",
     "constfold",

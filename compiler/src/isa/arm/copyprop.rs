@@ -30,7 +30,7 @@ use super::mir::{MInst, Op2, OperandVisitor, PFunction, Reg};
 use crate::faults::{ARM_COPY_PROP_CALL_CLOBBER, FaultSet};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// A plain register read.
     Use,
     /// A read pinned to its register (call arguments, return value), tied to a definition, or
@@ -44,9 +44,9 @@ enum Kind {
 }
 
 /// The physical register operands of an instruction with their kinds, in visiting order.
-type Operands = SmallVec<[(PReg, Kind); 6]>;
+pub(super) type Operands = SmallVec<[(PReg, Kind); 6]>;
 
-fn operands(inst: &MInst) -> Operands {
+pub(super) fn operands(inst: &MInst) -> Operands {
     struct Collect(SmallVec<[(Option<PReg>, Kind); 6]>);
     impl OperandVisitor for Collect {
         fn reg_use(&mut self, r: &mut Reg) {
@@ -80,7 +80,7 @@ fn operands(inst: &MInst) -> Operands {
 }
 
 /// Replaces the register of operand number `idx` (in visiting order).
-fn set_operand(inst: &mut MInst, idx: usize, p: PReg) {
+pub(super) fn set_operand(inst: &mut MInst, idx: usize, p: PReg) {
     struct Set {
         idx: usize,
         next: usize,
@@ -117,7 +117,7 @@ fn set_operand(inst: &mut MInst, idx: usize, p: PReg) {
     inst.visit(&mut Set { idx, next: 0, p });
 }
 
-fn defs_uses(inst: &MInst) -> (PRegSet, PRegSet) {
+pub(super) fn defs_uses(inst: &MInst) -> (PRegSet, PRegSet) {
     defs_uses_of(inst, &operands(inst))
 }
 
@@ -183,7 +183,9 @@ fn is_dead(inst: &MInst, live_after: PRegSet) -> bool {
         && ops.iter().any(|&(_, k)| k == Kind::Def)
 }
 
-fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
+/// The physical registers live at the end of each block (by position), calls killing their
+/// clobbers.
+pub(super) fn live_outs(pf: &PFunction) -> Vec<PRegSet> {
     let n = pf.blocks.len();
     let summaries: Vec<(PRegSet, PRegSet)> = pf
         .blocks

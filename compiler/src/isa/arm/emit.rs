@@ -66,14 +66,16 @@ impl fmt::Display for Op2Text {
     }
 }
 
+/// The immediate offsets of an access: `ldr`/`str` (±4095) or `vldr`/`vstr` (multiples of 4
+/// up to ±1020).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Range {
+pub(super) enum Range {
     Word,
     Vfp,
 }
 
 impl Range {
-    fn fits(self, off: i64) -> bool {
+    pub(super) fn fits(self, off: i64) -> bool {
         match self {
             Range::Word => (-4095..=4095).contains(&off),
             Range::Vfp => (-1020..=1020).contains(&off) && off % 4 == 0,
@@ -90,7 +92,7 @@ fn add_fits(off: i64) -> bool {
 /// The `sp`-relative or register-relative offset of a non-indexed address.
 fn resolved_offset(addr: &Addr, layout: &FrameLayout) -> Option<i64> {
     match *addr {
-        Addr::Index { .. } => None,
+        Addr::Index { .. } | Addr::PostInc { .. } => None,
         Addr::Imm { off, .. } => Some(i64::from(off)),
         Addr::Frame { obj, off } => Some(layout.offset(obj) + i64::from(off)),
     }
@@ -142,6 +144,18 @@ impl FnEmitter<'_> {
             Addr::Index { base, index, shift } => {
                 let shift = if shift == 0 { String::new() } else { format!(", lsl #{shift}") };
                 self.line(format_args!("{mnemonic}\t{r}, [{}, {}{shift}]", reg(base), reg(index)));
+                return;
+            }
+            Addr::PostInc { base, inc } => {
+                match range {
+                    Range::Word => self.line(format_args!("{mnemonic}\t{r}, [{}], #{inc}", reg(base))),
+                    // The VFP's post-indexed form is a one-register block transfer.
+                    Range::Vfp => {
+                        assert_eq!(inc, 4, "a VFP post-increment steps by one register");
+                        let block = if mnemonic == "vldr" { "vldmia" } else { "vstmia" };
+                        self.line(format_args!("{block}\t{}!, {{{r}}}", reg(base)));
+                    }
+                }
                 return;
             }
             Addr::Imm { base, off } => (reg(base), i64::from(off)),

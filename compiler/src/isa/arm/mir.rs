@@ -230,6 +230,11 @@ pub enum Addr {
     Index { base: Reg, index: Reg, shift: u8 },
     /// `[sp, #offset(obj) + off]`.
     Frame { obj: FrameObj, off: i32 },
+    /// `[base]`, then `base += inc` (post-indexed: `ldr rd, [base], #inc`, and for the VFP,
+    /// which has no post-indexed `vldr`, `vldmia base!, {sd}` with `inc = 4`). The base is
+    /// read and written; made only by [`super::post_increment`] on final code, never seen by
+    /// the register allocator.
+    PostInc { base: Reg, inc: i32 },
 }
 
 impl Addr {
@@ -241,6 +246,10 @@ impl Addr {
                 v.reg_use(index);
             }
             Addr::Frame { .. } => {}
+            Addr::PostInc { base, .. } => {
+                v.reg_use(base);
+                v.reg_def(base);
+            }
         }
     }
 }

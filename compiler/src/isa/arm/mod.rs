@@ -63,6 +63,7 @@ mod leafregs;
 pub mod link;
 pub mod mir;
 mod peephole;
+mod post_increment;
 mod regalloc;
 pub mod regs;
 mod remat;
@@ -334,8 +335,12 @@ fn allocate_and_lay_out(
         }
     }
     if opts.enabled(BackendStage::Peephole) {
-        // The peephole's compare fusion needs final code: nothing may be placed between a
-        // flag-setting operation and the readers of its flags afterwards.
+        // Both need final code: nothing may be placed between a pointer's access and its
+        // step, or between a flag-setting operation and the readers of its flags, afterwards.
+        // Increments first: a step removed between a `sub` and its compare can only help.
+        rewrite_then_check(&mut pf, opts.verify, post_increment::fold_increments, |pf| {
+            check(pf, "stage `arm-peephole` (post-increment)")
+        })?;
         rewrite_then_check(&mut pf, opts.verify, compare_fusion::fuse_compares, |pf| {
             check(pf, "stage `arm-peephole` (compare fusion)")
         })?;

@@ -68,10 +68,16 @@ fn single(inst: &MInst) -> Rewrite {
 
 fn addr_regs(a: &Addr) -> [Option<Reg>; 2] {
     match *a {
-        Addr::Imm { base, .. } => [Some(base), None],
+        Addr::Imm { base, .. } | Addr::PostInc { base, .. } => [Some(base), None],
         Addr::Index { base, index, .. } => [Some(base), Some(index)],
         Addr::Frame { .. } => [None, None],
     }
+}
+
+/// Two addresses name the same memory each time they are used: equal, and not
+/// post-incremented (each use of a post-indexed address reaches the next element).
+fn same_place(a1: &Addr, a2: &Addr) -> bool {
+    a1 == a2 && !matches!(a1, Addr::PostInc { .. })
 }
 
 /// What replaces an instruction (the second of an adjacent pair), if anything simpler does.
@@ -83,14 +89,14 @@ enum Rewrite {
 
 fn pair(first: &MInst, second: &MInst) -> Rewrite {
     match (first, second) {
-        (MInst::Str { rs, addr: a1 }, MInst::Ldr { rd, addr: a2 }) if a1 == a2 => {
+        (MInst::Str { rs, addr: a1 }, MInst::Ldr { rd, addr: a2 }) if same_place(a1, a2) => {
             if rs == rd {
                 Rewrite::Drop
             } else {
                 Rewrite::Replace(MInst::Mov { rd: *rd, op2: Op2::Reg(*rs) })
             }
         }
-        (MInst::Vstr { ss, addr: a1 }, MInst::Vldr { sd, addr: a2 }) if a1 == a2 => {
+        (MInst::Vstr { ss, addr: a1 }, MInst::Vldr { sd, addr: a2 }) if same_place(a1, a2) => {
             if ss == sd {
                 Rewrite::Drop
             } else {
@@ -98,7 +104,7 @@ fn pair(first: &MInst, second: &MInst) -> Rewrite {
             }
         }
         (MInst::Ldr { rd: r1, addr: a1 }, MInst::Ldr { rd: r2, addr: a2 })
-            if a1 == a2 && !addr_regs(a1).contains(&Some(*r1)) =>
+            if same_place(a1, a2) && !addr_regs(a1).contains(&Some(*r1)) =>
         {
             if r1 == r2 {
                 Rewrite::Drop
@@ -106,7 +112,7 @@ fn pair(first: &MInst, second: &MInst) -> Rewrite {
                 Rewrite::Replace(MInst::Mov { rd: *r2, op2: Op2::Reg(*r1) })
             }
         }
-        (MInst::Vldr { sd: s1, addr: a1 }, MInst::Vldr { sd: s2, addr: a2 }) if a1 == a2 => {
+        (MInst::Vldr { sd: s1, addr: a1 }, MInst::Vldr { sd: s2, addr: a2 }) if same_place(a1, a2) => {
             if s1 == s2 {
                 Rewrite::Drop
             } else {

@@ -108,7 +108,7 @@ fn push_classes(inst: &MInst, out: &mut SmallVec<[RegClass; 6]>) {
     fn addr(out: &mut SmallVec<[RegClass; 6]>, a: &Addr) {
         match a {
             Addr::Imm { .. } => out.push(I),
-            Addr::Index { .. } => out.extend([I, I]),
+            Addr::Index { .. } | Addr::PostInc { .. } => out.extend([I, I]),
             Addr::Frame { .. } => {}
         }
     }

@@ -785,6 +785,7 @@ impl ISel<'_> {
                 }
                 Addr::Imm { base, off } => (Box::new(move |off| Addr::Imm { base, off }), off),
                 Addr::Frame { obj, off } => (Box::new(move |off| Addr::Frame { obj, off }), off),
+                Addr::PostInc { .. } => unreachable!("post-increments are made after allocation"),
             };
             let zero = self.materialise(Mat::Int(0));
             for k in 0..words as i32 {
