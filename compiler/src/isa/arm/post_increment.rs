@@ -156,15 +156,13 @@ fn foldable(insts: &[MInst], i: usize, live_out: PRegSet) -> Option<Fold> {
     None
 }
 
-/// The reads of `dest` after the step `add dest, base, #k` at `i` that can read `base` instead
-/// (see the module documentation), or `None` if the step cannot be made in place.
-fn renaming(insts: &[MInst], i: usize, dest: Reg, base: Reg, live_out: PRegSet) -> Option<Vec<(usize, usize)>> {
-    let (dest, base) = (dest.preg()?, base.preg()?);
+/// The positions after the step at `i` where `dest` still holds the step's value while `base`
+/// holds what the step read: up to the instruction that redefines `dest` (included), or to
+/// the end of the block when `dest` is not live out. `None` when `base` is written before
+/// `dest` dies, a predicated instruction mentions either, or the range leaves the window.
+fn step_value_range(insts: &[MInst], i: usize, dest: PReg, base: PReg, live_out: PRegSet) -> Option<Vec<usize>> {
     let mentions = |p: PReg, ops: &[(PReg, Operand)], defs: PRegSet| defs.contains(p) || ops.iter().any(|&(q, _)| q == p);
-    if !dead_after(insts, i, base, live_out) {
-        return None;
-    }
-    let mut renamed = Vec::new();
+    let mut range = Vec::new();
     for (t, inst) in insts.iter().enumerate().skip(i + 1).take(WINDOW) {
         if t == i + WINDOW {
             return None;
@@ -174,6 +172,28 @@ fn renaming(insts: &[MInst], i: usize, dest: Reg, base: Reg, live_out: PRegSet) 
         if matches!(inst, MInst::Pred { .. }) && (mentions(dest, &ops, defs) || mentions(base, &ops, defs)) {
             return None;
         }
+        range.push(t);
+        // `base` written again (the next copy's step back into it): fine once `dest` is dead.
+        if defs.contains(dest) || (defs.contains(base) && dead_after(insts, t, dest, live_out)) {
+            return Some(range);
+        }
+        if defs.contains(base) {
+            return None;
+        }
+    }
+    (!live_out.contains(dest)).then_some(range)
+}
+
+/// The reads of `dest` after the step `add dest, base, #k` at `i` that can read `base` instead
+/// (see the module documentation), or `None` if the step cannot be made in place.
+fn renaming(insts: &[MInst], i: usize, dest: Reg, base: Reg, live_out: PRegSet) -> Option<Vec<(usize, usize)>> {
+    let (dest, base) = (dest.preg()?, base.preg()?);
+    if !dead_after(insts, i, base, live_out) {
+        return None;
+    }
+    let mut renamed = Vec::new();
+    for t in step_value_range(insts, i, dest, base, live_out)? {
+        let ops = operands(&insts[t]);
         let before = renamed.len();
         for (idx, &(p, k)) in ops.iter().enumerate() {
             match k {
@@ -186,15 +206,8 @@ fn renaming(insts: &[MInst], i: usize, dest: Reg, base: Reg, live_out: PRegSet) 
         if renamed.len() > before && ops.iter().any(|&(p, k)| p == base && k == Operand::OtherDef) {
             return None;
         }
-        // `base` written again (the next copy's step back into it): fine once `dest` is dead.
-        if defs.contains(dest) || (defs.contains(base) && dead_after(insts, t, dest, live_out)) {
-            return Some(renamed);
-        }
-        if defs.contains(base) {
-            return None;
-        }
     }
-    (!live_out.contains(dest)).then_some(renamed)
+    Some(renamed)
 }
 
 /// The step `add rY, rX, #k` at `i` (`rY ≠ rX`) forwarded into the readers of `rY`: an access
@@ -205,29 +218,16 @@ fn forwardable(insts: &[MInst], i: usize, live_out: PRegSet) -> Option<Vec<(usiz
     if dest == base {
         return None;
     }
-    let (dest_p, base_p) = (dest.preg()?, base.preg()?);
+    let dest_p = dest.preg()?;
     let mut rewrites = Vec::new();
-    for (t, inst) in insts.iter().enumerate().skip(i + 1).take(WINDOW) {
-        if t == i + WINDOW {
-            return None;
-        }
-        let ops = operands(inst);
-        let (defs, _) = defs_uses(inst);
-        let reads_dest = ops.iter().any(|&(p, kind)| p == dest_p && matches!(kind, Operand::Use | Operand::PinnedUse));
-        if matches!(inst, MInst::Pred { .. }) && (reads_dest || defs.contains(dest_p) || ops.iter().any(|&(p, _)| p == base_p)) {
-            return None;
-        }
+    for t in step_value_range(insts, i, dest_p, base.preg()?, live_out)? {
+        let reads_dest =
+            operands(&insts[t]).iter().any(|&(p, kind)| p == dest_p && matches!(kind, Operand::Use | Operand::PinnedUse));
         if reads_dest {
-            rewrites.push((t, forwarded(inst, dest, base, k)?));
-        }
-        if defs.contains(dest_p) || (defs.contains(base_p) && dead_after(insts, t, dest_p, live_out)) {
-            return Some(rewrites);
-        }
-        if defs.contains(base_p) {
-            return None;
+            rewrites.push((t, forwarded(&insts[t], dest, base, k)?));
         }
     }
-    (!live_out.contains(dest_p)).then_some(rewrites)
+    Some(rewrites)
 }
 
 /// `inst`, which reads `dest = base + k`, reading `base` instead; `None` unless it reads
