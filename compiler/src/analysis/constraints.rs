@@ -199,6 +199,28 @@ impl<'a> Constraints<'a> {
         }
     }
 
+    /// The tightest bounds `[lo, hi]` of the `i32` value `v` (mathematical integers within
+    /// the `i32` range) derivable along the edge `pred → succ`: at the end of `pred`, with
+    /// the condition `pred` branches on when `succ` is on one side only.
+    pub fn bounds_on_edge(&self, pred: Block, succ: Block, v: Value) -> (i64, i64) {
+        let extra: SmallVec<[Condition; 1]> = edge_condition(self.func, pred, succ).into_iter().collect();
+        self.bounds_with(pred, &extra, v, 0)
+    }
+
+    /// Proves `icmp cc x, y` true along the edge `pred → succ` (see [`Self::bounds_on_edge`]).
+    pub fn prove_icmp_on_edge(&self, pred: Block, succ: Block, cc: IntCC, x: Value, y: Value) -> bool {
+        let extra: SmallVec<[Condition; 1]> = edge_condition(self.func, pred, succ).into_iter().collect();
+        let le = |x: Value, y: Value, k: i64| self.prove_with(pred, &extra, x, y, k, 0);
+        match cc {
+            IntCC::Lt => le(x, y, -1),
+            IntCC::Le => le(x, y, 0),
+            IntCC::Gt => le(y, x, -1),
+            IntCC::Ge => le(y, x, 0),
+            IntCC::Eq => le(x, y, 0) && le(y, x, 0),
+            IntCC::Ne => le(x, y, -1) || le(y, x, -1),
+        }
+    }
+
     /// Proves `x − y ≤ k` at the end of `at`, with the extra conditions `extra` known.
     fn prove_with(&self, at: Block, extra: &[Condition], x: Value, y: Value, k: i64, depth: u32) -> bool {
         let (tx, kx) = split(self.func, x);
@@ -220,10 +242,15 @@ impl<'a> Constraints<'a> {
 
     /// The tightest bounds `[lo, hi]` of `v` derivable at the end of `at`.
     fn bounds_at(&self, at: Block, v: Value, depth: u32) -> (i64, i64) {
+        self.bounds_with(at, &[], v, depth)
+    }
+
+    /// [`Self::bounds_at`] with the extra conditions `extra` known.
+    fn bounds_with(&self, at: Block, extra: &[Condition], v: Value, depth: u32) -> (i64, i64) {
         if let Some(k) = self.func.as_int_const(v) {
             return (k as i64, k as i64);
         }
-        let (terms, facts) = self.closure(at, &[], &[Some(v)], depth);
+        let (terms, facts) = self.closure(at, extra, &[Some(v)], depth);
         let i = term_index(&terms, Some(v));
         let hi = shortest_paths(&terms, &facts, None, false).and_then(|d| i.and_then(|i| d[i]));
         let neg_lo = shortest_paths(&terms, &facts, None, true).and_then(|d| i.and_then(|i| d[i]));
@@ -557,7 +584,7 @@ fn split(func: &Function, v: Value) -> (Term, i64) {
 }
 
 /// `x = a + step` for `add a, k`, `add k, a` and `sub a, k` with a constant `k`.
-fn offset_form(func: &Function, inst: crate::ir::Inst) -> Option<(Value, i64)> {
+pub(crate) fn offset_form(func: &Function, inst: crate::ir::Inst) -> Option<(Value, i64)> {
     let args = func.args(inst);
     match func.opcode(inst) {
         Opcode::Add => match (func.as_int_const(args[0]), func.as_int_const(args[1])) {

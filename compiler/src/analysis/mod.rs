@@ -35,6 +35,7 @@ pub mod cfg;
 pub mod counted;
 pub mod dataflow;
 pub mod domtree;
+pub mod excluded;
 pub mod frontier;
 pub mod funcinfo;
 pub mod loops;

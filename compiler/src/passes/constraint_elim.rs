@@ -24,7 +24,8 @@
 
 use super::{FunctionCx, FunctionPass};
 use crate::analysis::constraints::Constraints;
-use crate::ir::{Block, Function, Inst, Opcode, Type, Value};
+use crate::analysis::excluded::Excluded;
+use crate::ir::{Block, Function, Inst, IntCC, Opcode, Type, Value};
 
 pub struct ConstraintElim;
 
@@ -45,10 +46,11 @@ impl FunctionPass for ConstraintElim {
         let domtree = cx.analyses.domtree(func);
         let rewrites = {
             let facts = Constraints::compute(func, &cfg, &domtree);
+            let excluded = Excluded::compute(func, &facts);
             let mut out = Vec::new();
             for &b in cfg.rpo() {
                 for inst in func.block_insts(b) {
-                    find_rewrites(func, &facts, b, inst, &mut out);
+                    find_rewrites(func, &facts, &excluded, b, inst, &mut out);
                 }
             }
             out
@@ -84,7 +86,7 @@ impl FunctionPass for ConstraintElim {
     }
 }
 
-fn find_rewrites(func: &Function, facts: &Constraints<'_>, b: Block, inst: Inst, out: &mut Vec<Rewrite>) {
+fn find_rewrites(func: &Function, facts: &Constraints<'_>, excluded: &Excluded, b: Block, inst: Inst, out: &mut Vec<Rewrite>) {
     let args = func.args(inst);
     match func.opcode(inst) {
         Opcode::Icmp(cc) => {
@@ -92,6 +94,13 @@ fn find_rewrites(func: &Function, facts: &Constraints<'_>, b: Block, inst: Inst,
             let (x, y) = (args[0], args[1]);
             if func.as_int_const(x).is_some() && func.as_int_const(y).is_some() {
                 return; // constfold's job
+            }
+            let constant = func.as_int_const(y).map(|k| (x, k)).or_else(|| func.as_int_const(x).map(|k| (y, k)));
+            if let (IntCC::Eq | IntCC::Ne, Some((p, k))) = (cc, constant)
+                && excluded.excludes(p, k)
+            {
+                out.push(Rewrite::AllUses(v, cc == IntCC::Ne));
+                return;
             }
             if let Some(known) = decide(facts, b, cc, x, y) {
                 out.push(Rewrite::AllUses(v, known));
@@ -161,7 +170,7 @@ fn is_icmp(func: &Function, v: Value) -> bool {
 }
 
 /// The outcome of `icmp cc x, y` in block `b`, if the facts decide it.
-fn decide(facts: &Constraints<'_>, b: Block, cc: crate::ir::IntCC, x: Value, y: Value) -> Option<bool> {
+fn decide(facts: &Constraints<'_>, b: Block, cc: IntCC, x: Value, y: Value) -> Option<bool> {
     if facts.prove_icmp(b, cc, x, y) {
         Some(true)
     } else if facts.prove_icmp(b, cc.inverse(), x, y) {

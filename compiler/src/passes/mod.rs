@@ -368,7 +368,7 @@ pub static REGISTRY: &[PassInfo] = &[
     },
     PassInfo {
         name: "thread-known-branch",
-        description: "copy a small block branching on a condition into the predecessors that already decided it (a dominating edge of a branch on the same value), each copy jumping straight to its side",
+        description: "copy a small block branching on a condition into the predecessors that already decided it (a dominating edge of a branch on the same value, or the ranges of the compared values on the edge), each copy jumping straight to its side",
         catalogue: None,
         body: PassBody::Function(&thread_known_branch::ThreadKnownBranch),
     },

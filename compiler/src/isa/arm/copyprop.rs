@@ -125,10 +125,17 @@ pub(super) fn defs_uses(inst: &MInst) -> (PRegSet, PRegSet) {
 fn defs_uses_of(inst: &MInst, ops: &Operands) -> (PRegSet, PRegSet) {
     let mut defs = inst.clobbers();
     let mut uses = PRegSet::empty();
+    // A predicated write may not happen: the old value lives on, as if read.
+    let conditional = matches!(inst, MInst::Pred { .. });
     for &(p, k) in ops {
         match k {
             Kind::Use | Kind::PinnedUse => uses.add(p),
-            Kind::Def | Kind::OtherDef => defs.add(p),
+            Kind::Def | Kind::OtherDef => {
+                defs.add(p);
+                if conditional {
+                    uses.add(p);
+                }
+            }
         }
     }
     (defs, uses)

@@ -488,9 +488,11 @@ pub enum MInst {
         val: Option<(Reg, PReg)>,
     },
     /// `inst` executed only when `cc` holds (every instruction of its expansion carries the
-    /// condition). Created by `arm-if-convert` on allocated code (only `arm-branch-opt` runs
-    /// after it): a conditional definition also keeps the old value, so
-    /// [`MInst::phys_defs_uses`] reports its definitions as uses too.
+    /// condition). Created by `arm-if-convert` on allocated code (after it run only
+    /// `arm-branch-opt` and, on final code, the post-increments and compare fusion of
+    /// `arm-peephole`): a conditional definition also keeps the old value, so
+    /// [`MInst::phys_defs_uses`] (and the liveness of those final-code rewrites) reports its
+    /// definitions as uses too.
     Pred {
         cc: Cond,
         inst: Box<MInst>,

@@ -256,10 +256,12 @@ fn forwarded(inst: &MInst, dest: Reg, base: Reg, k: i32) -> Option<MInst> {
 fn dead_after(insts: &[MInst], at: usize, reg: PReg, live_out: PRegSet) -> bool {
     let end = insts.len().min(at + 1 + WINDOW);
     for inst in &insts[at + 1..end] {
-        if operands(inst).iter().any(|&(p, k)| p == reg && matches!(k, Operand::Use | Operand::PinnedUse)) {
+        // (A predicated write counts as a read: the value lives on when it does not happen.)
+        let (defs, uses) = defs_uses(inst);
+        if uses.contains(reg) {
             return false;
         }
-        if defs_uses(inst).0.contains(reg) {
+        if defs.contains(reg) {
             return true;
         }
     }
@@ -269,7 +271,7 @@ fn dead_after(insts: &[MInst], at: usize, reg: PReg, live_out: PRegSet) -> bool 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::isa::arm::mir::{FrameRequest, VOp};
+    use crate::isa::arm::mir::{CmpOp, Cond, FrameRequest, VOp};
 
     fn r(n: u8) -> Reg {
         Reg::Phys(regs::gpr(n))
@@ -288,7 +290,12 @@ mod tests {
     }
 
     fn folded(insts: Vec<MInst>) -> Vec<MInst> {
-        let mut pf = PFunction::of_blocks(vec![insts, vec![MInst::Ret { val: None }]], FrameRequest::default(), 0);
+        folded_before(insts, vec![MInst::Ret { val: None }])
+    }
+
+    /// The first block after the rewrite of a function of two blocks, `first` and `second`.
+    fn folded_before(first: Vec<MInst>, second: Vec<MInst>) -> Vec<MInst> {
+        let mut pf = PFunction::of_blocks(vec![first, second], FrameRequest::default(), 0);
         fold_increments(&mut pf);
         pf.blocks.into_iter().next().expect("two blocks").1.insts
     }
@@ -346,12 +353,32 @@ mod tests {
         assert_eq!(folded(far.clone()), far);
         // A step into a register that is live out of the block stays.
         let other = vec![vldr(0, 1, 0), add(2, 1, 4), MInst::Jump { target: regalloc2::Block::new(1) }];
-        let mut pf = PFunction::of_blocks(
-            vec![other.clone(), vec![MInst::Str { rs: r(2), addr: Addr::Imm { base: r(3), off: 0 } }, MInst::Ret { val: None }]],
-            FrameRequest::default(),
-            0,
-        );
-        fold_increments(&mut pf);
-        assert_eq!(pf.blocks[0].1.insts, other);
+        let reads_r2 = vec![MInst::Str { rs: r(2), addr: Addr::Imm { base: r(3), off: 0 } }, MInst::Ret { val: None }];
+        assert_eq!(folded_before(other.clone(), reads_r2), other);
+    }
+
+    #[test]
+    fn a_predicated_write_does_not_end_the_steps_value() {
+        // r10 = r8 + 1 is live out past `movne r10, r3` (the write may not happen), while r8
+        // dies at once: the step is neither forwarded to no readers nor made in place.
+        let pred_mov = MInst::Pred { cc: Cond::Ne, inst: Box::new(MInst::Mov { rd: r(10), op2: Op2::Reg(r(3)) }) };
+        let block = vec![
+            add(10, 8, 1),
+            MInst::Mov { rd: r(8), op2: Op2::Imm(0) },
+            MInst::Cmp { op: CmpOp::Cmp, rn: r(8), op2: Op2::Imm(0) },
+            pred_mov,
+            MInst::Jump { target: regalloc2::Block::new(1) },
+        ];
+        let reads_r10 = vec![MInst::Str { rs: r(10), addr: Addr::Imm { base: r(3), off: 0 } }, MInst::Ret { val: None }];
+        assert_eq!(folded_before(block.clone(), reads_r10), block);
+    }
+
+    #[test]
+    fn a_predicated_write_in_a_successor_keeps_the_step_live_out() {
+        // r4 = r0 + 1 reaches the store in block 1 when `movlt r4, r2` does not happen.
+        let block = vec![add(4, 0, 1), add(0, 0, 1), MInst::Jump { target: regalloc2::Block::new(1) }];
+        let pred_mov = MInst::Pred { cc: Cond::Lt, inst: Box::new(MInst::Mov { rd: r(4), op2: Op2::Reg(r(2)) }) };
+        let second = vec![pred_mov, MInst::Str { rs: r(4), addr: Addr::Imm { base: r(3), off: 0 } }, MInst::Ret { val: None }];
+        assert_eq!(folded_before(block.clone(), second), block);
     }
 }
