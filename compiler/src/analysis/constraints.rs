@@ -189,28 +189,24 @@ impl<'a> Constraints<'a> {
 
     /// Proves `icmp cc x, y` true throughout block `at`.
     pub fn prove_icmp(&self, at: Block, cc: IntCC, x: Value, y: Value) -> bool {
-        match cc {
-            IntCC::Lt => self.prove(at, x, y, -1),
-            IntCC::Le => self.prove(at, x, y, 0),
-            IntCC::Gt => self.prove(at, y, x, -1),
-            IntCC::Ge => self.prove(at, y, x, 0),
-            IntCC::Eq => self.prove(at, x, y, 0) && self.prove(at, y, x, 0),
-            IntCC::Ne => self.prove(at, x, y, -1) || self.prove(at, y, x, -1),
-        }
+        self.prove_icmp_with(at, &[], cc, x, y)
     }
 
     /// The tightest bounds `[lo, hi]` of the `i32` value `v` (mathematical integers within
     /// the `i32` range) derivable along the edge `pred → succ`: at the end of `pred`, with
     /// the condition `pred` branches on when `succ` is on one side only.
     pub fn bounds_on_edge(&self, pred: Block, succ: Block, v: Value) -> (i64, i64) {
-        let extra: SmallVec<[Condition; 1]> = edge_condition(self.func, pred, succ).into_iter().collect();
-        self.bounds_with(pred, &extra, v, 0)
+        self.bounds_with(pred, &edge_conditions(self.func, pred, succ), v, 0)
     }
 
     /// Proves `icmp cc x, y` true along the edge `pred → succ` (see [`Self::bounds_on_edge`]).
     pub fn prove_icmp_on_edge(&self, pred: Block, succ: Block, cc: IntCC, x: Value, y: Value) -> bool {
-        let extra: SmallVec<[Condition; 1]> = edge_condition(self.func, pred, succ).into_iter().collect();
-        let le = |x: Value, y: Value, k: i64| self.prove_with(pred, &extra, x, y, k, 0);
+        self.prove_icmp_with(pred, &edge_conditions(self.func, pred, succ), cc, x, y)
+    }
+
+    /// Proves `icmp cc x, y` true at the end of `at`, with the extra conditions `extra` known.
+    fn prove_icmp_with(&self, at: Block, extra: &[Condition], cc: IntCC, x: Value, y: Value) -> bool {
+        let le = |x: Value, y: Value, k: i64| self.prove_with(at, extra, x, y, k, 0);
         match cc {
             IntCC::Lt => le(x, y, -1),
             IntCC::Le => le(x, y, 0),
@@ -641,6 +637,11 @@ pub(crate) fn edge_condition(func: &Function, pred: Block, b: Block) -> Option<C
         (false, true) => Some((c, false)),
         _ => None,
     }
+}
+
+/// The edge's condition (see [`edge_condition`]) as a list of extra conditions.
+fn edge_conditions(func: &Function, pred: Block, b: Block) -> SmallVec<[Condition; 1]> {
+    edge_condition(func, pred, b).into_iter().collect()
 }
 
 /// The condition `b` starts with: its only predecessor branches to it on one side.

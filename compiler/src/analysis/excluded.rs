@@ -23,7 +23,8 @@
 //!
 //! Assumes verifier-clean SSA; the result describes the function as it was when computed.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
+use smallvec::SmallVec;
 
 use super::constraints::Constraints;
 use crate::ir::{Function, Inst, IntCC, Opcode, Type, Value};
@@ -36,25 +37,37 @@ pub struct Excluded {
 impl Excluded {
     /// Proves the candidates of `func` (see the module documentation) with the facts of `facts`.
     pub fn compute(func: &Function, facts: &Constraints<'_>) -> Excluded {
-        let mut candidates: Vec<(Inst, Value, i32)> = Vec::new();
+        let mut phis: Vec<(Inst, Value, i32)> = Vec::new();
+        let mut pairs: FxHashSet<(Value, i32)> = FxHashSet::default();
         for &b in func.layout() {
             for inst in func.block_insts(b) {
-                if let Some((v, k)) = compared_with_constant(func, inst)
+                if let Some((v, k, _)) = compared_with_constant(func, inst)
                     && let Some(phi) = func.def_inst(v).filter(|&d| func.opcode(d) == Opcode::Phi)
                     && func.value_type(v) == Type::I32
-                    && !candidates.iter().any(|&(_, w, c)| (w, c) == (v, k))
+                    && pairs.insert((v, k))
                 {
-                    candidates.push((phi, v, k));
+                    phis.push((phi, v, k));
                 }
             }
         }
-        let mut pairs: FxHashSet<(Value, i32)> = candidates.iter().map(|&(_, v, k)| (v, k)).collect();
+        // What each candidate needs besides the facts that hold without assumptions: the
+        // candidates of the phis among its incoming values (`None`: some value fails outright).
+        let mut needs: FxHashMap<(Value, i32), SmallVec<[(Value, i32); 2]>> = FxHashMap::default();
+        for &(phi, v, k) in &phis {
+            match assumptions(func, facts, &pairs, phi, k) {
+                Some(n) => {
+                    needs.insert((v, k), n);
+                }
+                None => {
+                    pairs.remove(&(v, k));
+                }
+            }
+        }
         loop {
-            let failing: Vec<(Value, i32)> = candidates
+            let failing: Vec<(Value, i32)> = needs
                 .iter()
-                .filter(|&&(_, v, k)| pairs.contains(&(v, k)))
-                .filter(|&&(phi, _, k)| !holds_on_every_edge(func, facts, &pairs, phi, k))
-                .map(|&(_, v, k)| (v, k))
+                .filter(|&(pair, n)| pairs.contains(pair) && n.iter().any(|d| !pairs.contains(d)))
+                .map(|(&pair, _)| pair)
                 .collect();
             if failing.is_empty() {
                 break;
@@ -66,41 +79,55 @@ impl Excluded {
         Excluded { pairs }
     }
 
-    /// Whether the phi `p` never holds `k`.
-    pub fn excludes(&self, p: Value, k: i32) -> bool {
-        self.pairs.contains(&(p, k))
+    /// The outcome of `inst` when it is `icmp eq|ne p, k` on a phi `p` that never holds `k`.
+    pub fn decides(&self, func: &Function, inst: Inst) -> Option<bool> {
+        let (v, k, cc) = compared_with_constant(func, inst)?;
+        self.pairs.contains(&(v, k)).then_some(cc == IntCC::Ne)
     }
 }
 
-/// `(v, k)` for `icmp eq|ne v, k` or `icmp eq|ne k, v` with a constant `k` and a non-constant `v`.
-fn compared_with_constant(func: &Function, inst: Inst) -> Option<(Value, i32)> {
-    let Opcode::Icmp(IntCC::Eq | IntCC::Ne) = func.opcode(inst) else { return None };
+/// `(v, k, cc)` for `icmp cc v, k` or `icmp cc k, v` with `cc` `eq` or `ne`, a constant `k`
+/// and a non-constant `v`.
+fn compared_with_constant(func: &Function, inst: Inst) -> Option<(Value, i32, IntCC)> {
+    let Opcode::Icmp(cc @ (IntCC::Eq | IntCC::Ne)) = func.opcode(inst) else { return None };
     let (x, y) = (func.args(inst)[0], func.args(inst)[1]);
     match (func.as_int_const(x), func.as_int_const(y)) {
-        (None, Some(k)) => Some((x, k)),
-        (Some(k), None) => Some((y, k)),
+        (None, Some(k)) => Some((x, k, cc)),
+        (Some(k), None) => Some((y, k, cc)),
         _ => None,
     }
 }
 
-fn holds_on_every_edge(func: &Function, facts: &Constraints<'_>, pairs: &FxHashSet<(Value, i32)>, phi: Inst, k: i32) -> bool {
-    let Some(b) = func.inst_block(phi) else { return false };
-    func.inst(phi).phi_incoming().all(|(q, v)| {
+/// For the candidate `(phi, k)`: the candidates its incoming values need (the second check
+/// of the module documentation), or `None` when an incoming value satisfies no check.
+fn assumptions(
+    func: &Function,
+    facts: &Constraints<'_>,
+    candidates: &FxHashSet<(Value, i32)>,
+    phi: Inst,
+    k: i32,
+) -> Option<SmallVec<[(Value, i32); 2]>> {
+    let b = func.inst_block(phi)?;
+    let mut needs = SmallVec::new();
+    for (q, v) in func.inst(phi).phi_incoming() {
         if let Some(c) = func.as_int_const(v) {
-            return c != k;
-        }
-        if pairs.contains(&(v, k)) {
-            return true;
+            if c == k {
+                return None;
+            }
+            continue;
         }
         let (lo, hi) = facts.bounds_on_edge(q, b, v);
-        if (k as i64) < lo || (k as i64) > hi {
-            return true;
+        let known_unequal = func.users(v).iter().any(|&u| {
+            matches!(compared_with_constant(func, u), Some((w, c, cc)) if w == v && c == k
+                && func.result(u).is_some_and(|cmp| facts.known_on_edge(q, b, cmp) == Some(cc == IntCC::Ne)))
+        });
+        if (k as i64) < lo || (k as i64) > hi || known_unequal {
+            continue;
         }
-        func.users(v).iter().any(|&u| {
-            let Some((w, c)) = compared_with_constant(func, u) else { return false };
-            let Some(cmp) = func.result(u) else { return false };
-            let Opcode::Icmp(cc) = func.opcode(u) else { return false };
-            w == v && c == k && facts.known_on_edge(q, b, cmp) == Some(cc == IntCC::Ne)
-        })
-    })
+        if !candidates.contains(&(v, k)) {
+            return None;
+        }
+        needs.push((v, k));
+    }
+    Some(needs)
 }

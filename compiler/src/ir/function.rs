@@ -458,6 +458,12 @@ impl Function {
         }
     }
 
+    /// The value a phi receives from `pred` (its first entry for `pred`), if it has one.
+    pub fn phi_incoming_from(&self, phi: Inst, pred: Block) -> Option<Value> {
+        let data = &self.insts[phi].data;
+        data.targets.iter().position(|&b| b == pred).map(|i| data.args[i])
+    }
+
     /// Appends an incoming `(block, value)` pair to a phi.
     pub fn push_phi_incoming(&mut self, phi: Inst, block: Block, value: Value) {
         self.edits += 1;

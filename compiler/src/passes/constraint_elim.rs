@@ -95,11 +95,8 @@ fn find_rewrites(func: &Function, facts: &Constraints<'_>, excluded: &Excluded, 
             if func.as_int_const(x).is_some() && func.as_int_const(y).is_some() {
                 return; // constfold's job
             }
-            let constant = func.as_int_const(y).map(|k| (x, k)).or_else(|| func.as_int_const(x).map(|k| (y, k)));
-            if let (IntCC::Eq | IntCC::Ne, Some((p, k))) = (cc, constant)
-                && excluded.excludes(p, k)
-            {
-                out.push(Rewrite::AllUses(v, cc == IntCC::Ne));
+            if let Some(known) = excluded.decides(func, inst) {
+                out.push(Rewrite::AllUses(v, known));
                 return;
             }
             if let Some(known) = decide(facts, b, cc, x, y) {

@@ -121,7 +121,7 @@ fn hoist_branch(func: &mut Function, preds: &mut Preds, p: Block) -> bool {
     for &t in &targets {
         let phis: SmallVec<[Inst; 8]> = func.block_phis(t).collect();
         for phi in phis {
-            let v = incoming(func, phi, e).expect("a phi has an entry per predecessor");
+            let v = func.phi_incoming_from(phi, e).expect("a phi has an entry per predecessor");
             func.push_phi_incoming(phi, p, v);
         }
         preds[t].push(p);
@@ -163,16 +163,16 @@ fn thread_jump(func: &mut Function, preds: &mut Preds, e: Block) -> bool {
     // The value each phi of `d` receives on the new edge p → d: what it received from `e`,
     // looked through `e`'s own phis.
     let through = |func: &Function, phi: Inst, p: Block| -> Value {
-        let v = incoming(func, phi, e).expect("a phi has an entry per predecessor");
+        let v = func.phi_incoming_from(phi, e).expect("a phi has an entry per predecessor");
         match func.def_inst(v) {
-            Some(def) if e_phis.contains(&def) => incoming(func, def, p).expect("a phi has an entry per predecessor"),
+            Some(def) if e_phis.contains(&def) => func.phi_incoming_from(def, p).expect("a phi has an entry per predecessor"),
             _ => v,
         }
     };
     // Conflict check: a predecessor already branching to `d` must agree on every phi.
     for &p in &distinct_preds {
         if func.successors(p).contains(&d)
-            && d_phis.iter().any(|&phi| incoming(func, phi, p) != Some(through(func, phi, p)))
+            && d_phis.iter().any(|&phi| func.phi_incoming_from(phi, p) != Some(through(func, phi, p)))
         {
             return false;
         }
@@ -201,10 +201,6 @@ fn thread_jump(func: &mut Function, preds: &mut Preds, e: Block) -> bool {
     true
 }
 
-/// The value a phi receives from `pred`.
-fn incoming(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
-    func.targets(phi).iter().position(|&p| p == pred).map(|i| func.args(phi)[i])
-}
 
 /// True when the phi of `e` is used only by phis of `d`, on their entries for `e`.
 fn only_forwarded(func: &Function, phi: Inst, e: Block, d: Block) -> bool {

@@ -163,10 +163,6 @@ pub fn speculation_cost(op: Opcode) -> u32 {
     }
 }
 
-/// The value a phi of `j` receives from `pred`.
-fn incoming(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
-    func.targets(phi).iter().position(|&p| p == pred).map(|i| func.args(phi)[i])
-}
 
 /// The shape ending `b` with the instructions of its arms, if it can be converted.
 fn plan(func: &Function, preds: &Preds, b: Block) -> Option<(Option<Block>, Option<Block>, Block, Vec<Inst>, Vec<Inst>)> {
@@ -202,8 +198,8 @@ fn convert_at(func: &mut Function, preds: &mut Preds, b: Block) -> Option<usize>
     let f_pred = f.unwrap_or(b);
     let mut merged: SmallVec<[(Inst, Value, Value); 4]> = SmallVec::new();
     for &phi in &phis {
-        let on_t = incoming(func, phi, t_pred)?;
-        let on_f = incoming(func, phi, f_pred)?;
+        let on_t = func.phi_incoming_from(phi, t_pred)?;
+        let on_f = func.phi_incoming_from(phi, f_pred)?;
         merged.push((phi, on_t, on_f));
     }
 

@@ -398,10 +398,6 @@ fn apply(func: &mut Function, plan: &Plan) {
     }
 }
 
-/// The header's incoming value for `phi` from `pred`.
-fn incoming_from(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
-    func.inst(phi).phi_incoming().find(|&(b, _)| b == pred).map(|(_, v)| v)
-}
 
 /// Whether the guard can become part of the latch's bound instead (returns the one block
 /// entering the loop): the header holds nothing but its phis, the guard and the branch; one
@@ -433,12 +429,12 @@ fn merge_point(func: &Function, loops: &LoopForest, cfg: &ControlFlowGraph, l: L
     if edges_to_header != 1 || !matches!(func.opcode(entering_term), Opcode::Jump | Opcode::Br) {
         return None;
     }
-    let latch_values = plan.exit_values.iter().map(|&(phi, v)| (incoming_from(func, phi, plan.latch), v));
+    let latch_values = plan.exit_values.iter().map(|&(phi, v)| (func.phi_incoming_from(phi, plan.latch), v));
     let read_after = plan.read_after.iter().map(|&(v, idle)| (Some(v), idle));
     for (from_latch, v) in latch_values.chain(read_after) {
         let from_latch = from_latch?;
         let expected = match func.def_inst(v) {
-            Some(i) if func.inst_block(i) == Some(header) => incoming_from(func, i, plan.latch)?,
+            Some(i) if func.inst_block(i) == Some(header) => func.phi_incoming_from(i, plan.latch)?,
             _ => v,
         };
         if from_latch != expected {
@@ -487,7 +483,7 @@ fn apply_merged(func: &mut Function, plan: &Plan, entering: Block) {
     let header_term = func.terminator(header).expect("the header ends in a branch");
     let work = *func.targets(header_term).iter().find(|&&t| t != plan.idle_target).expect("two targets");
     let pre_term = func.terminator(preheader).expect("the preheader ends in a jump");
-    let init = incoming_from(func, plan.j_phi, preheader).expect("the counter enters from the preheader");
+    let init = func.phi_incoming_from(plan.j_phi, preheader).expect("the counter enters from the preheader");
 
     // Preheader: the first iteration's guard, and the merged bound.
     let cc = if plan.idle_strict { IntCC::Gt } else { IntCC::Ge };
@@ -512,7 +508,7 @@ fn apply_merged(func: &mut Function, plan: &Plan, entering: Block) {
         .iter()
         .map(|&(phi, v)| match func.def_inst(v) {
             Some(i) if func.inst_block(i) == Some(header) => {
-                (phi, incoming_from(func, i, preheader).expect("header phis have a preheader entry"))
+                (phi, func.phi_incoming_from(i, preheader).expect("header phis have a preheader entry"))
             }
             _ => (phi, v),
         })

@@ -277,8 +277,7 @@ fn compare_shape(func: &Function, j: Block, cond: Value) -> Option<Compare> {
 fn decided_by_ranges(func: &Function, facts: &Constraints<'_>, j: Block, p: Block, compare: &Compare) -> Option<bool> {
     let on_edge = |v: Value| match func.def_inst(v) {
         Some(d) if func.opcode(d) == Opcode::Phi && func.inst_block(d) == Some(j) => {
-            let k = func.targets(d).iter().position(|&b| b == p).expect("a phi has an entry per predecessor");
-            func.args(d)[k]
+            func.phi_incoming_from(d, p).expect("a phi has an entry per predecessor")
         }
         _ => v,
     };
@@ -331,8 +330,7 @@ fn copy_into_edge(func: &mut Function, j: Block, p: Block, dest: Block) -> (Bloc
     for &i in &insts {
         match func.opcode(i) {
             Opcode::Phi => {
-                let k = func.targets(i).iter().position(|&b| b == p).expect("a phi has an entry per predecessor");
-                let v = func.args(i)[k];
+                let v = func.phi_incoming_from(i, p).expect("a phi has an entry per predecessor");
                 map[func.result(i).expect("a phi has a result")] = Some(v);
             }
             Opcode::Br => {}
@@ -353,8 +351,7 @@ fn copy_into_edge(func: &mut Function, j: Block, p: Block, dest: Block) -> (Bloc
     func.append(copy, InstData::jump(dest));
     let phis: SmallVec<[Inst; 8]> = func.block_phis(dest).collect();
     for phi in phis {
-        let k = func.targets(phi).iter().position(|&b| b == j).expect("a phi has an entry per predecessor");
-        let v = func.args(phi)[k];
+        let v = func.phi_incoming_from(phi, j).expect("a phi has an entry per predecessor");
         func.push_phi_incoming(phi, copy, map[v].unwrap_or(v));
     }
     func.retarget_edge(p, j, copy);

@@ -57,7 +57,7 @@ impl FunctionPass for ThreadPhiBranch {
                 if func.opcode(term) != Opcode::Jump || func.targets(term)[0] != j {
                     continue;
                 }
-                let Some(v) = incoming(func, shape.phi, q) else { continue };
+                let Some(v) = func.phi_incoming_from(shape.phi, q) else { continue };
                 let Some(route) = route_for(func, &shape, v) else { continue };
                 let dests: SmallVec<[Block; 2]> = match route {
                     Route::Jump(d) => [d].into_iter().collect(),
@@ -66,7 +66,7 @@ impl FunctionPass for ThreadPhiBranch {
                 for &d in &dests {
                     let phis: SmallVec<[Inst; 8]> = func.block_phis(d).collect();
                     for phi in phis {
-                        let value = incoming(func, phi, j).expect("a phi has an entry per predecessor");
+                        let value = func.phi_incoming_from(phi, j).expect("a phi has an entry per predecessor");
                         func.push_phi_incoming(phi, q, value);
                     }
                     preds[d].push(q);
@@ -172,8 +172,3 @@ fn route_for(func: &Function, shape: &PhiBranch, v: Value) -> Option<Route> {
     }
 }
 
-/// The value a phi receives from `pred` (the first entry, for a predecessor with two edges).
-fn incoming(func: &Function, phi: Inst, pred: Block) -> Option<Value> {
-    let k = func.targets(phi).iter().position(|&b| b == pred)?;
-    Some(func.args(phi)[k])
-}
